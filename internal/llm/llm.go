@@ -1,0 +1,63 @@
+// Package llm talks to language models. A Provider streams one model
+// response for a request; adapters translate the provider-neutral chat
+// vocabulary (package chat) to a vendor's wire format. Retries and
+// failover wrap a Provider; the turn loop never sees the vendor.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/openseek/openseek/internal/chat"
+	"github.com/openseek/openseek/protocol"
+)
+
+// ToolSpec is a function the model may call.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON schema of the arguments object
+}
+
+// Request is one model call.
+type Request struct {
+	Model     string
+	Messages  []chat.Message
+	Tools     []ToolSpec
+	Thinking  string // "no", "high", "max"; "" = the provider's default
+	MaxTokens int    // 0 = the provider's default
+}
+
+// Response is one complete model response.
+type Response struct {
+	Content      string
+	Reasoning    *string // nil when the provider returned no reasoning
+	ToolCalls    []chat.ToolCall
+	Usage        protocol.Usage
+	FinishReason string
+	Model        string // the model that answered, as the provider named it
+}
+
+// DeltaKind says what a Delta carries.
+type DeltaKind int
+
+const (
+	TextDelta      DeltaKind = iota // a fragment of visible text
+	ReasoningDelta                  // a fragment of reasoning
+	Retry                           // the request failed and is about to be retried
+)
+
+// Delta is a streamed fragment or a retry notice.
+type Delta struct {
+	Kind        DeltaKind
+	Text        string // TextDelta, ReasoningDelta
+	Attempt     int    // Retry: the attempt about to be made (2 = first retry)
+	MaxAttempts int    // Retry
+	Reason      string // Retry: why the previous attempt failed
+}
+
+// Provider streams one model response. on is called from the calling
+// goroutine, in order, before Stream returns. A Provider must honour ctx.
+type Provider interface {
+	Stream(ctx context.Context, req Request, on func(Delta)) (*Response, error)
+}
