@@ -1,6 +1,16 @@
 package tool
 
-import "github.com/openseek/openseek/internal/jobs"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/openseek/openseek/internal/jobs"
+)
 
 // Env is the small runtime handle a tool gets: where it works and the
 // shared facilities of the engine. It is owned by the engine and shared by
@@ -9,4 +19,121 @@ type Env struct {
 	Workspace string        // absolute, cleaned workspace root
 	Jobs      *jobs.Manager // background jobs; nil when there is no background runtime
 	Files     *FileState    // what the agent wrote this session (provenance for remove)
+	// Roots are further absolute directories that paths may resolve into
+	// besides Workspace (extra writable roots); nil means the workspace
+	// only. Protected-path policy will sit beside it.
+	Roots []string
+}
+
+// maxSymlinkHops bounds symlink chains (and breaks cycles) in Resolve.
+const maxSymlinkHops = 40
+
+// Resolve turns a model-supplied path into the absolute path to use.
+// Relative paths join the workspace. Every symlink on the way — including
+// a dangling one at the end — is followed, and the result must lie inside
+// the workspace or one of Roots; otherwise Resolve fails with
+// `path "<path>" is outside the workspace <root>`. The returned path has
+// no symlinks in its existing part, so writing through it cannot escape.
+func (e *Env) Resolve(path string) (string, error) {
+	if e == nil || e.Workspace == "" {
+		return "", errors.New("no workspace configured")
+	}
+	if strings.TrimSpace(path) == "" {
+		return "", errors.New("empty path")
+	}
+	p := path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Workspace, p)
+	}
+	real, err := realPath(filepath.Clean(p))
+	if err != nil {
+		return "", fmt.Errorf("resolve %q: %w", path, err)
+	}
+	for _, root := range append([]string{e.Workspace}, e.Roots...) {
+		rr, err := realPath(filepath.Clean(root))
+		if err != nil {
+			continue
+		}
+		if within(real, rr) {
+			return real, nil
+		}
+	}
+	return "", fmt.Errorf("path %q is outside the workspace %s", path, e.Workspace)
+}
+
+// Rel is path (absolute, as Resolve returns it) relative to the workspace
+// with forward slashes, or path itself when it lies elsewhere.
+func (e *Env) Rel(path string) string {
+	if e == nil {
+		return path
+	}
+	root, err := realPath(filepath.Clean(e.Workspace))
+	if err != nil {
+		root = e.Workspace
+	}
+	if rel, err := filepath.Rel(root, path); err == nil && within(path, root) {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// within reports whether p is root or below it; both are clean.
+func within(p, root string) bool {
+	if p == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, root)
+}
+
+// realPath resolves every symlink of the absolute clean path p, component
+// by component, so a link whose target does not exist yet still counts
+// where it points. The part of p that does not exist is appended as is.
+func realPath(p string) (string, error) {
+	vol := filepath.VolumeName(p)
+	resolved := vol + string(filepath.Separator)
+	rest := splitPath(p[len(vol):])
+	hops := 0
+	for len(rest) > 0 {
+		next := filepath.Join(resolved, rest[0])
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				return filepath.Join(append([]string{resolved}, rest...)...), nil
+			}
+			return "", err
+		}
+		rest = rest[1:]
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		if hops++; hops > maxSymlinkHops {
+			return "", fmt.Errorf("too many levels of symbolic links at %s", next)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(resolved, target)
+		}
+		target = filepath.Clean(target)
+		vol = filepath.VolumeName(target)
+		resolved = vol + string(filepath.Separator)
+		rest = append(splitPath(target[len(vol):]), rest...)
+	}
+	return resolved, nil
+}
+
+func splitPath(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, string(filepath.Separator)) {
+		if c != "" && c != "." {
+			out = append(out, c)
+		}
+	}
+	return out
 }

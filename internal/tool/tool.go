@@ -2,6 +2,20 @@
 // executor — and the registry the turn loop dispatches through. Tools do
 // not know about the loop: they get a context, their arguments and an Env.
 // Built-in tools live in sub-packages; MCP tools enter the same registry.
+//
+// Key invariants:
+//   - A Registry lists its tools sorted by name, so the tool block of every
+//     request is byte-identical between turns (provider prompt caches hit).
+//   - Func computes a tool's JSON schema once, from the Go argument type,
+//     and keeps it tight: no "$schema", no "additionalProperties" unless the
+//     type asks for it (SchemaAdjuster), ["null", T] unions collapsed to T.
+//   - Arguments that are not a JSON object, or miss a required field, or
+//     carry a field of the wrong JSON type, never reach the tool: Run
+//     returns an *ArgError whose text ("error: <tool> requires
+//     arguments.<field>") is what the model sees. Unknown keys are ignored.
+//   - Env.Resolve is the one gate between a model-supplied path and the
+//     file system: the answer, after following every symlink, lies inside
+//     the workspace (or an extra root), or it is an error.
 package tool
 
 import (

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openseek/openseek/internal/session"
+)
+
+func (c *cli) sessionsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List and show durable sessions (offline; no key needed)",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected value '%s' found; no more were expected", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return errors.New("the following required argument was not provided: 'list | show'")
+		},
+	}
+	var format string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "One line per session, most recently active first (id, last activity, title)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := c.store()
+			if err != nil {
+				return err
+			}
+			ls, err := store.List()
+			if err != nil {
+				return err
+			}
+			switch format {
+			case "json":
+				type row struct {
+					ID          string  `json:"id"`
+					Title       *string `json:"title"`
+					UpdatedAtMs *int64  `json:"updated_at_ms"`
+				}
+				rows := make([]row, 0, len(ls))
+				for _, l := range ls {
+					r := row{ID: l.ID}
+					if t := listingTitle(l); t != "" {
+						r.Title = &t
+					}
+					if l.HasTime {
+						ms := l.UpdatedAt.UnixMilli()
+						r.UpdatedAtMs = &ms
+					}
+					rows = append(rows, r)
+				}
+				data, _ := json.Marshal(rows)
+				fmt.Fprintln(c.stdout, string(data))
+			case "", "text":
+				for _, l := range ls {
+					when := "-"
+					if l.HasTime {
+						when = l.UpdatedAt.Local().Format(time.DateTime)
+					}
+					fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", l.ID, when, oneLine(listingTitle(l), 80))
+				}
+			default:
+				return fmt.Errorf("--format must be text or json, not %q", format)
+			}
+			return nil
+		},
+	}
+	list.Flags().StringVar(&format, "format", "", "text or json")
+	show := &cobra.Command{
+		Use:   "show <id>",
+		Short: "Print a session as one JSON line (header and every event)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := c.store()
+			if err != nil {
+				return err
+			}
+			s, err := store.Load(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
+			return nil
+		},
+	}
+	cmd.AddCommand(list, show)
+	for _, sub := range cmd.Commands() {
+		sub.SetFlagErrorFunc(flagError)
+	}
+	return cmd
+}
+
+// store opens the session store of --dir / --session-root.
+func (c *cli) store() (*session.Store, error) {
+	dir, _, err := prepareDir(c.g.dir)
+	if err != nil {
+		return nil, err
+	}
+	root := c.g.sessionRoot
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(dir, root)
+	}
+	return session.NewStore(root), nil
+}
+
+func listingTitle(l session.Listing) string {
+	if l.Title != "" {
+		return l.Title
+	}
+	return l.FirstPrompt
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,131 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/llm/openai"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/tool"
+	"github.com/openseek/openseek/internal/tool/control"
+	"github.com/openseek/openseek/protocol"
+)
+
+type noopArgs struct {
+	Note string `json:"note,omitempty"`
+}
+
+func noopTool() tool.Tool {
+	return tool.Func("noop", "does nothing", func(ctx context.Context, env *tool.Env, a noopArgs) tool.Result {
+		return tool.TextResult("ok")
+	})
+}
+
+func newAgent(srv *llmtest.Server, log Log, emit func(protocol.Event), maxSteps int) *Agent {
+	p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond})
+	return New(Config{
+		Provider: p, Model: "test", Tools: tool.NewRegistry(noopTool()),
+		Env: &tool.Env{Workspace: "/"}, Log: log, Emit: emit, MaxSteps: maxSteps, Backoff: time.Millisecond,
+	})
+}
+
+func TestTurnRecordsEveryStepAndEndsOnce(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Text: "checking", Reasoning: "hmm", Calls: []llmtest.Call{{ID: "1", Name: "noop", Args: `{}`}, {ID: "2", Name: "noop", Args: ``}}},
+		llmtest.Calls(llmtest.Call{ID: "3", Name: "finish", Args: `{"answer":"x"}`}),
+		llmtest.Text("final"),
+	)
+	var evs []string
+	log := NewMemoryLog("t", "sys")
+	a := newAgent(srv, log, func(e protocol.Event) { evs = append(evs, e.EventName()) }, 0)
+	out, err := a.Turn(context.Background(), protocol.Text("go"), nil)
+	if err != nil || !out.OK() || out.Answer != "final" || out.Steps != 3 {
+		t.Fatalf("%+v %v", out, err)
+	}
+	got := strings.Join(evs, " ")
+	want := "agent_step reasoning_delta assistant_delta reasoning_message assistant_message usage tool_result tool_result " +
+		"agent_step usage tool_call_decode_error tool_result agent_step assistant_delta assistant_message usage agent_finished"
+	if got != want {
+		t.Errorf("events\n got %s\nwant %s", got, want)
+	}
+	var kinds []string
+	for _, e := range log.Session().Events {
+		kinds = append(kinds, e.Item.ItemKind())
+	}
+	if strings.Join(kinds, " ") != "user assistant tool_result tool_result assistant tool_result assistant terminal" {
+		t.Errorf("log %v", kinds)
+	}
+}
+
+func TestFinishToolEndsTheTurnWithItsAnswer(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Calls(
+		llmtest.Call{ID: "1", Name: "noop", Args: `{}`},
+		llmtest.Call{ID: "2", Name: "finish", Args: `{"answer":"all done"}`},
+	))
+	log := NewMemoryLog("t", "sys")
+	a := newAgent(srv, log, nil, 0)
+	a.SetTools(tool.NewRegistry(append(control.Tools(), noopTool())...))
+	out, err := a.Turn(context.Background(), protocol.Text("go"), nil)
+	if err != nil || !out.OK() || out.Answer != "all done" || out.Steps != 1 {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if term, _ := log.Session().LastTerminal(); term.Kind != session.Finished || term.Message != "all done" {
+		t.Errorf("terminal %+v", term)
+	}
+}
+
+func TestMaxStepsEndsTheTurn(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "1", Name: "noop", Args: `{}`}))
+	log := NewMemoryLog("t", "sys")
+	a := newAgent(srv, log, nil, 1)
+	out, err := a.Turn(context.Background(), protocol.Text("go"), nil)
+	if err != nil || out.Kind != session.MaxStepsExhausted {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if term, _ := log.Session().LastTerminal(); term.Kind != session.MaxStepsExhausted {
+		t.Errorf("terminal %+v", term)
+	}
+}
+
+func TestATurnFailsReadably(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Fail{Status: 500}, llmtest.Fail{Status: 500})
+	var failed string
+	a := newAgent(srv, NewMemoryLog("t", "sys"), func(e protocol.Event) {
+		if f, ok := e.(protocol.TurnFailed); ok {
+			failed = f.Error
+		}
+	}, 0)
+	out, _ := a.Turn(context.Background(), protocol.Text("go"), nil)
+	if out.Kind != session.Failed || !strings.Contains(failed, "500") {
+		t.Errorf("%+v %q", out, failed)
+	}
+}
+
+// BenchmarkStep measures the engine's own cost of one step with a tool:
+// projecting the log, building and sending the request over loopback HTTP,
+// decoding the stream, dispatching a no-op tool and recording its result.
+func BenchmarkStep(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	log := NewMemoryLog("bench", strings.Repeat("system prompt ", 200))
+	a := newAgent(srv, log, nil, 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		srv.Push(llmtest.Calls(llmtest.Call{ID: "c", Name: "noop", Args: `{"note":"x"}`}), llmtest.Text("done"))
+		srv.ExpectPrefixBreak() // every iteration starts a fresh conversation
+		if out, err := a.Turn(context.Background(), protocol.Text("step"), nil); err != nil || !out.OK() {
+			b.Fatal(out, err)
+		}
+		// Keep the conversation from growing across iterations.
+		log = NewMemoryLog("bench", log.Session().SystemPrompt)
+		a.cfg.Log = log
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(2*b.N), "µs/step")
+}
+
+var _ = json.Valid

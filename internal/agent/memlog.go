@@ -1,0 +1,37 @@
+package agent
+
+import (
+	"sync"
+	"time"
+
+	"github.com/openseek/openseek/internal/session"
+)
+
+// MemoryLog is a Log that lives only in memory, for --no-session runs.
+type MemoryLog struct {
+	mu sync.Mutex
+	s  *session.Session
+}
+
+// NewMemoryLog returns an empty in-memory session.
+func NewMemoryLog(id, systemPrompt string) *MemoryLog {
+	return &MemoryLog{s: &session.Session{ID: id, SystemPrompt: systemPrompt}}
+}
+
+// Session returns a snapshot of the log.
+func (m *MemoryLog) Session() *session.Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cp := *m.s
+	cp.Events = m.s.Events[:len(m.s.Events):len(m.s.Events)]
+	return &cp
+}
+
+// Append adds an item with the next sequence number.
+func (m *MemoryLog) Append(item session.Item) (session.Event, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ev := session.Event{Sequence: len(m.s.Events) + 1, TS: time.Now().UnixMilli(), Item: item}
+	m.s.Events = append(m.s.Events, ev)
+	return ev, nil
+}

@@ -1,0 +1,366 @@
+// Package engine is the composition root: it builds the model provider,
+// the tools, the session log, the background jobs and the turn loop from
+// Options, and offers the small API every frontend (run, serve, and later
+// the TUI, HTTP and ACP servers) drives. Frontends never reach past it.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/openseek/openseek/internal/agent"
+	"github.com/openseek/openseek/internal/jobs"
+	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/openai"
+	"github.com/openseek/openseek/internal/prompt"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/tool"
+	"github.com/openseek/openseek/internal/tool/control"
+	"github.com/openseek/openseek/internal/tool/fs"
+	"github.com/openseek/openseek/internal/tool/shell"
+	"github.com/openseek/openseek/protocol"
+)
+
+// Options configure an engine. Zero values mean the documented defaults.
+type Options struct {
+	Dir         string // workspace root; must exist
+	SessionRoot string // default ".openseek"; relative roots resolve under Dir
+	SessionID   string // create or resume this id; "" = a new generated id
+	Continue    bool   // resume the workspace's most recent session
+	NoSession   bool   // record nothing on disk
+	IDPrefix    string // generated ids: <prefix>-YYYYMMDD-HHMMSS-mmm (default "cli")
+	Holder      string // who writes the session, shown to a second writer
+
+	Model    string // default deepseek-v4-flash
+	APIKey   string
+	APIURL   string // full chat-completions URL; any model name is accepted with it
+	Thinking string // no, high, max; "" sends no reasoning knob
+	MaxSteps int    // 0 = unbounded
+
+	SystemPrompt         string // replaces the built-in prompt when non-empty
+	SystemPromptAddendum string
+
+	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
+	HTTPClient *http.Client
+	Getenv     func(string) string // default os.Getenv
+	Emit       func(protocol.Event)
+}
+
+// Engine is one session's runtime.
+type Engine struct {
+	opts    Options
+	log     agent.Log
+	writer  *session.Writer // nil with NoSession
+	agent   *agent.Agent
+	jobs    *jobs.Manager
+	env     *tool.Env
+	tools   *tool.Registry
+	id      string
+	root    string
+	cleanup []func()
+
+	mu sync.Mutex // serialises direct log appends with turn starts
+}
+
+// DefaultModel is the model used when none is named.
+const DefaultModel = "deepseek-v4-flash"
+
+// ResolveProvider returns the provider for the options' model, URL and key,
+// or an error a user can act on (unknown model, missing key).
+func ResolveProvider(o Options) (llm.Provider, string, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	name := o.Model
+	if name == "" {
+		name = DefaultModel
+	}
+	m, known := llm.LookupModel(name)
+	if !known && o.APIURL == "" {
+		return nil, "", fmt.Errorf("unknown model %q; known models: %s (or pass --api-url to use any model of an OpenAI-compatible server)", name, knownModels())
+	}
+	url := o.APIURL
+	if url == "" {
+		url = m.URL
+	}
+	key := o.APIKey
+	if key == "" && known {
+		key, _ = m.Key(getenv)
+	}
+	if key == "" && o.APIURL == "" {
+		return nil, "", fmt.Errorf("an API key is required for %s: pass --api-key or set %s", name, envList(m.KeyEnv))
+	}
+	cfg := openai.Config{URL: url, APIKey: key, HTTPClient: o.HTTPClient}
+	rp := o.Retry
+	if rp.Attempts == 0 {
+		rp = llm.DefaultRetry()
+		if n, err := strconv.Atoi(getenv("OPENSEEK_RETRY_ATTEMPTS")); err == nil && n > 0 {
+			rp.Attempts = n
+		}
+		if ms, err := strconv.Atoi(getenv("OPENSEEK_RETRY_BACKOFF_MS")); err == nil && ms >= 0 {
+			rp.Base = time.Duration(ms) * time.Millisecond
+			if rp.Max < rp.Base {
+				rp.Max = rp.Base
+			}
+		}
+	}
+	return llm.WithRetry(openai.New(cfg), rp), name, nil
+}
+
+func knownModels() string {
+	s := ""
+	for i, m := range llm.Models() {
+		if i > 0 {
+			s += ", "
+		}
+		s += m.Name
+	}
+	return s
+}
+
+func envList(vars []string) string {
+	switch len(vars) {
+	case 0:
+		return "the provider's key variable"
+	case 1:
+		return vars[0]
+	}
+	s := vars[0] + " (or "
+	for i, v := range vars[1:] {
+		if i > 0 {
+			s += ", "
+		}
+		s += v
+	}
+	return s + ")"
+}
+
+// New builds an engine: provider, tools, session (created, resumed or in
+// memory), jobs. It announces the session with session_started.
+func New(o Options) (*Engine, error) {
+	if o.Emit == nil {
+		o.Emit = func(protocol.Event) {}
+	}
+	if o.IDPrefix == "" {
+		o.IDPrefix = "cli"
+	}
+	if o.SessionRoot == "" {
+		o.SessionRoot = ".openseek"
+	}
+	if o.NoSession && (o.SessionID != "" || o.Continue) {
+		return nil, errors.New("--no-session contradicts --session; pick one behavior")
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	o.Dir = dir
+	provider, model, err := ResolveProvider(o)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: o}
+	e.root = o.SessionRoot
+	if !filepath.IsAbs(e.root) {
+		e.root = filepath.Join(dir, e.root)
+	}
+	sys := prompt.Build(prompt.Options{
+		Workspace: dir, OS: runtime.GOOS, Shell: "bash",
+		Replace: o.SystemPrompt, Addendum: o.SystemPromptAddendum,
+	})
+	if err := e.openLog(sys); err != nil {
+		return nil, err
+	}
+
+	spool, err := e.jobDir()
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.env = &tool.Env{Workspace: dir, Files: &tool.FileState{}}
+	e.jobs = jobs.NewManager(jobs.Options{
+		Dir:        spool,
+		Generation: "g-" + strconv.FormatInt(time.Now().UnixMilli(), 10),
+		OnChange: func(kind string, rec protocol.JobRecord) {
+			o.Emit(protocol.JobChanged{Kind: kind, Job: rec})
+		},
+		OnNotice: e.notice,
+	})
+	e.env.Jobs = e.jobs
+
+	reg := tool.NewRegistry()
+	for _, set := range [][]tool.Tool{fs.Tools(), shell.Tools(), control.Tools()} {
+		for _, t := range set {
+			if err := reg.Add(t); err != nil {
+				e.Close()
+				return nil, err
+			}
+		}
+	}
+	e.tools = reg
+	e.agent = agent.New(agent.Config{
+		Provider: provider,
+		Model:    model,
+		Thinking: o.Thinking,
+		Tools:    reg,
+		Env:      e.env,
+		MaxSteps: o.MaxSteps,
+		Log:      e.log,
+		Emit:     o.Emit,
+	})
+	if !o.NoSession {
+		ws := dir
+		o.Emit(protocol.SessionStarted{Session: e.id, SessionRoot: o.SessionRoot, WorkspaceRoot: &ws})
+	}
+	return e, nil
+}
+
+func (e *Engine) openLog(sys string) error {
+	o := e.opts
+	if o.NoSession {
+		e.id = "ephemeral"
+		e.log = agent.NewMemoryLog(e.id, sys)
+		return nil
+	}
+	store := session.NewStore(e.root)
+	id := o.SessionID
+	if o.Continue && id == "" {
+		latest, err := store.Latest()
+		if err != nil {
+			return fmt.Errorf("--continue: no session to continue in %s: %w", e.root, err)
+		}
+		id = latest
+	}
+	if id == "" {
+		id = session.NewID(o.IDPrefix, time.Now())
+	}
+	if err := session.ValidateID(id); err != nil {
+		return err
+	}
+	holder := o.Holder
+	if holder == "" {
+		holder = "openseek"
+	}
+	w, err := store.OpenWriter(id, sys, holder)
+	if err != nil {
+		return err
+	}
+	e.id, e.writer, e.log = id, w, w
+	e.cleanup = append(e.cleanup, func() { w.Close() })
+	return nil
+}
+
+// jobDir is where background job output is spooled: beside the session,
+// or in a temporary directory for ephemeral runs.
+func (e *Engine) jobDir() (string, error) {
+	if e.writer != nil {
+		return filepath.Join(session.NewStore(e.root).Dir(e.id), "jobs"), nil
+	}
+	d, err := os.MkdirTemp("", "openseek-jobs-")
+	if err != nil {
+		return "", err
+	}
+	e.cleanup = append(e.cleanup, func() { os.RemoveAll(d) })
+	return d, nil
+}
+
+// notice routes a background-job notice into the conversation: folded
+// into the running turn at its next step, or into the next turn.
+func (e *Engine) notice(text string) {
+	e.agent.Notify(text)
+	if !e.agent.Active() {
+		e.opts.Emit(protocol.BackgroundNotice{Content: text})
+	}
+}
+
+// SessionID is the id of the engine's session ("ephemeral" with NoSession).
+func (e *Engine) SessionID() string { return e.id }
+
+// Workspace is the absolute workspace root.
+func (e *Engine) Workspace() string { return e.opts.Dir }
+
+// Session returns a snapshot of the session log.
+func (e *Engine) Session() *session.Session { return e.log.Session() }
+
+// Prompt runs one turn for content and returns how it ended.
+func (e *Engine) Prompt(ctx context.Context, content protocol.Content, submissionID *string) (agent.Outcome, error) {
+	// The goal tool is offered only while a goal stands.
+	tools := e.tools
+	if _, ok := e.log.Session().Goal(); !ok {
+		tools = tools.Without("goal")
+	}
+	e.agent.SetTools(tools)
+	return e.agent.Turn(ctx, content, submissionID)
+}
+
+// Active reports whether a turn is running.
+func (e *Engine) Active() bool { return e.agent.Active() }
+
+// Steer queues input for the running turn; false when no turn runs.
+func (e *Engine) Steer(kind string, content protocol.Content, submissionID *string) bool {
+	return e.agent.Steer(kind, content, submissionID)
+}
+
+// Cancel interrupts the running turn; a no-op when idle.
+func (e *Engine) Cancel() { e.agent.Cancel() }
+
+// ErrBlankGoal is returned when a goal is set to blank text.
+var ErrBlankGoal = errors.New("goal text must not be blank")
+
+// SetGoal sets (text non-nil) or clears (nil) the standing goal. The goal
+// lives in the session log as a runtime notice marker.
+func (e *Engine) SetGoal(text *string) error {
+	marker := "[goal cleared]"
+	if text != nil {
+		if isBlank(*text) {
+			return ErrBlankGoal
+		}
+		marker = "[goal]\n" + *text
+	}
+	if e.agent.Active() {
+		e.agent.Notify(marker)
+	} else if _, err := e.log.Append(&session.Notice{Content: marker}); err != nil {
+		return err
+	}
+	e.opts.Emit(protocol.GoalUpdated{Goal: text})
+	return nil
+}
+
+func isBlank(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// Jobs returns a snapshot of the background jobs.
+func (e *Engine) Jobs() []protocol.JobRecord { return e.jobs.Snapshot() }
+
+// StopJob stops one background job and returns the outcome word.
+func (e *Engine) StopJob(generation, id string) string { return e.jobs.Stop(generation, id) }
+
+// Close stops background jobs and releases the session.
+func (e *Engine) Close() error {
+	if e.jobs != nil {
+		e.jobs.Close()
+	}
+	for i := len(e.cleanup) - 1; i >= 0; i-- {
+		e.cleanup[i]()
+	}
+	e.cleanup = nil
+	return nil
+}

@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
+)
+
+// recorder collects emitted events.
+type recorder struct {
+	mu  sync.Mutex
+	evs []protocol.Event
+}
+
+func (r *recorder) emit(e protocol.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evs = append(r.evs, e)
+}
+
+func (r *recorder) names() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var n []string
+	for _, e := range r.evs {
+		n = append(n, e.EventName())
+	}
+	return n
+}
+
+func (r *recorder) has(name string) bool {
+	for _, n := range r.names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func newEngine(t *testing.T, srv *llmtest.Server, mod func(*Options)) (*Engine, *recorder, string) {
+	t.Helper()
+	ws := t.TempDir()
+	rec := &recorder{}
+	o := Options{
+		Dir:    ws,
+		Model:  "test-model",
+		APIURL: srv.URL(),
+		Retry:  llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond},
+		Getenv: func(string) string { return "" },
+		Emit:   rec.emit,
+	}
+	if mod != nil {
+		mod(&o)
+	}
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e, rec, ws
+}
+
+// waitFor polls until path exists.
+func waitFor(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCancelStopsARunningToolPromptly(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Calls(
+		llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"touch started; sleep 30","timeout_ms":60000}`},
+		llmtest.Call{ID: "b", Name: "shell", Args: `{"cmd":"touch second"}`},
+	))
+	e, rec, ws := newEngine(t, srv, nil)
+	done := make(chan time.Time)
+	go func() {
+		out, err := e.Prompt(context.Background(), protocol.Text("slow"), nil)
+		if err != nil || out.Kind != session.Interrupted {
+			t.Errorf("outcome %+v %v, want interrupted", out, err)
+		}
+		done <- time.Now()
+	}()
+	waitFor(t, filepath.Join(ws, "started"))
+	start := time.Now()
+	e.Cancel()
+	select {
+	case end := <-done:
+		if d := end.Sub(start); d > 5*time.Second {
+			t.Errorf("cancel took %v", d)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("cancel did not stop the turn")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "second")); err == nil {
+		t.Error("a call after the cancelled one still ran")
+	}
+	if !rec.has("agent_aborted") {
+		t.Errorf("no agent_aborted: %v", rec.names())
+	}
+	// Both calls have a recorded result and the turn a terminal, so the
+	// session resumes cleanly.
+	s := e.Session()
+	var results int
+	for _, ev := range s.Events {
+		if _, ok := ev.Item.(*session.ToolResult); ok {
+			results++
+		}
+	}
+	if results != 2 {
+		t.Errorf("%d tool results recorded, want 2", results)
+	}
+	if term, ok := s.LastTerminal(); !ok || term.Kind != session.Interrupted {
+		t.Errorf("last terminal %+v", term)
+	}
+	srv.Push(llmtest.Text("after the cancel"))
+	if out, err := e.Prompt(context.Background(), protocol.Text("go on"), nil); err != nil || !out.OK() {
+		t.Errorf("turn after cancel: %+v %v", out, err)
+	}
+}
+
+func TestCancelStopsAStalledStream(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Stall{After: 2})
+	e, _, _ := newEngine(t, srv, nil)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		e.Cancel()
+	}()
+	out, err := e.Prompt(context.Background(), protocol.Text("hang"), nil)
+	if err != nil || out.Kind != session.Interrupted {
+		t.Errorf("outcome %+v %v", out, err)
+	}
+}
+
+func TestSteerIsFoldedInAtTheNextStep(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"touch started; sleep 0.5"}`}),
+		llmtest.Text("done with both"),
+	)
+	e, rec, ws := newEngine(t, srv, nil)
+	go func() {
+		waitFor(t, filepath.Join(ws, "started"))
+		sid := "s-9"
+		if !e.Steer("prompt", protocol.Text("also update the docs"), &sid) {
+			t.Error("steer refused during a turn")
+		}
+	}()
+	out, err := e.Prompt(context.Background(), protocol.Text("work"), nil)
+	if err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if !rec.has("steer_applied") {
+		t.Errorf("no steer_applied: %v", rec.names())
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if !strings.Contains(string(last[len(last)-1]), "also update the docs") {
+		t.Errorf("the steer is not the last message of the next request: %s", last[len(last)-1])
+	}
+	if e.Steer("prompt", protocol.Text("late"), nil) {
+		t.Error("steer accepted while idle")
+	}
+}
+
+func TestBackgroundJobNoticeReachesTheModel(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"sleep 0.2; echo built","background":true}`}),
+		llmtest.Calls(llmtest.Call{ID: "b", Name: "shell", Args: `{"cmd":"sleep 1"}`}),
+		llmtest.Text("the build finished"),
+	)
+	e, rec, _ := newEngine(t, srv, nil)
+	out, err := e.Prompt(context.Background(), protocol.Text("build in the background"), nil)
+	if err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if !rec.has("job_changed") {
+		t.Errorf("no job_changed: %v", rec.names())
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if !strings.Contains(string(last[len(last)-1]), "[job bg-1 exited 0]") {
+		t.Errorf("the job notice is not in the last request: %s", last[len(last)-1])
+	}
+}
+
+func TestGoalToolOnlyWhileAGoalStands(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("one"), llmtest.Text("two"))
+	e, _, _ := newEngine(t, srv, nil)
+	hasGoal := func(r llmtest.Request) bool {
+		for _, n := range r.Tools {
+			if n == "goal" {
+				return true
+			}
+		}
+		return false
+	}
+	if _, err := e.Prompt(context.Background(), protocol.Text("a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	goal := "ship it"
+	if err := e.SetGoal(&goal); err != nil {
+		t.Fatal(err)
+	}
+	blank := " "
+	if err := e.SetGoal(&blank); err != ErrBlankGoal {
+		t.Errorf("blank goal: %v", err)
+	}
+	srv.ExpectPrefixBreak() // the tool list changed
+	if _, err := e.Prompt(context.Background(), protocol.Text("b"), nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if hasGoal(reqs[0]) || !hasGoal(reqs[1]) {
+		t.Errorf("goal tool offered: before %v, after %v", hasGoal(reqs[0]), hasGoal(reqs[1]))
+	}
+}
+
+func TestSecondWriterIsRefused(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	e, _, ws := newEngine(t, srv, func(o *Options) { o.SessionID = "shared" })
+	_, err := New(Options{Dir: ws, SessionID: "shared", Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), "shared") {
+		t.Fatalf("second writer: %v", err)
+	}
+	_ = e
+}

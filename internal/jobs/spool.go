@@ -1,0 +1,204 @@
+package jobs
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// indexStep is how many characters lie between two entries of a spool's
+// character index; a window read decodes at most this many characters
+// before reaching its start.
+const indexStep = 4096
+
+// spool is the append-only file a command's merged output goes to, with
+// running counts of bytes and characters. Characters are Unicode scalar
+// values; every byte that is not part of valid UTF-8 counts as one
+// character and reads back as U+FFFD. Only whole characters are visible to
+// readers: a rune split across two writes is counted when it completes.
+type spool struct {
+	mu         sync.Mutex
+	f          *os.File // nil once finished
+	path       string
+	max        int64 // bytes kept; later output is dropped
+	bytes      int64 // bytes written to the file
+	counted    int64 // bytes whose characters are counted (rune boundary)
+	chars      int64
+	pending    []byte // an incomplete trailing rune, at most 3 bytes
+	invalid    bool
+	dropped    bool // output arrived after the cap and was discarded
+	lastOutput time.Time
+	err        error   // first write error
+	index      []int64 // index[k] is the byte offset of character k*indexStep
+}
+
+// newSpool takes over f, a freshly created empty file.
+func newSpool(f *os.File, max int64) *spool {
+	return &spool{f: f, path: f.Name(), max: max, index: []int64{0}}
+}
+
+// write appends p, up to the cap. It reports whether this write reached
+// the cap, so the caller can stop the producer.
+func (s *spool) write(p []byte, now time.Time) (capReached bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(p) == 0 || s.f == nil {
+		return false
+	}
+	s.lastOutput = now
+	if room := s.max - s.bytes; int64(len(p)) > room {
+		p = p[:max(room, 0)]
+		capReached = !s.dropped
+		s.dropped = true
+	}
+	if len(p) == 0 {
+		return capReached
+	}
+	if s.err == nil {
+		if _, err := s.f.Write(p); err != nil {
+			s.err = err
+		}
+	}
+	s.bytes += int64(len(p))
+	s.count(p)
+	return capReached
+}
+
+// count advances the character counters over p (which follows s.pending).
+func (s *spool) count(p []byte) {
+	data := p
+	if len(s.pending) > 0 {
+		data = append(s.pending, p...)
+		s.pending = nil
+	}
+	i := 0
+	for i < len(data) {
+		if s.chars == int64(len(s.index))*indexStep {
+			s.index = append(s.index, s.counted)
+		}
+		if c := data[i]; c < utf8.RuneSelf {
+			s.chars++
+			s.counted++
+			i++
+			continue
+		}
+		if !utf8.FullRune(data[i:]) {
+			s.pending = append([]byte(nil), data[i:]...)
+			return
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			s.invalid = true
+		}
+		s.chars++
+		s.counted += int64(size)
+		i += size
+	}
+}
+
+// finish closes the file; an incomplete trailing rune counts as invalid.
+func (s *spool) finish() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return
+	}
+	if n := len(s.pending); n > 0 {
+		s.pending = nil
+		for range n {
+			if s.chars == int64(len(s.index))*indexStep {
+				s.index = append(s.index, s.counted)
+			}
+			s.chars++
+			s.counted++
+		}
+		s.invalid = true
+	}
+	if err := s.f.Close(); err != nil && s.err == nil {
+		s.err = err
+	}
+	s.f = nil
+}
+
+// rename moves the spool file; the open handle keeps working.
+func (s *spool) rename(path string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.Rename(s.path, path); err != nil {
+		return fmt.Errorf("rename output spool: %w", err)
+	}
+	s.path = path
+	return nil
+}
+
+// remove deletes the spool file (a foreground command's spool, once read).
+func (s *spool) remove() error {
+	s.finish()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.Remove(s.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove output spool: %w", err)
+	}
+	return nil
+}
+
+// spoolStats is a consistent snapshot of a spool's counters.
+type spoolStats struct {
+	Path       string
+	Bytes      int64
+	Chars      int64
+	Invalid    bool
+	Dropped    bool
+	LastOutput time.Time
+	Err        error
+}
+
+func (s *spool) stats() spoolStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return spoolStats{
+		Path: s.path, Bytes: s.bytes, Chars: s.chars, Invalid: s.invalid,
+		Dropped: s.dropped, LastOutput: s.lastOutput, Err: s.err,
+	}
+}
+
+// read returns the characters [start, start+n) of the output written so
+// far (fewer at the end), decoding invalid bytes as U+FFFD.
+func (s *spool) read(start, n int64) (string, error) {
+	s.mu.Lock()
+	path, counted, chars := s.path, s.counted, s.chars
+	start = min(max(start, 0), chars)
+	n = min(max(n, 0), chars-start)
+	k := start / indexStep
+	off, pos := s.index[k], k*indexStep
+	s.mu.Unlock()
+	if n == 0 {
+		return "", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read job output: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(io.NewSectionReader(f, off, counted-off), 64<<10)
+	for ; pos < start; pos++ {
+		if _, _, err := r.ReadRune(); err != nil {
+			return "", fmt.Errorf("read job output: %w", err)
+		}
+	}
+	var b strings.Builder
+	for range n {
+		c, _, err := r.ReadRune()
+		if err != nil {
+			return "", fmt.Errorf("read job output: %w", err)
+		}
+		b.WriteRune(c)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,79 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+type wireMessage struct {
+	Role      string `json:"role"`
+	ToolCalls []struct {
+		ID string `json:"id"`
+	} `json:"tool_calls"`
+	ToolCallID       string          `json:"tool_call_id"`
+	ReasoningContent json.RawMessage `json:"reasoning_content"`
+}
+
+// check returns why a provider would reject req, or "". Called with s.mu held.
+func (s *Server) check(req Request) string {
+	var pending []string // tool calls not yet answered
+	for i, raw := range req.Messages {
+		var m wireMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Sprintf("messages[%d] is not an object: %v", i, err)
+		}
+		if m.Role == "tool" {
+			j := slices.Index(pending, m.ToolCallID)
+			if j < 0 {
+				return fmt.Sprintf("messages[%d]: tool message answers %q, which is not an open tool call", i, m.ToolCallID)
+			}
+			pending = slices.Delete(pending, j, j+1)
+			continue
+		}
+		if len(pending) > 0 {
+			return fmt.Sprintf("messages[%d] (%s): tool calls %s were not answered by tool messages", i, m.Role, strings.Join(pending, ", "))
+		}
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			continue
+		}
+		if !s.noReasoning && (len(m.ReasoningContent) == 0 || string(m.ReasoningContent) == "null") {
+			return fmt.Sprintf("messages[%d]: the reasoning_content of an assistant message with tool calls must be passed back to the API", i)
+		}
+		for _, c := range m.ToolCalls {
+			pending = append(pending, c.ID)
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Sprintf("tool calls %s were not answered by tool messages", strings.Join(pending, ", "))
+	}
+	if s.prev != nil && !s.allowBreak {
+		if len(req.Messages) < len(s.prev.Messages) {
+			return fmt.Sprintf("history shrank from %d to %d messages (prefix broken; call ExpectPrefixBreak if intended)", len(s.prev.Messages), len(req.Messages))
+		}
+		for i, old := range s.prev.Messages {
+			if !bytes.Equal(old, req.Messages[i]) {
+				return fmt.Sprintf("messages[%d] differs from the previous request (prefix broken; call ExpectPrefixBreak if intended):\n  was: %s\n  now: %s", i, old, req.Messages[i])
+			}
+		}
+	}
+	return ""
+}
+
+// usageEstimate is the default token accounting of a request.
+type usageEstimate struct{ prompt, hit int }
+
+func estimate(prev *Request, req Request) usageEstimate {
+	shared := 0
+	if prev != nil {
+		a, b := prev.Body, req.Body
+		for shared < len(a) && shared < len(b) && a[shared] == b[shared] {
+			shared++
+		}
+	}
+	e := usageEstimate{prompt: max(len(req.Body)/4, 1), hit: shared / 4}
+	e.hit = min(e.hit, e.prompt)
+	return e
+}

@@ -1,0 +1,31 @@
+// Package openai is the llm.Provider for OpenAI-compatible chat-completions
+// endpoints: DeepSeek, Kimi (Moonshot), Z.AI GLM, OpenRouter, OpenAI, xAI,
+// Groq and local servers (llama.cpp, vLLM, Ollama). It sends requests and
+// decodes the SSE stream with github.com/openai/openai-go/v3 (its ssestream
+// package does the event parsing); the wire structs here add the vendor
+// extensions the SDK's types lack.
+//
+// What a user sees:
+//
+//   - Text arrives as llm.TextDelta and reasoning as llm.ReasoningDelta,
+//     read from delta.reasoning_content (DeepSeek, Kimi, GLM, xAI,
+//     llama.cpp) or delta.reasoning (OpenRouter).
+//   - Tool calls are assembled by index from fragments or whole arguments;
+//     ids are kept verbatim (Kimi's functions.weather:0 included).
+//   - Usage includes prompt-cache hits and misses from DeepSeek's
+//     prompt_cache_hit/miss_tokens, prompt_tokens_details.cached_tokens or
+//     Kimi's top-level cached_tokens (miss = prompt − hit when unstated).
+//   - Request.Thinking is mapped to the vendor's fields through the model
+//     catalogue (llm.LookupModel), else to reasoning_effort.
+//   - Failures are *llm.Error. 401/403 say the API key was refused (the key
+//     itself is never printed); 429, 5xx, transport errors, a stream silent
+//     for Config.IdleTimeout and a stream cut before [DONE] or a finish
+//     reason are Retryable. A non-JSON error page becomes a short readable
+//     message with its status.
+//
+// Invariant: the same conversation always encodes to the same request
+// bytes, and every assistant message with tool calls carries
+// reasoning_content ("" when the model gave none), because DeepSeek rejects
+// the request otherwise and because byte-stable prefixes keep the vendors'
+// prompt caches warm.
+package openai

@@ -1,0 +1,70 @@
+// Package prompt builds the system prompt: what the model is told about
+// its job, how to work on code here, and the workspace it is in. The
+// prompt is fixed for the life of a session (it is stored in the session
+// header), so nothing volatile — time, counters, reminders — belongs in it;
+// volatile context is appended to the conversation instead, which keeps
+// the request prefix byte-stable for provider prompt caches.
+package prompt
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Options selects and completes the system prompt.
+type Options struct {
+	Workspace string // absolute workspace root
+	OS        string // e.g. "linux"
+	Shell     string // e.g. "bash"
+	// Replace, when non-empty, replaces the built-in prompt entirely
+	// (--system-prompt-file).
+	Replace string
+	// Addendum is appended to the selected prompt
+	// (--system-prompt-addendum-file).
+	Addendum string
+}
+
+// Build returns the system prompt for opts.
+func Build(opts Options) string {
+	var b strings.Builder
+	if opts.Replace != "" {
+		b.WriteString(strings.TrimRight(opts.Replace, "\n"))
+	} else {
+		b.WriteString(strings.TrimRight(base, "\n"))
+		fmt.Fprintf(&b, "\n\n# Environment\nWorkspace root: %s\nOS: %s, shell: %s\n", opts.Workspace, opts.OS, opts.Shell)
+	}
+	if a := strings.TrimSpace(opts.Addendum); a != "" {
+		b.WriteString("\n\n")
+		b.WriteString(a)
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// ReadFile reads a prompt file named on the command line, with an error a
+// user can act on.
+func ReadFile(path, flag string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot read %s: %w", flag, path, err)
+	}
+	return string(data), nil
+}
+
+const base = `You are OpenSeek, a coding agent working in the user's code base through tools. You get a task in plain words and carry it through to the end: investigate, change the code, verify, and report.
+
+# How to work
+- Explore before you edit. Find the relevant files (shell: rg, ls, git log/grep), read them, and learn the project's conventions, build and test commands before changing anything. Never guess at code you have not read.
+- Make small, targeted edits with edit/multi_edit; use write only for new files or complete rewrites. Keep the surrounding style. Do not reformat, rename or refactor beyond the task.
+- Verify every change: build, run the relevant tests or the program. When something fails, read the error, fix the cause, and run it again. Do not claim success you have not observed.
+- Long-running commands (servers, watchers, long builds or test suites) go to the background with shell background:true; check on them with job_output and stop them with job_stop. A notice arrives when a background job ends on its own.
+- Batch independent tool calls in one message; they run in order.
+- Stay inside the workspace. Do not touch .git internals, credentials or files unrelated to the task. Never run destructive commands (rm -rf, git reset --hard, force pushes) unless the user asked for exactly that.
+- If the task is ambiguous, make the most reasonable choice, say which, and continue; stop to ask only when going on could do harm.
+
+# Finishing
+When the task is done, answer with a short plain message (no tool call): what you changed, how you verified it, and anything left open. Or call finish with that answer. Be concise and factual; cite files as path:line.
+`

@@ -1,0 +1,124 @@
+// Package stdio serves the OpenSeek wire protocol over a pair of streams:
+// JSONL commands in (stdin), JSONL events out (stdout). It is what
+// `openseek serve` runs and what interactive frontends spawn.
+//
+// Behaviour (reference/openseek-protocol.md §4.4): a line that does not
+// parse gets command_error and serving goes on; prompts run one turn at a
+// time, in order; a steer while idle is answered with steer_dropped;
+// cancel while idle is a no-op; at end of input the queued turns finish
+// and Serve returns nil.
+package stdio
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/protocol"
+)
+
+// MaxLine is the longest command line accepted (images travel inline).
+const MaxLine = 16 << 20
+
+// Serve reads commands from in until EOF or ctx ends, driving eng, and
+// writes events through emit (the same sink the engine emits to).
+func Serve(ctx context.Context, eng *engine.Engine, in io.Reader, emit func(protocol.Event)) error {
+	s := &server{eng: eng, emit: emit, prompts: make(chan *protocol.PromptCmd, 64)}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.runTurns(ctx)
+	}()
+
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	var err error
+	for sc.Scan() {
+		if ctx.Err() != nil {
+			break
+		}
+		line := sc.Bytes()
+		if len(trimSpace(line)) == 0 {
+			continue
+		}
+		s.handle(line)
+	}
+	if e := sc.Err(); e != nil {
+		if errors.Is(e, bufio.ErrTooLong) {
+			emit(protocol.CommandError{Error: fmt.Sprintf("command line longer than %d bytes", MaxLine)})
+		} else {
+			err = fmt.Errorf("read commands: %w", e)
+		}
+	}
+	close(s.prompts)
+	if ctx.Err() != nil {
+		eng.Cancel()
+	}
+	wg.Wait()
+	return err
+}
+
+type server struct {
+	eng     *engine.Engine
+	emit    func(protocol.Event)
+	prompts chan *protocol.PromptCmd
+}
+
+func (s *server) runTurns(ctx context.Context) {
+	for p := range s.prompts {
+		if _, err := s.eng.Prompt(ctx, p.Content, p.SubmissionID); err != nil {
+			s.emit(protocol.SessionError{Error: err.Error()})
+		}
+	}
+}
+
+func (s *server) handle(line []byte) {
+	cmd, err := protocol.ParseCommand(line)
+	if err != nil {
+		s.emit(protocol.CommandError{Error: err.Error()})
+		return
+	}
+	switch c := cmd.(type) {
+	case protocol.PromptCmd:
+		s.prompts <- &c
+	case protocol.SteerCmd:
+		if !s.eng.Steer(c.Kind, c.Content, c.SubmissionID) {
+			s.emit(protocol.SteerDropped{Content: c.Content, SubmissionID: c.SubmissionID})
+		}
+	case protocol.CancelCmd:
+		s.eng.Cancel()
+	case protocol.GoalCmd:
+		var text *string
+		if c.Action == "set" {
+			text = &c.Text
+		}
+		if err := s.eng.SetGoal(text); err != nil {
+			s.emit(protocol.CommandError{Error: err.Error()})
+		}
+	case protocol.CompactCmd:
+		s.emit(protocol.CommandError{Error: "compact is not available yet in this engine"})
+	case protocol.ApprovalCmd:
+		s.emit(protocol.CommandError{Error: fmt.Sprintf("no approval request with id %q is pending", c.ID)})
+	case protocol.JobsSnapshotCmd:
+		s.emit(protocol.JobsSnapshot{RequestID: c.RequestID, Jobs: s.eng.Jobs()})
+	case protocol.JobStopCmd:
+		s.emit(protocol.JobStopResult{RequestID: c.RequestID, Generation: c.Generation, JobID: c.JobID, Outcome: s.eng.StopJob(c.Generation, c.JobID)})
+	default:
+		s.emit(protocol.CommandError{Error: "unknown command: " + cmd.CommandName()})
+	}
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

@@ -1,0 +1,597 @@
+package session
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/openseek/openseek/internal/chat"
+	"github.com/openseek/openseek/protocol"
+)
+
+// The event decoder is typed: each field is read straight into the item
+// it belongs to by a strict scanner (scan.go); payloads are decoded by
+// kind. No generic maps are built.
+
+type wireHeader struct {
+	Version      json.RawMessage `json:"version"`
+	ID           json.RawMessage `json:"id"`
+	SystemPrompt json.RawMessage `json:"system_prompt"`
+}
+
+func missing(field string) error { return fmt.Errorf("missing field `%s`", field) }
+
+// ParseEvent decodes one event line (without its newline).
+func ParseEvent(line []byte) (Event, error) {
+	s := scanner{b: line}
+	var (
+		seq     *int
+		ts      []byte
+		kind    *string
+		payload []byte
+		hasItem bool
+	)
+	err := s.object(func(key []byte) error {
+		switch string(key) {
+		case "sequence":
+			if isNull, err := s.null(); isNull || err != nil {
+				seq = nil
+				return err
+			}
+			v, err := s.integer("sequence")
+			seq = &v
+			return err
+		case "ts":
+			if isNull, err := s.null(); isNull || err != nil {
+				ts = nil
+				return err
+			}
+			tok, _, err := s.number()
+			ts = tok
+			return err
+		case "item":
+			kind, payload, hasItem = nil, nil, false
+			if isNull, err := s.null(); isNull || err != nil {
+				return err
+			}
+			hasItem = true
+			return s.object(func(key []byte) error {
+				var err error
+				switch string(key) {
+				case "kind":
+					kind, err = s.optStr()
+				case "payload":
+					payload, err = s.skip()
+				default:
+					_, err = s.skip()
+				}
+				return err
+			})
+		}
+		_, err := s.skip()
+		return err
+	})
+	if err == nil {
+		err = s.end()
+	}
+	if err != nil {
+		return Event{}, err
+	}
+	switch {
+	case seq == nil:
+		return Event{}, missing("sequence")
+	case ts == nil:
+		return Event{}, missing("ts")
+	case !hasItem:
+		return Event{}, missing("item")
+	case kind == nil:
+		return Event{}, missing("kind")
+	case payload == nil:
+		return Event{}, missing("payload")
+	}
+	stamp, err := parseTS(ts)
+	if err != nil {
+		return Event{}, err
+	}
+	item, err := decodeItem(*kind, payload)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Sequence: *seq, TS: stamp, Item: item}, nil
+}
+
+// parseTS accepts an integral JSON number; older builds typed ts as a
+// double but always wrote integral values.
+func parseTS(tok []byte) (int64, error) {
+	s := string(tok)
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		return int64(f), nil
+	}
+	return 0, fmt.Errorf("invalid ts %s: want integral unix milliseconds", tok)
+}
+
+// payloadFields reads a payload object, handing each key to field.
+func payloadFields(kind string, payload []byte, field func(s *scanner, key []byte) error) error {
+	s := &scanner{b: payload}
+	if s.peek() != '{' {
+		return fmt.Errorf("%s payload must be an object", kind)
+	}
+	return s.object(func(key []byte) error { return field(s, key) })
+}
+
+func skipField(s *scanner) error {
+	_, err := s.skip()
+	return err
+}
+
+func decodeItem(kind string, payload []byte) (Item, error) {
+	switch kind {
+	case KindUser:
+		return decodeUser(payload)
+	case KindAssistant:
+		return decodeAssistant(payload)
+	case KindToolResult:
+		return decodeToolResult(payload)
+	case KindNotice:
+		var content *string
+		err := payloadFields(kind, payload, func(s *scanner, key []byte) (err error) {
+			if string(key) == "content" {
+				content, err = s.optStr()
+				return err
+			}
+			return skipField(s)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if content == nil {
+			return nil, missing("content")
+		}
+		return &Notice{Content: *content}, nil
+	case KindSummary:
+		return decodeSummary(payload)
+	case KindTerminal:
+		return decodeTerminal(payload)
+	}
+	return nil, fmt.Errorf("unknown session item kind: %s", kind)
+}
+
+// optContent reads content or null (nil, false).
+func optContent(s *scanner) (protocol.Content, bool, error) {
+	if isNull, err := s.null(); isNull || err != nil {
+		return nil, false, err
+	}
+	c, err := readContent(s)
+	return c, err == nil, err
+}
+
+func decodeUser(payload []byte) (Item, error) {
+	u := &User{}
+	hasContent := false
+	err := payloadFields(KindUser, payload, func(s *scanner, key []byte) (err error) {
+		switch string(key) {
+		case "content":
+			u.Content, hasContent, err = optContent(s)
+		case "submission_id":
+			u.SubmissionID, err = s.optStr()
+		default:
+			err = skipField(s)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !hasContent {
+		return nil, missing("content")
+	}
+	return u, nil
+}
+
+func decodeAssistant(payload []byte) (Item, error) {
+	a := &Assistant{}
+	var content *string
+	var calls []chat.ToolCall
+	hasCalls := false
+	err := payloadFields(KindAssistant, payload, func(s *scanner, key []byte) (err error) {
+		switch string(key) {
+		case "content":
+			content, err = s.optStr()
+		case "tool_calls":
+			calls, hasCalls = nil, false
+			if isNull, err := s.null(); isNull || err != nil {
+				return err
+			}
+			calls, hasCalls = []chat.ToolCall{}, true
+			err = s.array(func() error {
+				c, err := readToolCall(s)
+				calls = append(calls, c)
+				return err
+			})
+		case "reasoning_content":
+			a.Reasoning, err = s.optStr()
+		case "is_replay":
+			a.IsReplay = false
+			if isNull, err := s.null(); isNull || err != nil {
+				return err
+			}
+			a.IsReplay, err = s.boolean()
+		case "usage":
+			a.Usage = nil
+			if isNull, err := s.null(); isNull || err != nil {
+				return err
+			}
+			a.Usage, err = readUsage(s)
+		default:
+			err = skipField(s)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if content == nil {
+		return nil, missing("content")
+	}
+	if !hasCalls {
+		return nil, missing("tool_calls")
+	}
+	a.Content, a.ToolCalls = *content, calls
+	return a, nil
+}
+
+func readToolCall(s *scanner) (chat.ToolCall, error) {
+	var id, name, args *string
+	err := s.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "id":
+			id, err = s.optStr()
+		case "name":
+			name, err = s.optStr()
+		case "arguments":
+			args, err = s.optStr()
+		default:
+			err = skipField(s)
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return chat.ToolCall{}, err
+	case id == nil:
+		return chat.ToolCall{}, missing("id")
+	case name == nil:
+		return chat.ToolCall{}, missing("name")
+	case args == nil:
+		return chat.ToolCall{}, missing("arguments")
+	}
+	return chat.ToolCall{ID: *id, Name: *name, Arguments: *args}, nil
+}
+
+func readUsage(s *scanner) (*protocol.Usage, error) {
+	usageFields := [5]string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_cache_hit_tokens", "prompt_cache_miss_tokens"}
+	var v [5]int
+	var seen [5]bool
+	err := s.object(func(key []byte) error {
+		for i, name := range usageFields {
+			if string(key) == name {
+				if isNull, err := s.null(); isNull || err != nil {
+					seen[i] = false
+					return err
+				}
+				n, err := s.integer(name)
+				v[i], seen[i] = n, true
+				return err
+			}
+		}
+		return skipField(s)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, ok := range seen {
+		if !ok {
+			return nil, missing(usageFields[i])
+		}
+	}
+	return &protocol.Usage{PromptTokens: v[0], CompletionTokens: v[1], TotalTokens: v[2], PromptCacheHitTokens: v[3], PromptCacheMissTokens: v[4]}, nil
+}
+
+func decodeToolResult(payload []byte) (Item, error) {
+	r := &ToolResult{}
+	var callID, name *string
+	hasContent, hasErr := false, false
+	err := payloadFields(KindToolResult, payload, func(s *scanner, key []byte) (err error) {
+		switch string(key) {
+		case "tool_call_id":
+			callID, err = s.optStr()
+		case "tool_name":
+			name, err = s.optStr()
+		case "content":
+			r.Content, hasContent, err = optContent(s)
+		case "is_error":
+			hasErr = false
+			if isNull, err := s.null(); isNull || err != nil {
+				return err
+			}
+			r.IsError, err = s.boolean()
+			hasErr = err == nil
+		case "brief":
+			r.Brief, err = s.optStr()
+		case "data":
+			var raw []byte
+			raw, err = s.skip()
+			r.Data = append([]byte(nil), raw...)
+		default:
+			err = skipField(s)
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case callID == nil:
+		return nil, missing("tool_call_id")
+	case name == nil:
+		return nil, missing("tool_name")
+	case !hasContent:
+		return nil, missing("content")
+	case !hasErr:
+		return nil, missing("is_error")
+	}
+	r.ToolCallID, r.ToolName = *callID, *name
+	return r, nil
+}
+
+func decodeSummary(payload []byte) (Item, error) {
+	var content *string
+	var from, to *int
+	optInt := func(s *scanner, name string) (*int, error) {
+		if isNull, err := s.null(); isNull || err != nil {
+			return nil, err
+		}
+		v, err := s.integer(name)
+		return &v, err
+	}
+	err := payloadFields(KindSummary, payload, func(s *scanner, key []byte) (err error) {
+		switch string(key) {
+		case "content":
+			content, err = s.optStr()
+		case "from_sequence":
+			from, err = optInt(s, string(key))
+		case "to_sequence":
+			to, err = optInt(s, string(key))
+		default:
+			err = skipField(s)
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case content == nil:
+		return nil, missing("content")
+	case from == nil:
+		return nil, missing("from_sequence")
+	case to == nil:
+		return nil, missing("to_sequence")
+	}
+	return &Summary{Content: *content, From: *from, To: *to}, nil
+}
+
+// decodeTerminal reads both the newest encoding and the legacy forms that
+// smuggled a context yield or step exhaustion through finished/failed.
+func decodeTerminal(payload []byte) (Item, error) {
+	var kindText, message *string
+	var verbatim *bool
+	err := payloadFields(KindTerminal, payload, func(s *scanner, key []byte) (err error) {
+		switch string(key) {
+		case "kind":
+			kindText, err = s.optStr()
+		case "message":
+			message, err = s.optStr()
+		case "verbatim":
+			verbatim = nil
+			if isNull, err := s.null(); isNull || err != nil {
+				return err
+			}
+			var v bool
+			if v, err = s.boolean(); err != nil {
+				return fmt.Errorf("verbatim must be a boolean: %w", err)
+			}
+			verbatim = &v
+		default:
+			err = skipField(s)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if kindText == nil {
+		return nil, missing("kind")
+	}
+	kind := TerminalKind(*kindText)
+	switch kind {
+	case MaxStepsExhausted:
+		return &Terminal{Kind: kind}, nil
+	case Finished, ContextYield, Aborted, Interrupted, Failed:
+	default:
+		return nil, fmt.Errorf("unknown terminal kind: %s", kind)
+	}
+	if message == nil {
+		return nil, missing("message")
+	}
+	t := &Terminal{Kind: kind, Message: *message}
+	if verbatim == nil {
+		switch {
+		case kind == Finished && strings.HasPrefix(t.Message, ContextCeilingPrefix):
+			t.Kind, t.Legacy = ContextYield, true
+		case kind == Failed && t.Message == MaxStepsText:
+			t.Kind, t.Message, t.Legacy = MaxStepsExhausted, "", true
+		}
+	}
+	return t, nil
+}
+
+// readContent reads content as a bare string (one text part) or an array
+// of text/image parts.
+func readContent(s *scanner) (protocol.Content, error) {
+	switch s.peek() {
+	case '"':
+		v, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		return protocol.Text(v), nil
+	case '[':
+		c := protocol.Content{}
+		err := s.array(func() error {
+			p, err := readPart(s)
+			c = append(c, p)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	return nil, errors.New("content must be a string or an array of parts")
+}
+
+func readPart(s *scanner) (protocol.Part, error) {
+	var typ, text, media, data *string
+	err := s.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "type":
+			typ, err = s.optStr()
+		case "text":
+			text, err = s.optStr()
+		case "media_type":
+			media, err = s.optStr()
+		case "data":
+			data, err = s.optStr()
+		default:
+			err = skipField(s)
+		}
+		return err
+	})
+	if err != nil {
+		return protocol.Part{}, err
+	}
+	if typ == nil {
+		return protocol.Part{}, missing("type")
+	}
+	switch *typ {
+	case "text":
+		if text == nil {
+			return protocol.Part{}, missing("text")
+		}
+		return protocol.Part{Type: "text", Text: *text}, nil
+	case "image":
+		if media == nil {
+			return protocol.Part{}, missing("media_type")
+		}
+		if data == nil {
+			return protocol.Part{}, missing("data")
+		}
+		raw, err := base64.StdEncoding.DecodeString(*data)
+		if err != nil {
+			return protocol.Part{}, fmt.Errorf("image part data: %w", err)
+		}
+		return protocol.Part{Type: "image", MediaType: *media, Data: raw}, nil
+	}
+	return protocol.Part{}, fmt.Errorf("unknown content part type: %s", *typ)
+}
+
+// decodeContent decodes a standalone content value.
+func decodeContent(raw []byte) (protocol.Content, error) {
+	s := &scanner{b: raw}
+	c, err := readContent(s)
+	if err == nil {
+		err = s.end()
+	}
+	return c, err
+}
+
+// parseHeader classifies and decodes the first line (reference §2.1).
+func parseHeader(id string, line []byte) (string, error) {
+	var h wireHeader
+	if err := json.Unmarshal(line, &h); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || !json.Valid(line) {
+			return "", fmt.Errorf("session file for %s does not start with a header line: %w", id, err)
+		}
+		return "", fmt.Errorf("session file for %s does not start with a header record", id)
+	}
+	if isNumber(h.Version) {
+		if v, err := strconv.ParseFloat(string(h.Version), 64); err != nil || v != Version {
+			return "", fmt.Errorf("session file for %s uses unsupported session file version %s; this build reads version 1", id, h.Version)
+		}
+		var hid, prompt string
+		if isString(h.ID) && isString(h.SystemPrompt) &&
+			json.Unmarshal(h.ID, &hid) == nil && json.Unmarshal(h.SystemPrompt, &prompt) == nil {
+			if hid != id {
+				return "", fmt.Errorf("session header id mismatch: requested %s, found %s", id, hid)
+			}
+			return prompt, nil
+		}
+	}
+	return "", fmt.Errorf("session file for %s does not start with a header record", id)
+}
+
+func isNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+}
+
+func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+// isBlank reports whether a line holds only JSON whitespace.
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseFile decodes a whole session file. The only tolerated defect is an
+// unterminated final line: kept if it decodes, dropped if not, and either
+// way the session is flagged for tail repair. Anything else that fails to
+// decode is interior corruption and fails the load.
+func parseFile(id string, data []byte) (*Session, error) {
+	torn := len(data) == 0 || data[len(data)-1] != '\n'
+	header, rest, _ := bytes.Cut(data, []byte{'\n'})
+	prompt, err := parseHeader(id, header)
+	if err != nil {
+		return nil, err
+	}
+	events, err := decodeLines(id, splitLines(rest), torn)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{ID: id, SystemPrompt: prompt, Events: events, tornTail: torn}, nil
+}
+
+// splitLines splits the event part of a file into lines (the final element
+// is the unterminated tail, possibly empty).
+func splitLines(rest []byte) [][]byte {
+	lines := make([][]byte, 0, bytes.Count(rest, []byte{'\n'})+1)
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return append(lines, rest)
+		}
+		lines = append(lines, rest[:i])
+		rest = rest[i+1:]
+	}
+}

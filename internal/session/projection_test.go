@@ -1,0 +1,147 @@
+package session
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/openseek/openseek/internal/chat"
+	"github.com/openseek/openseek/protocol"
+)
+
+// seqd numbers items into a session.
+func seqd(items ...Item) *Session {
+	s := &Session{ID: "p", SystemPrompt: "sys"}
+	for i, it := range items {
+		s.Events = append(s.Events, Event{Sequence: i + 1, Item: it})
+	}
+	return s
+}
+
+func msg(r chat.Role, text string) chat.Message {
+	return chat.Message{Role: r, Content: protocol.Text(text)}
+}
+
+func call(id, name string) chat.ToolCall { return chat.ToolCall{ID: id, Name: name, Arguments: "{}"} }
+
+func toolMsg(id, text string) chat.Message {
+	return chat.Message{Role: chat.Tool, ToolCallID: id, Content: protocol.Text(text)}
+}
+
+func result(id, text string) *ToolResult {
+	return &ToolResult{ToolCallID: id, ToolName: "t", Content: protocol.Text(text)}
+}
+
+func TestMessages(t *testing.T) {
+	sys := msg(chat.System, "sys")
+	missingRead := "error: previous agent process exited before recording a result for tool read"
+	tests := []struct {
+		name string
+		s    *Session
+		want []chat.Message
+	}{
+		{"dangling call gets synthetic result before next user", seqd(
+			&User{Content: protocol.Text("go")},
+			&Assistant{ToolCalls: []chat.ToolCall{call("a", "read"), call("b", "shell")}},
+			result("b", "ok"),
+			&User{Content: protocol.Text("next")},
+		), []chat.Message{sys, msg(chat.User, "go"),
+			{Role: chat.Assistant, ToolCalls: []chat.ToolCall{call("a", "read"), call("b", "shell")}},
+			toolMsg("b", "ok"), toolMsg("a", missingRead), msg(chat.User, "next")}},
+		{"dangling at end flushed", seqd(
+			&Assistant{ToolCalls: []chat.ToolCall{call("a", "read")}},
+		), []chat.Message{sys, {Role: chat.Assistant, ToolCalls: []chat.ToolCall{call("a", "read")}}, toolMsg("a", missingRead)}},
+		{"orphan and duplicate results dropped", seqd(
+			result("zz", "orphan"),
+			&Assistant{ToolCalls: []chat.ToolCall{call("a", "read")}},
+			result("a", "first"),
+			result("a", "again"),
+		), []chat.Message{sys, {Role: chat.Assistant, ToolCalls: []chat.ToolCall{call("a", "read")}}, toolMsg("a", "first")}},
+		{"final answer not repeated; reasoning kept", seqd(
+			&Assistant{Content: "done", ToolCalls: []chat.ToolCall{}, Reasoning: ptr("think")},
+			&Terminal{Kind: Finished, Message: "done"},
+		), []chat.Message{sys, {Role: chat.Assistant, Content: protocol.Text("done"), Reasoning: ptr("think")}}},
+		{"terminal status texts", seqd(
+			&Terminal{Kind: Finished, Message: "answer"},
+			&Terminal{Kind: Finished, Message: "  "},
+			&Terminal{Kind: Finished, Message: "[context ceiling] x", Legacy: false},
+			&Terminal{Kind: ContextYield, Message: "[context ceiling] y"},
+			&Terminal{Kind: Aborted},
+			&Terminal{Kind: Interrupted, Message: " "},
+			&Terminal{Kind: Failed, Message: "boom"},
+			&Terminal{Kind: MaxStepsExhausted},
+		), []chat.Message{sys, msg(chat.Assistant, "answer"), msg(chat.Assistant, "[agent aborted]"),
+			msg(chat.Assistant, "[agent interrupted]"), msg(chat.Assistant, "[agent failed]\nboom"),
+			msg(chat.Assistant, "[agent failed]\nmax steps exhausted")}},
+		{"notice is a user message", seqd(&Notice{Content: "[plan reminder] go"}),
+			[]chat.Message{sys, msg(chat.User, "[plan reminder] go")}},
+		{"summary emitted at range start, after later events", seqd(
+			&User{Content: protocol.Text("old")},     // 1
+			&Assistant{Content: "old answer"},        // 2
+			&User{Content: protocol.Text("current")}, // 3
+			&Summary{Content: "s12", From: 1, To: 2}, // 4
+		), []chat.Message{sys, msg(chat.User, "[conversation summary]\nsource_events=1..2\ns12"), msg(chat.User, "current")}},
+		{"summary covered by a later summary is not emitted", seqd(
+			&User{Content: protocol.Text("a")},       // 1
+			&Summary{Content: "s1", From: 1, To: 1},  // 2
+			&User{Content: protocol.Text("b")},       // 3
+			&Summary{Content: "s13", From: 1, To: 3}, // 4
+			&User{Content: protocol.Text("c")},       // 5
+		), []chat.Message{sys, msg(chat.User, "[conversation summary]\nsource_events=1..3\ns13"), msg(chat.User, "c")}},
+		{"summary flushes pending calls first", seqd(
+			&Assistant{ToolCalls: []chat.ToolCall{call("a", "read")}}, // 1
+			&User{Content: protocol.Text("x")},                        // 2
+			&Summary{Content: "s", From: 2, To: 2},                    // 3
+		), []chat.Message{sys, {Role: chat.Assistant, ToolCalls: []chat.ToolCall{call("a", "read")}}, toolMsg("a", missingRead),
+			msg(chat.User, "[conversation summary]\nsource_events=2..2\ns")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.s.Messages(); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got:\n%#v\nwant:\n%#v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckpointCut(t *testing.T) {
+	s := seqd(
+		&User{Content: protocol.Text("go")},                                       // 1 safe
+		&Assistant{ToolCalls: []chat.ToolCall{call("a", "read"), call("b", "x")}}, // 2
+		result("a", "ok"),      // 3
+		result("zz", "orphan"), // 4
+		result("b", "ok"),      // 5 safe
+		&Assistant{ToolCalls: []chat.ToolCall{call("c", "read")}}, // 6 never answered
+		&User{Content: protocol.Text("more")},                     // 7
+	)
+	tests := []struct {
+		to, want int
+		ok       bool
+	}{{0, 0, false}, {1, 1, true}, {2, 1, true}, {4, 1, true}, {5, 5, true}, {7, 5, true}, {100, 5, true}}
+	for _, tt := range tests {
+		if got, ok := s.CheckpointCut(tt.to); got != tt.want || ok != tt.ok {
+			t.Errorf("CheckpointCut(%d) = %d,%v want %d,%v", tt.to, got, ok, tt.want, tt.ok)
+		}
+	}
+	if _, ok := seqd(&Assistant{ToolCalls: []chat.ToolCall{call("a", "r")}}).CheckpointCut(1); ok {
+		t.Error("unanswered first batch reported safe")
+	}
+}
+
+func TestLastTerminal(t *testing.T) {
+	fin := &Terminal{Kind: Finished, Message: "x"}
+	tests := []struct {
+		name string
+		s    *Session
+		want *Terminal
+	}{
+		{"notice and summary after terminal", seqd(&User{}, fin, &Notice{Content: "n"}, &Summary{Content: "s", From: 1, To: 1}), fin},
+		{"new turn opened", seqd(fin, &User{Content: protocol.Text("again")}), nil},
+		{"cut off turn", seqd(&User{}, &Assistant{}), nil},
+	}
+	for _, tt := range tests {
+		got, ok := tt.s.LastTerminal()
+		if got != tt.want || ok != (tt.want != nil) {
+			t.Errorf("%s: got %v,%v", tt.name, got, ok)
+		}
+	}
+}
