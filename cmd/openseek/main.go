@@ -63,7 +63,7 @@ type cli struct {
 // globals are the options every subcommand accepts.
 type globals struct {
 	apiKey, model, apiURL, thinking string
-	maxSteps                        int
+	maxSteps, window                int
 	session, sessionRoot, dir       string
 }
 
@@ -97,6 +97,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.model, "model", envOr(c.getenv, "OPENSEEK_MODEL", "deepseek-v4-flash"), "model name [env OPENSEEK_MODEL]")
 	f.StringVar(&c.g.apiURL, "api-url", c.getenv("OPENSEEK_API_URL"), "full OpenAI-compatible chat-completions URL; any model name is accepted with it [env OPENSEEK_API_URL]")
 	f.IntVar(&c.g.maxSteps, "max-steps", envInt(c.getenv, "OPENSEEK_MAX_STEPS"), "max model calls per turn; 0 = unbounded [env OPENSEEK_MAX_STEPS]")
+	f.IntVar(&c.g.window, "context-window", envInt(c.getenv, "OPENSEEK_CONTEXT_WINDOW"), "context window in tokens for models the catalogue does not know [env OPENSEEK_CONTEXT_WINDOW]")
 	f.StringVar(&c.g.thinking, "thinking", envOr(c.getenv, "OPENSEEK_THINKING", "high"), "reasoning effort: no, high or max [env OPENSEEK_THINKING]")
 	f.StringVar(&c.g.session, "session", "", "create or resume this durable session id")
 	f.StringVar(&c.g.sessionRoot, "session-root", ".openseek", "directory holding sessions (relative roots resolve under --dir)")

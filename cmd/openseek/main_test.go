@@ -326,7 +326,9 @@ func TestRunRetriesA429WithoutRunningAToolTwice(t *testing.T) {
 
 func TestServeSpeaksTheProtocol(t *testing.T) {
 	ws := t.TempDir()
-	srv := llmtest.NewServer(t, llmtest.Text("hello there"))
+	srv := llmtest.NewServer(t, llmtest.Text("hello there"),
+		llmtest.Calls(llmtest.Call{ID: "g", Name: "goal", Args: `{"status":"continuing","remaining":"more to do"}`}),
+		llmtest.Text("hello there"))
 	in := strings.Join([]string{
 		`not json`,
 		`{"command":"reboot"}`,
@@ -361,6 +363,9 @@ func TestServeSpeaksTheProtocol(t *testing.T) {
 	}
 	if s := find[protocol.JobStopResult](r.events); len(s) != 1 || s[0].Outcome != "not_found" && s[0].Outcome != "wrong_runtime" {
 		t.Errorf("job_stop_result %+v", s)
+	}
+	if len(find[protocol.GoalCheck](r.events)) != 1 {
+		t.Errorf("no goal_check while a goal stands")
 	}
 	if f := find[protocol.AgentFinished](r.events); len(f) != 1 || f[0].Answer != "hello there" {
 		t.Errorf("agent_finished %+v", f)
@@ -418,5 +423,77 @@ func TestKilledRunResumes(t *testing.T) {
 	last := string(all)
 	if !strings.Contains(last, "previous agent process exited before recording a result for tool shell") {
 		t.Errorf("the dangling call was not answered:\n%s", last)
+	}
+}
+
+func TestSessionsCompactAndTextTranscript(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"echo hi"}`}),
+		llmtest.Text("said hi"),
+		llmtest.Reply{Summary: true, Text: "The user asked to say hi; echo printed hi. Nothing remains."},
+	)
+	args := modelArgs(srv)
+	if r := openseek(t, ws, "", nil, append(args, "run", "--session", "c1", "say hi")...); r.code != 0 {
+		t.Fatalf("run: %s", r.stderr)
+	}
+	// From a file, for a range.
+	note := filepath.Join(ws, "note.txt")
+	os.WriteFile(note, []byte("greeted the user"), 0o644)
+	r := openseek(t, ws, "", nil, "sessions", "compact", "c1", "--file", note, "--from", "1", "--to", "3")
+	if r.code != 0 || r.stdout != "compacted session c1 events 1..3; last_sequence=6\n" {
+		t.Errorf("compact --file: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = openseek(t, ws, "", nil, "sessions", "compact", "c1", "--file", note, "--from", "2", "--to", "99")
+	if r.code != 1 || !strings.Contains(r.stderr, "summary range 2..99 exceeds last sequence 6") {
+		t.Errorf("bad range: %d %q", r.code, r.stderr)
+	}
+	// By the model, for the whole session.
+	r = openseek(t, ws, "", nil, append(args, "sessions", "compact", "c1")...)
+	if r.code != 0 || r.stdout != "compacted session c1 events 1..6; last_sequence=7\n" {
+		t.Errorf("compact by the model: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = openseek(t, ws, "", nil, append(args, "sessions", "compact", "nope")...)
+	if r.code != 1 || !strings.Contains(r.stderr, "session nope does not exist") {
+		t.Errorf("unknown session: %d %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".openseek", "sessions", "nope")); err == nil {
+		t.Error("compacting an unknown session created it")
+	}
+
+	r = openseek(t, ws, "", nil, "sessions", "show", "c1", "--format", "text")
+	for _, want := range []string{"▶ user: say hi", "→ shell", "← shell: hi", "◆ said hi", "■ finished", "≡ summary of events 1..6", "tokens:"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("transcript lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestCompactRefusesALockedSession(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "s", Name: "shell", Args: `{"cmd":"touch started; sleep 3"}`}), llmtest.Text("ok"))
+	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "run", "--session", "busy", "wait")...)
+	cmd.Dir = ws
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	for i := 0; i < 1000; i++ {
+		if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	note := filepath.Join(t.TempDir(), "n.txt")
+	os.WriteFile(note, []byte("summary"), 0o644)
+	path := filepath.Join(ws, ".openseek", "sessions", "busy", "openseek_session-busy.jsonl")
+	before, _ := os.ReadFile(path)
+	r := openseek(t, ws, "", nil, "sessions", "compact", "busy", "--file", note, "--from", "1", "--to", "1")
+	if r.code != 1 || !strings.Contains(r.stderr, "is open for writing by pid") {
+		t.Errorf("locked session: %d %q", r.code, r.stderr)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("the locked session was written")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/render"
+	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -55,7 +56,7 @@ status 0 when the turn finished, 1 otherwise.`,
 			if cont && c.g.session != "" {
 				return errors.New("--continue contradicts --session; pick one session")
 			}
-			emit, err := c.sink(format)
+			emit, err := c.sink(format, costOf(c.g.model))
 			if err != nil {
 				return err
 			}
@@ -82,6 +83,11 @@ status 0 when the turn finished, 1 otherwise.`,
 			}
 			defer eng.Close()
 			out, err := eng.Prompt(cmd.Context(), protocol.Text(task), nil)
+			// A turn that reached the context ceiling was checkpointed;
+			// a headless run carries on from the summary.
+			for yields := 0; err == nil && out.Kind == session.ContextYield && yields < maxYields; yields++ {
+				out, err = eng.Prompt(cmd.Context(), protocol.Text(continuePrompt), nil)
+			}
 			if err != nil {
 				return err
 			}
@@ -99,6 +105,24 @@ status 0 when the turn finished, 1 otherwise.`,
 	f.StringVar(&format, "format", "", "output: jsonl or text (default: text on a terminal, jsonl otherwise)")
 	f.StringVar(&approval, "approval", envOr(c.getenv, "OPENSEEK_APPROVAL", "never"), "never or always (ask needs serve) [env OPENSEEK_APPROVAL]")
 	return cmd
+}
+
+// A headless run continues after this many context-ceiling checkpoints
+// at most, with this prompt.
+const (
+	maxYields      = 20
+	continuePrompt = "Continue the task from the checkpoint summary."
+)
+
+// costOf prices usage for a model of the catalogue.
+func costOf(model string) render.CostFunc {
+	m, ok := llm.LookupModel(model)
+	if !ok {
+		return nil
+	}
+	return func(u protocol.Usage) (float64, bool) {
+		return m.Price.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
+	}
 }
 
 // engineOptions turns the global flags into engine options.
@@ -133,6 +157,7 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		APIURL:               c.g.apiURL,
 		Thinking:             thinking,
 		MaxSteps:             c.g.maxSteps,
+		Window:               c.g.window,
 		SystemPrompt:         sys,
 		SystemPromptAddendum: add,
 		Getenv:               c.getenv,
@@ -140,18 +165,18 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 }
 
 // sink returns where events go for the chosen output format.
-func (c *cli) sink(format string) (func(protocol.Event), error) {
+func (c *cli) sink(format string, cost render.CostFunc) (func(protocol.Event), error) {
 	switch format {
 	case "":
 		if isTerminal(c.stdout) {
-			return render.NewText(c.stdout, c.stderr).Emit, nil
+			return render.NewText(c.stdout, c.stderr, cost).Emit, nil
 		}
 		fallthrough
 	case "jsonl", "json":
 		w := protocol.NewWriter(c.stdout)
 		return func(e protocol.Event) { _ = w.Emit(e) }, nil
 	case "text":
-		return render.NewText(c.stdout, c.stderr).Emit, nil
+		return render.NewText(c.stdout, c.stderr, cost).Emit, nil
 	}
 	return nil, fmt.Errorf("--format must be jsonl or text, not %q", format)
 }

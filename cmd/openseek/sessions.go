@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
 )
 
@@ -77,9 +78,10 @@ func (c *cli) sessionsCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&format, "format", "", "text or json")
+	var showFormat string
 	show := &cobra.Command{
 		Use:   "show <id>",
-		Short: "Print a session as one JSON line (header and every event)",
+		Short: "Print a session: one JSON line (header and every event), or --format text for a readable transcript",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, err := c.store()
@@ -90,11 +92,19 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
+			switch showFormat {
+			case "", "json":
+				fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
+			case "text":
+				render.Transcript(c.stdout, s, costOf(c.g.model))
+			default:
+				return fmt.Errorf("--format must be json or text, not %q", showFormat)
+			}
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show)
+	show.Flags().StringVar(&showFormat, "format", "", "json (default) or text")
+	cmd.AddCommand(list, show, c.compactCmd())
 	for _, sub := range cmd.Commands() {
 		sub.SetFlagErrorFunc(flagError)
 	}

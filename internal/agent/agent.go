@@ -37,6 +37,7 @@ import (
 type Log interface {
 	Session() *session.Session
 	Append(item session.Item) (session.Event, error)
+	Compact(content string, from, to int) (session.Event, error)
 }
 
 // Config is what a turn loop needs. The engine builds it.
@@ -57,6 +58,32 @@ type Config struct {
 	StreamRetries int
 	// Backoff is the pause before a step is requested again. Default 1s.
 	Backoff time.Duration
+
+	// Window is the model's context window in tokens (DefaultWindow when
+	// 0); SoftCeiling and HardCeiling are fractions of it (0.70, 0.80).
+	Window                   int
+	SoftCeiling, HardCeiling float64
+	// Reminder cadences in steps (DefaultGoalReminderEvery,
+	// DefaultPlanReminderEvery when 0; negative disables).
+	GoalReminderEvery, PlanReminderEvery int
+	// Hooks, when set, are consulted around prompts, tools, stops and
+	// compaction.
+	Hooks Hooks
+}
+
+// Hooks are the user's guard rails around the loop (see package hooks).
+// Each method may run external commands; the engine adapts them.
+type Hooks interface {
+	// UserPromptSubmit may refuse a prompt or add context to it.
+	UserPromptSubmit(ctx context.Context, prompt string) (block bool, reason, context string)
+	// PreToolUse may refuse a tool call before it runs.
+	PreToolUse(ctx context.Context, call chat.ToolCall) (block bool, reason, context string)
+	// PostToolUse may add feedback for the model to a tool's result.
+	PostToolUse(ctx context.Context, call chat.ToolCall, res tool.Result) (feedback string)
+	// Stop may turn a final answer into "keep going" with a reason.
+	Stop(ctx context.Context, active bool) (keepGoing bool, reason string)
+	// PreCompact runs before a summary is made ("manual" or "auto").
+	PreCompact(ctx context.Context, trigger string)
 }
 
 // Outcome is how a turn ended.
@@ -98,6 +125,21 @@ func New(cfg Config) *Agent {
 	if cfg.Emit == nil {
 		cfg.Emit = func(protocol.Event) {}
 	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	if cfg.SoftCeiling <= 0 {
+		cfg.SoftCeiling = DefaultSoftCeiling
+	}
+	if cfg.HardCeiling <= 0 {
+		cfg.HardCeiling = DefaultHardCeiling
+	}
+	if cfg.GoalReminderEvery == 0 {
+		cfg.GoalReminderEvery = DefaultGoalReminderEvery
+	}
+	if cfg.PlanReminderEvery == 0 {
+		cfg.PlanReminderEvery = DefaultPlanReminderEvery
+	}
 	return &Agent{cfg: cfg}
 }
 
@@ -137,13 +179,23 @@ func (a *Agent) Steer(kind string, content protocol.Content, submissionID *strin
 	return true
 }
 
-// Notify queues a runtime notice (a background job ended, …). It is
-// folded into the running turn at its next step boundary, or into the next
-// turn when idle.
-func (a *Agent) Notify(text string) {
+// Notify delivers a runtime notice (a background job ended, a goal was
+// set, …). While a turn runs it is queued and folded in at the next step
+// boundary (reported as steer_applied with kind "notice"); when idle it is
+// appended to the log at once, so it is durable and the next turn's
+// request carries it. It reports whether the notice was queued.
+func (a *Agent) Notify(text string) bool {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.queue = append(a.queue, queued{kind: "notice", content: protocol.Text(text)})
+	if a.active {
+		a.queue = append(a.queue, queued{kind: "notice", content: protocol.Text(text)})
+		a.mu.Unlock()
+		return true
+	}
+	a.mu.Unlock()
+	if _, err := a.cfg.Log.Append(&session.Notice{Content: text}); err != nil {
+		a.cfg.Emit(protocol.SessionError{Error: err.Error()})
+	}
+	return false
 }
 
 // ErrBusy is returned by Turn when a turn is already running.
@@ -169,27 +221,19 @@ func (a *Agent) Turn(ctx context.Context, input protocol.Content, submissionID *
 
 	a.mu.Lock()
 	a.active, a.cancel = false, nil
-	dropped := a.takeSteersLocked()
+	left := a.queue
+	a.queue = nil
 	a.mu.Unlock()
-	for _, q := range dropped {
-		a.cfg.Emit(protocol.SteerDropped{Content: q.content, SubmissionID: q.submissionID})
-	}
-	return out, err
-}
-
-// takeSteersLocked removes and returns the queued steers (not notices).
-func (a *Agent) takeSteersLocked() []queued {
-	var steers []queued
-	kept := a.queue[:0]
-	for _, q := range a.queue {
-		if q.kind == "notice" {
-			kept = append(kept, q)
-		} else {
-			steers = append(steers, q)
+	// What arrived after the last step boundary: steers are reported as
+	// dropped (the controller may resubmit), notices are kept in the log.
+	for _, q := range left {
+		if q.kind != "notice" {
+			a.cfg.Emit(protocol.SteerDropped{Content: q.content, SubmissionID: q.submissionID})
+		} else if _, err := a.cfg.Log.Append(&session.Notice{Content: q.content.Text()}); err != nil {
+			a.cfg.Emit(protocol.SessionError{Error: err.Error()})
 		}
 	}
-	a.queue = kept
-	return steers
+	return out, err
 }
 
 // drain removes everything queued.
@@ -221,6 +265,17 @@ type turn struct {
 	usage protocol.Usage
 	tools *tool.Registry
 	specs []llm.ToolSpec
+	meter *meter
+	loops loopGuard
+
+	compactFailed  bool // a checkpoint failed this turn: do not retry it
+	goal           session.Goal
+	hasGoal        bool
+	goalAnswered   bool // the goal tool was used this turn
+	goalChecked    bool // a goal check was injected this turn
+	stopHooks      int  // times a Stop hook kept the turn going
+	sincePlan      int  // steps since the plan was last updated or recalled
+	sinceGoalNudge int
 }
 
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
@@ -238,7 +293,20 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 	if err := t.append(&session.User{Content: input, SubmissionID: submissionID}); err != nil {
 		return Outcome{}, fmt.Errorf("record the prompt: %w", err)
 	}
+	if cfg.Hooks != nil {
+		block, reason, extra := cfg.Hooks.UserPromptSubmit(t.ctx, input.Text())
+		if block {
+			return t.end(session.Aborted, "prompt refused by a UserPromptSubmit hook: "+reason)
+		}
+		if extra != "" {
+			if err := t.append(&session.Notice{Content: extra}); err != nil {
+				return Outcome{}, err
+			}
+		}
+	}
 	t.specs = toolSpecs(t.tools)
+	t.meter = newMeter(cfg.Window, cfg.SoftCeiling, cfg.HardCeiling, t.specs)
+	t.goal, t.hasGoal = cfg.Log.Session().Goal()
 	for {
 		if err := t.foldQueued(); err != nil {
 			return Outcome{}, err
@@ -249,34 +317,67 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		if cfg.MaxSteps > 0 && t.steps >= cfg.MaxSteps {
 			return t.end(session.MaxStepsExhausted, "")
 		}
+		if err := t.remind(); err != nil {
+			return Outcome{}, err
+		}
+		msgs := cfg.Log.Session().Messages()
+		est := t.meter.tokens(msgs)
+		if t.meter.overSoft(est) && !t.compactFailed {
+			if t.steps > 0 {
+				out, ok, err := t.checkpoint()
+				if ok || err != nil {
+					return out, err
+				}
+				t.compactFailed = true
+			} else if _, ok := t.autoCompact(); !ok {
+				// A resumed session that starts over the ceiling is
+				// summarised first; the turn then goes on.
+				t.compactFailed = true
+			}
+			msgs = cfg.Log.Session().Messages()
+			est = t.meter.tokens(msgs)
+		}
+		if t.meter.overHard(est) && t.compactFailed {
+			return t.end(session.Failed, fmt.Sprintf("the conversation no longer fits the model's context window (about %d of %d tokens) and could not be summarised", est, cfg.Window))
+		}
 		t.steps++
+		t.sincePlan++
+		t.sinceGoalNudge++
 		t.emit(protocol.AgentStep{Step: t.steps})
 
-		resp, err := t.request()
+		resp, err := t.request(msgs)
 		if err != nil {
 			if t.ctx.Err() != nil {
 				return t.end(session.Interrupted, "cancelled")
 			}
 			return t.end(session.Failed, failureText(err))
 		}
+		t.meter.observe(t.meter.bytes(msgs), resp.Usage.PromptTokens)
 		t.report(resp)
+		if err := t.append(t.assistantItem(resp)); err != nil {
+			return Outcome{}, err
+		}
 
 		if len(resp.ToolCalls) == 0 {
-			if err := t.append(t.assistantItem(resp)); err != nil {
+			again, err := t.keepGoing()
+			if err != nil {
 				return Outcome{}, err
 			}
-			// Steering that arrived while the model answered is not lost:
-			// the turn goes on with it.
-			if t.a.hasSteers() {
+			if again {
 				continue
 			}
 			return t.end(session.Finished, resp.Content)
 		}
 
-		if err := t.append(t.assistantItem(resp)); err != nil {
-			return Outcome{}, err
+		notice, stop := t.loops.check(resp.ToolCalls)
+		after := est + resp.Usage.CompletionTokens
+		var ctl tool.Control
+		var answer string
+		if t.meter.overHard(after) {
+			err = t.skipTools(resp.ToolCalls, "error: not run: the conversation is close to the model's context window; the turn checkpoints first, then continue")
+		} else {
+			ctl, answer, err = t.runTools(resp.ToolCalls, after)
 		}
-		ctl, answer, err := t.runTools(resp.ToolCalls)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -287,8 +388,84 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			return t.end(session.Finished, answer)
 		case ctl == tool.Abort:
 			return t.end(session.Aborted, answer)
+		case stop != "":
+			return t.end(session.Aborted, stop)
+		case notice != "":
+			if err := t.append(&session.Notice{Content: notice}); err != nil {
+				return Outcome{}, err
+			}
 		}
 	}
+}
+
+// keepGoing decides, when the model gave a plain answer, whether the turn
+// goes on: steering arrived meanwhile, a standing goal was not addressed,
+// or a Stop hook asks for more.
+func (t *turn) keepGoing() (bool, error) {
+	cfg := &t.a.cfg
+	// Steering that arrived while the model answered is not lost.
+	if t.a.hasSteers() {
+		return true, nil
+	}
+	if t.hasGoal && !t.goal.Blocked && !t.goalAnswered && !t.goalChecked {
+		t.goalChecked = true
+		text := session.GoalCheckPrefix + " A standing goal is set:\n" + t.goal.Text +
+			"\nBefore you stop: if it is fully met, call goal with status \"met\"; if work remains, keep working (or call goal with status \"continuing\"); if you cannot proceed, call goal with status \"blocked\" and say why."
+		if err := t.append(&session.Notice{Content: text}); err != nil {
+			return false, err
+		}
+		t.emit(protocol.GoalCheck{Content: text})
+		return true, nil
+	}
+	if cfg.Hooks != nil && t.stopHooks < 5 {
+		if again, reason := cfg.Hooks.Stop(t.ctx, t.stopHooks > 0); again {
+			t.stopHooks++
+			if err := t.append(&session.Notice{Content: "[stop hook] " + reason}); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// remind appends the periodic goal and plan reminders that are due.
+func (t *turn) remind() error {
+	cfg := &t.a.cfg
+	if t.hasGoal && !t.goal.Blocked && cfg.GoalReminderEvery > 0 && t.sinceGoalNudge >= cfg.GoalReminderEvery {
+		t.sinceGoalNudge = 0
+		text := session.GoalReminderPrefix + " The standing goal is still:\n" + t.goal.Text
+		if err := t.append(&session.Notice{Content: text}); err != nil {
+			return err
+		}
+		t.emit(protocol.GoalReminder{Content: text})
+	}
+	if cfg.PlanReminderEvery > 0 && t.sincePlan >= cfg.PlanReminderEvery {
+		t.sincePlan = 0
+		if open := openPlan(cfg.Log.Session()); len(open) > 0 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s Your plan has %d open step(s):", session.PlanReminderPrefix, len(open))
+			for _, st := range open {
+				fmt.Fprintf(&b, "\n- [%s] %s", st.Status, st.Step)
+			}
+			b.WriteString("\nKeep it current with the plan tool as you finish steps.")
+			if err := t.append(&session.Notice{Content: b.String()}); err != nil {
+				return err
+			}
+			t.emit(protocol.PlanReminder{Content: b.String()})
+		}
+	}
+	return nil
+}
+
+// skipTools answers every call with the same error, running none.
+func (t *turn) skipTools(calls []chat.ToolCall, msg string) error {
+	for _, c := range calls {
+		if err := t.record(c, tool.Result{Content: protocol.Text(msg), IsError: true}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // foldQueued appends queued steers and notices to the log at a step
@@ -313,11 +490,11 @@ func (t *turn) foldQueued() error {
 // events. A stream that breaks after it started is requested again (the
 // controller is told by stream_retry to discard the partial output);
 // nothing has run yet for this step, so nothing runs twice.
-func (t *turn) request() (*llm.Response, error) {
+func (t *turn) request(msgs []chat.Message) (*llm.Response, error) {
 	cfg := &t.a.cfg
 	req := llm.Request{
 		Model:    cfg.Model,
-		Messages: cfg.Log.Session().Messages(),
+		Messages: msgs,
 		Tools:    t.specs,
 		Thinking: cfg.Thinking,
 	}
@@ -371,33 +548,35 @@ func (t *turn) assistantItem(resp *llm.Response) *session.Assistant {
 }
 
 // runTools runs every call of one assistant message in order and records
-// each result. It returns the strongest control a tool asked for.
-func (t *turn) runTools(calls []chat.ToolCall) (tool.Control, string, error) {
+// each result. A call does not start when its worst-case result would not
+// fit in the context window. It returns the strongest control a tool
+// asked for.
+func (t *turn) runTools(calls []chat.ToolCall, tokens int) (tool.Control, string, error) {
 	ctl, answer := tool.Respond, ""
 	var notices []string
-	for _, call := range calls {
+	for _, c := range calls {
 		var res tool.Result
-		if t.ctx.Err() != nil {
+		switch {
+		case t.ctx.Err() != nil:
 			res = tool.Result{Content: protocol.Text("error: not run: the turn was cancelled"), IsError: true}
-		} else {
-			res = t.call(call)
+		case !t.meter.fits(tokens):
+			res = tool.Result{Content: protocol.Text("error: not run: its result might not fit in the model's context window; the turn checkpoints first"), IsError: true}
+		default:
+			res = t.call(c)
 		}
-		item := &session.ToolResult{
-			ToolCallID: call.ID,
-			ToolName:   call.Name,
-			Content:    res.Content,
-			IsError:    res.IsError,
-			Data:       res.Data,
-		}
-		var brief *string
-		if res.Brief != "" {
-			b := res.Brief
-			brief, item.Brief = &b, &b
-		}
-		if err := t.append(item); err != nil {
+		tokens += int(float64(len(res.Content.Text())+64) / t.meter.ratio)
+		if err := t.record(c, res); err != nil {
 			return ctl, "", err
 		}
-		t.emit(protocol.ToolResult{ToolCallID: call.ID, ToolName: call.Name, IsError: res.IsError, Content: res.Content.Text(), Brief: brief})
+		if c.Name == "goal" && !res.IsError {
+			t.goalAnswered = true
+			if t.goal.Blocked && goalStatus(res.Data) == "continuing" {
+				notices = append(notices, session.GoalUnblocked)
+			}
+		}
+		if c.Name == "plan" && !res.IsError {
+			t.sincePlan = 0
+		}
 		notices = append(notices, res.Notices...)
 		if res.Control > ctl && !res.IsError {
 			ctl, answer = res.Control, res.Content.Text()
@@ -407,8 +586,53 @@ func (t *turn) runTools(calls []chat.ToolCall) (tool.Control, string, error) {
 		if err := t.append(&session.Notice{Content: n}); err != nil {
 			return ctl, "", err
 		}
+		t.markerEvent(n)
 	}
 	return ctl, answer, nil
+}
+
+// record appends a tool's result and reports it.
+func (t *turn) record(c chat.ToolCall, res tool.Result) error {
+	item := &session.ToolResult{
+		ToolCallID: c.ID,
+		ToolName:   c.Name,
+		Content:    res.Content,
+		IsError:    res.IsError,
+		Data:       res.Data,
+	}
+	var brief *string
+	if res.Brief != "" {
+		b := res.Brief
+		brief, item.Brief = &b, &b
+	}
+	if err := t.append(item); err != nil {
+		return err
+	}
+	t.emit(protocol.ToolResult{ToolCallID: c.ID, ToolName: c.Name, IsError: res.IsError, Content: res.Content.Text(), Brief: brief})
+	return nil
+}
+
+// markerEvent reports a goal marker notice and tracks the goal state.
+func (t *turn) markerEvent(n string) {
+	switch {
+	case n == session.GoalCleared:
+		t.hasGoal = false
+		t.emit(protocol.GoalUpdated{Goal: nil})
+	case strings.HasPrefix(n, session.GoalBlockedPrefix):
+		t.goal.Blocked = true
+		t.emit(protocol.GoalBlocked{Reason: strings.TrimPrefix(n, session.GoalBlockedPrefix)})
+	case n == session.GoalUnblocked:
+		t.goal.Blocked = false
+		t.emit(protocol.GoalUnblocked{})
+	}
+}
+
+func goalStatus(data json.RawMessage) string {
+	var d struct {
+		Status string `json:"status"`
+	}
+	_ = json.Unmarshal(data, &d)
+	return d.Status
 }
 
 // call runs one tool call. Unknown tools, undecodable arguments and panics
@@ -431,6 +655,14 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 			_ = debug.Stack()
 		}
 	}()
+	var extra string
+	if cfg.Hooks != nil {
+		block, reason, more := cfg.Hooks.PreToolUse(t.ctx, c)
+		if block {
+			return tool.Result{Content: protocol.Text("error: a PreToolUse hook blocked this call: " + reason), IsError: true}
+		}
+		extra = more
+	}
 	res, err := tl.Run(t.ctx, cfg.Env, json.RawMessage(args))
 	var ae *tool.ArgError
 	switch {
@@ -440,14 +672,31 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 	case err != nil:
 		return tool.Result{Content: protocol.Text(fmt.Sprintf("error: %s failed: %v", c.Name, err)), IsError: true}
 	}
+	if cfg.Hooks != nil {
+		if fb := cfg.Hooks.PostToolUse(t.ctx, c, res); fb != "" {
+			extra = strings.TrimSpace(extra + "\n" + fb)
+		}
+	}
+	if extra != "" {
+		res.Content = append(append(protocol.Content{}, res.Content...), protocol.Part{Type: "text", Text: "\n[hook] " + extra})
+	}
 	return res
 }
 
 // end records the turn's terminal item and emits its terminal event.
 func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
+	return t.endWith(kind, msg, nil)
+}
+
+// endWith is end with an explicit terminal event (nil = the usual one).
+func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
 	out := Outcome{Kind: kind, Answer: msg, Steps: t.steps, Usage: t.usage}
 	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
 		return out, err
+	}
+	if ev != nil {
+		t.emit(ev)
+		return out, nil
 	}
 	switch kind {
 	case session.Finished:

@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,4 +37,23 @@ func (m *MemoryLog) Append(item session.Item) (session.Event, error) {
 	ev := session.Event{Sequence: len(m.s.Events) + 1, TS: time.Now().UnixMilli(), Item: item}
 	m.s.Events = append(m.s.Events, ev)
 	return ev, nil
+}
+
+// Compact appends a summary of from..to, validated as the durable store
+// validates it.
+func (m *MemoryLog) Compact(content string, from, to int) (session.Event, error) {
+	m.mu.Lock()
+	last := len(m.s.Events)
+	m.mu.Unlock()
+	switch {
+	case strings.TrimSpace(content) == "":
+		return session.Event{}, errors.New("summary content must not be empty")
+	case from <= 0:
+		return session.Event{}, errors.New("summary from_sequence must be positive")
+	case to < from:
+		return session.Event{}, errors.New("summary to_sequence must be >= from_sequence")
+	case to > last:
+		return session.Event{}, fmt.Errorf("summary range %d..%d exceeds last sequence %d", from, to, last)
+	}
+	return m.Append(&session.Summary{Content: content, From: from, To: to})
 }

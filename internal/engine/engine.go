@@ -44,6 +44,7 @@ type Options struct {
 	APIURL   string // full chat-completions URL; any model name is accepted with it
 	Thinking string // no, high, max; "" sends no reasoning knob
 	MaxSteps int    // 0 = unbounded
+	Window   int    // context window in tokens; 0 = the catalogue's, else agent.DefaultWindow
 
 	SystemPrompt         string // replaces the built-in prompt when non-empty
 	SystemPromptAddendum string
@@ -56,16 +57,18 @@ type Options struct {
 
 // Engine is one session's runtime.
 type Engine struct {
-	opts    Options
-	log     agent.Log
-	writer  *session.Writer // nil with NoSession
-	agent   *agent.Agent
-	jobs    *jobs.Manager
-	env     *tool.Env
-	tools   *tool.Registry
-	id      string
-	root    string
-	cleanup []func()
+	opts     Options
+	log      agent.Log
+	writer   *session.Writer // nil with NoSession
+	agent    *agent.Agent
+	jobs     *jobs.Manager
+	env      *tool.Env
+	tools    *tool.Registry
+	id       string
+	root     string
+	model    string
+	provider llm.Provider
+	cleanup  []func()
 
 	mu sync.Mutex // serialises direct log appends with turn starts
 }
@@ -210,7 +213,14 @@ func New(o Options) (*Engine, error) {
 		}
 	}
 	e.tools = reg
+	window := o.Window
+	if m, ok := llm.LookupModel(model); ok && window == 0 {
+		window = m.Window
+	}
+	e.model = model
+	e.provider = provider
 	e.agent = agent.New(agent.Config{
+		Window:   window,
 		Provider: provider,
 		Model:    model,
 		Thinking: o.Thinking,
@@ -279,8 +289,7 @@ func (e *Engine) jobDir() (string, error) {
 // notice routes a background-job notice into the conversation: folded
 // into the running turn at its next step, or into the next turn.
 func (e *Engine) notice(text string) {
-	e.agent.Notify(text)
-	if !e.agent.Active() {
+	if !e.agent.Notify(text) {
 		e.opts.Emit(protocol.BackgroundNotice{Content: text})
 	}
 }
@@ -304,6 +313,13 @@ func (e *Engine) Prompt(ctx context.Context, content protocol.Content, submissio
 	e.agent.SetTools(tools)
 	return e.agent.Turn(ctx, content, submissionID)
 }
+
+// Compact summarises the whole session with the model and appends the
+// summary (compaction_* events). It fails when a turn is running.
+func (e *Engine) Compact(ctx context.Context) error { return e.agent.Compact(ctx) }
+
+// Model is the name of the model the engine talks to.
+func (e *Engine) Model() string { return e.model }
 
 // Active reports whether a turn is running.
 func (e *Engine) Active() bool { return e.agent.Active() }
@@ -329,11 +345,7 @@ func (e *Engine) SetGoal(text *string) error {
 		}
 		marker = "[goal]\n" + *text
 	}
-	if e.agent.Active() {
-		e.agent.Notify(marker)
-	} else if _, err := e.log.Append(&session.Notice{Content: marker}); err != nil {
-		return err
-	}
+	e.agent.Notify(marker)
 	e.opts.Emit(protocol.GoalUpdated{Goal: text})
 	return nil
 }

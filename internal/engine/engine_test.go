@@ -201,8 +201,10 @@ func TestBackgroundJobNoticeReachesTheModel(t *testing.T) {
 }
 
 func TestGoalToolOnlyWhileAGoalStands(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Text("one"), llmtest.Text("two"))
-	e, _, _ := newEngine(t, srv, nil)
+	srv := llmtest.NewServer(t, llmtest.Text("one"), llmtest.Text("two"),
+		llmtest.Calls(llmtest.Call{ID: "g", Name: "goal", Args: `{"status":"met"}`}),
+		llmtest.Text("the goal is met"))
+	e, rec, _ := newEngine(t, srv, nil)
 	hasGoal := func(r llmtest.Request) bool {
 		for _, n := range r.Tools {
 			if n == "goal" {
@@ -229,6 +231,23 @@ func TestGoalToolOnlyWhileAGoalStands(t *testing.T) {
 	reqs := srv.Requests()
 	if hasGoal(reqs[0]) || !hasGoal(reqs[1]) {
 		t.Errorf("goal tool offered: before %v, after %v", hasGoal(reqs[0]), hasGoal(reqs[1]))
+	}
+	// A plain answer while the goal stands gets one goal check; the model
+	// then records the goal as met and it is cleared.
+	if !rec.has("goal_check") {
+		t.Errorf("no goal_check: %v", rec.names())
+	}
+	if _, ok := e.Session().Goal(); ok {
+		t.Errorf("goal still set after goal(met)")
+	}
+	var cleared bool
+	for _, ev := range rec.evs {
+		if g, ok := ev.(protocol.GoalUpdated); ok && g.Goal == nil {
+			cleared = true
+		}
+	}
+	if !cleared {
+		t.Errorf("no goal_updated null event")
 	}
 }
 

@@ -22,10 +22,14 @@ type Text struct {
 	inThink bool
 	usage   protocol.Usage
 	steps   int
+	cost    CostFunc
 }
 
-// NewText returns a renderer writing the answer to out and progress to info.
-func NewText(out, info io.Writer) *Text { return &Text{out: out, info: info} }
+// NewText returns a renderer writing the answer to out and progress to
+// info; cost, when set, prices the turn's usage in the closing line.
+func NewText(out, info io.Writer, cost CostFunc) *Text {
+	return &Text{out: out, info: info, cost: cost}
+}
 
 // Emit renders one event. It is safe for concurrent use.
 func (t *Text) Emit(e protocol.Event) {
@@ -94,6 +98,15 @@ func (t *Text) Emit(e protocol.Event) {
 	case protocol.AgentAborted:
 		t.breakLine()
 		t.summary("stopped: " + e.Reason)
+	case protocol.ContextYield:
+		t.breakLine()
+		t.summary("checkpointed at the context ceiling")
+	case protocol.AutoCompactionStarted:
+		fmt.Fprintf(t.info, "summarising events %d..%d to stay within the context window\n", e.FromSequence, e.ToSequence)
+	case protocol.CompactionFinished:
+		fmt.Fprintf(t.info, "compacted events %d..%d\n", e.FromSequence, e.ToSequence)
+	case protocol.CompactionFailed:
+		fmt.Fprintf(t.info, "compaction failed: %s\n", e.Error)
 	case protocol.MaxStepsExhausted:
 		t.breakLine()
 		t.summary("stopped: the step limit was reached")
@@ -104,12 +117,7 @@ func (t *Text) Emit(e protocol.Event) {
 }
 
 func (t *Text) summary(state string) {
-	u := t.usage
-	ratio := 0.0
-	if u.PromptTokens > 0 {
-		ratio = 100 * float64(u.PromptCacheHitTokens) / float64(u.PromptTokens)
-	}
-	fmt.Fprintf(t.info, "— %s · %d steps · %d tokens in (%.0f%% cached), %d out\n", state, t.steps, u.PromptTokens, ratio, u.CompletionTokens)
+	fmt.Fprintf(t.info, "— %s · %d steps · %s\n", state, t.steps, UsageLine(t.usage, t.cost))
 }
 
 func (t *Text) endThink() {

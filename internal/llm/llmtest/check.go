@@ -68,12 +68,19 @@ type usageEstimate struct{ prompt, hit int }
 func estimate(prev *Request, req Request) usageEstimate {
 	shared := 0
 	if prev != nil {
-		a, b := prev.Body, req.Body
-		for shared < len(a) && shared < len(b) && a[shared] == b[shared] {
-			shared++
-		}
+		shared = SharedPrefix(prev.Prompt, req.Prompt)
 	}
-	e := usageEstimate{prompt: max(len(req.Body)/4, 1), hit: shared / 4}
+	e := usageEstimate{prompt: max(len(req.Prompt)/4, 1), hit: shared / 4}
 	e.hit = min(e.hit, e.prompt)
 	return e
+}
+
+// SharedPrefix is the length of the common prefix of a and b: what a
+// provider's prefix cache could serve of b after seeing a.
+func SharedPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }

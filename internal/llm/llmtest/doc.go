@@ -19,7 +19,7 @@
 // answered with HTTP 500 and fails the test.
 //
 // Unless a Reply sets Usage, usage is estimated: prompt tokens are the
-// request's bytes/4 and cache hits the bytes it shares (as a common prefix)
+// request's prompt bytes (tools, then messages)/4 and cache hits the bytes it shares (as a common prefix)
 // with the previous request /4, so cache-hit ratios computed from it mean
 // something.
 package llmtest

@@ -20,6 +20,9 @@ type Request struct {
 	Messages []json.RawMessage // each message's raw JSON, as sent
 	Tools    []string          // the declared function names
 	Header   http.Header
+	// Prompt is what a provider's prompt cache sees, in the order it
+	// renders it: the tool declarations, then each message.
+	Prompt []byte
 }
 
 // Server is a scripted chat-completions server. It is safe for concurrent
@@ -92,11 +95,13 @@ func (s *Server) RequireReasoning(on bool) {
 type wireRequest struct {
 	Model    string            `json:"model"`
 	Messages []json.RawMessage `json:"messages"`
-	Tools    []struct {
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	} `json:"tools"`
+	Tools    json.RawMessage   `json:"tools"`
+}
+
+type wireTool struct {
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
@@ -116,8 +121,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := Request{Body: body, Model: wr.Model, Messages: wr.Messages, Header: r.Header.Clone()}
-	for _, tl := range wr.Tools {
+	var tools []wireTool
+	if len(wr.Tools) > 0 {
+		_ = json.Unmarshal(wr.Tools, &tools)
+	}
+	for _, tl := range tools {
 		req.Tools = append(req.Tools, tl.Function.Name)
+	}
+	req.Prompt = append(req.Prompt, wr.Tools...)
+	for _, m := range wr.Messages {
+		req.Prompt = append(req.Prompt, m...)
 	}
 
 	turn, usage, n, ok := s.admit(w, req)
@@ -148,6 +161,13 @@ func (s *Server) admit(w http.ResponseWriter, req Request) (Turn, usageEstimate,
 	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, req)
 	n := len(s.reqs)
+	summary := false
+	if len(s.script) > 0 {
+		if r, ok := s.script[0].(Reply); ok && r.Summary {
+			summary = true
+			s.allowBreak = true
+		}
+	}
 	if msg := s.check(req); msg != "" {
 		s.t.Errorf("llmtest: request %d rejected: %s", n, msg)
 		writeError(w, http.StatusBadRequest, msg)
@@ -155,7 +175,8 @@ func (s *Server) admit(w http.ResponseWriter, req Request) (Turn, usageEstimate,
 	}
 	est := estimate(s.prev, req)
 	s.prev = &req
-	s.allowBreak = false
+	// After a summary the next request starts from the new history.
+	s.allowBreak = summary
 	if len(s.script) == 0 {
 		s.t.Errorf("llmtest: request %d: the script has no more turns", n)
 		writeError(w, http.StatusInternalServerError, "llmtest: the script has no more turns")

@@ -17,6 +17,10 @@ type Reply struct {
 	Usage           *protocol.Usage // nil = estimated from the request
 	ChunkSize       int             // runes per content chunk; 0 = 16
 	Delay           time.Duration   // pause before each chunk
+	// Summary marks the answer to a compaction request: the request it
+	// answers and the one after it may break the prefix (the history was
+	// rewritten by a summary).
+	Summary bool
 }
 
 // Call is a scripted tool call. An empty ID becomes call_<request>_<n>.

@@ -254,6 +254,9 @@ func TestRequestBody(t *testing.T) {
 			if key != "" {
 				wantAuth = "Bearer " + key
 			}
+			if h.Get("Accept") != "text/event-stream" {
+				t.Errorf("Accept %q", h.Get("Accept"))
+			}
 			if h.Get("Authorization") != wantAuth || h.Get("HTTP-Referer") != "https://openseek.dev" {
 				t.Errorf("key %q: Authorization %q, Referer %q", key, h.Get("Authorization"), h.Get("HTTP-Referer"))
 			}

@@ -27,12 +27,14 @@ const MaxLine = 16 << 20
 // Serve reads commands from in until EOF or ctx ends, driving eng, and
 // writes events through emit (the same sink the engine emits to).
 func Serve(ctx context.Context, eng *engine.Engine, in io.Reader, emit func(protocol.Event)) error {
-	s := &server{eng: eng, emit: emit, prompts: make(chan *protocol.PromptCmd, 64)}
+	s := &server{eng: eng, emit: emit, work: make(chan func(context.Context), 64)}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.runTurns(ctx)
+		for job := range s.work {
+			job(ctx)
+		}
 	}()
 
 	sc := bufio.NewScanner(in)
@@ -55,7 +57,7 @@ func Serve(ctx context.Context, eng *engine.Engine, in io.Reader, emit func(prot
 			err = fmt.Errorf("read commands: %w", e)
 		}
 	}
-	close(s.prompts)
+	close(s.work)
 	if ctx.Err() != nil {
 		eng.Cancel()
 	}
@@ -64,17 +66,10 @@ func Serve(ctx context.Context, eng *engine.Engine, in io.Reader, emit func(prot
 }
 
 type server struct {
-	eng     *engine.Engine
-	emit    func(protocol.Event)
-	prompts chan *protocol.PromptCmd
-}
-
-func (s *server) runTurns(ctx context.Context) {
-	for p := range s.prompts {
-		if _, err := s.eng.Prompt(ctx, p.Content, p.SubmissionID); err != nil {
-			s.emit(protocol.SessionError{Error: err.Error()})
-		}
-	}
+	eng  *engine.Engine
+	emit func(protocol.Event)
+	// work holds prompts and compactions, run in order by one goroutine.
+	work chan func(context.Context)
 }
 
 func (s *server) handle(line []byte) {
@@ -85,7 +80,11 @@ func (s *server) handle(line []byte) {
 	}
 	switch c := cmd.(type) {
 	case protocol.PromptCmd:
-		s.prompts <- &c
+		s.work <- func(ctx context.Context) {
+			if _, err := s.eng.Prompt(ctx, c.Content, c.SubmissionID); err != nil {
+				s.emit(protocol.SessionError{Error: err.Error()})
+			}
+		}
 	case protocol.SteerCmd:
 		if !s.eng.Steer(c.Kind, c.Content, c.SubmissionID) {
 			s.emit(protocol.SteerDropped{Content: c.Content, SubmissionID: c.SubmissionID})
@@ -101,7 +100,8 @@ func (s *server) handle(line []byte) {
 			s.emit(protocol.CommandError{Error: err.Error()})
 		}
 	case protocol.CompactCmd:
-		s.emit(protocol.CommandError{Error: "compact is not available yet in this engine"})
+		// Failures are reported by compaction_failed.
+		s.work <- func(ctx context.Context) { _ = s.eng.Compact(ctx) }
 	case protocol.ApprovalCmd:
 		s.emit(protocol.CommandError{Error: fmt.Sprintf("no approval request with id %q is pending", c.ID)})
 	case protocol.JobsSnapshotCmd:
