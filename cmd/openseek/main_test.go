@@ -497,3 +497,24 @@ func TestCompactRefusesALockedSession(t *testing.T) {
 		t.Error("the locked session was written")
 	}
 }
+
+func TestRunContinueResumesTheLatestSession(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"), llmtest.Text("c"))
+	args := modelArgs(srv)
+	openseek(t, ws, "", nil, append(args, "run", "--session", "old", "first")...)
+	time.Sleep(20 * time.Millisecond)
+	srv.ExpectPrefixBreak() // a different session
+	openseek(t, ws, "", nil, append(args, "run", "--session", "new", "second")...)
+	r := openseek(t, ws, "", nil, append(args, "run", "--continue", "third")...)
+	if r.code != 0 {
+		t.Fatalf("%d %s", r.code, r.stderr)
+	}
+	if s := find[protocol.SessionStarted](r.events); len(s) != 1 || s[0].Session != "new" {
+		t.Errorf("--continue picked %+v, want new", s)
+	}
+	r = openseek(t, t.TempDir(), "", nil, append(args, "run", "--continue", "x")...)
+	if r.code != 1 || !strings.Contains(r.stderr, "--continue: no session to continue") {
+		t.Errorf("--continue in an empty workspace: %d %q", r.code, r.stderr)
+	}
+}

@@ -370,7 +370,9 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		}
 
 		notice, stop := t.loops.check(resp.ToolCalls)
-		after := est + resp.Usage.CompletionTokens
+		// The provider's own count of this request (just calibrated) plus
+		// what the response added.
+		after := t.meter.tokens(msgs) + resp.Usage.CompletionTokens
 		var ctl tool.Control
 		var answer string
 		if t.meter.overHard(after) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -129,3 +130,97 @@ func BenchmarkStep(b *testing.B) {
 }
 
 var _ = json.Valid
+
+func TestLoopGuardWarnsThenStops(t *testing.T) {
+	var turns []llmtest.Turn
+	for i := 0; i < 8; i++ {
+		turns = append(turns, llmtest.Calls(llmtest.Call{ID: fmt.Sprintf("c%d", i), Name: "noop", Args: `{"note": "same"}`}))
+	}
+	srv := llmtest.NewServer(t, turns...)
+	log := NewMemoryLog("t", "sys")
+	var aborted string
+	a := newAgent(srv, log, func(e protocol.Event) {
+		if ab, ok := e.(protocol.AgentAborted); ok {
+			aborted = ab.Reason
+		}
+	}, 0)
+	out, err := a.Turn(context.Background(), protocol.Text("go"), nil)
+	if err != nil || out.Kind != session.Aborted || out.Steps != loopStopAt {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if !strings.Contains(aborted, "loop guard: noop was called 6 times") {
+		t.Errorf("reason %q", aborted)
+	}
+	var warned int
+	for _, e := range log.Session().Events {
+		if n, ok := e.Item.(*session.Notice); ok && strings.HasPrefix(n.Content, "[loop guard]") {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d loop-guard notices, want 1", warned)
+	}
+}
+
+func TestPlanAndGoalReminders(t *testing.T) {
+	var turns []llmtest.Turn
+	turns = append(turns, llmtest.Calls(llmtest.Call{ID: "p", Name: "plan", Args: `{"steps":[{"step":"write code","status":"in_progress"},{"step":"test it","status":"pending"}]}`}))
+	for i := 0; i < 4; i++ {
+		turns = append(turns, llmtest.Calls(llmtest.Call{ID: fmt.Sprintf("n%d", i), Name: "noop", Args: fmt.Sprintf(`{"note":"%d"}`, i)}))
+	}
+	turns = append(turns, llmtest.Calls(llmtest.Call{ID: "g", Name: "goal", Args: `{"status":"met"}`}), llmtest.Text("done"))
+	srv := llmtest.NewServer(t, turns...)
+	log := NewMemoryLog("t", "sys")
+	log.Append(&session.Notice{Content: session.GoalSetPrefix + "ship"})
+	var names []string
+	a := newAgent(srv, log, func(e protocol.Event) { names = append(names, e.EventName()) }, 0)
+	a.cfg.PlanReminderEvery, a.cfg.GoalReminderEvery = 3, 4
+	a.SetTools(tool.NewRegistry(append(control.Tools(), noopTool())...))
+	if out, err := a.Turn(context.Background(), protocol.Text("go"), nil); err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	joined := strings.Join(names, " ")
+	if !strings.Contains(joined, "plan_reminder") || !strings.Contains(joined, "goal_reminder") || !strings.Contains(joined, "goal_updated") {
+		t.Errorf("events: %s", joined)
+	}
+	var reminder string
+	for _, e := range log.Session().Events {
+		if n, ok := e.Item.(*session.Notice); ok && strings.HasPrefix(n.Content, session.PlanReminderPrefix) {
+			reminder = n.Content
+		}
+	}
+	if !strings.Contains(reminder, "[in_progress] write code") || !strings.Contains(reminder, "[pending] test it") {
+		t.Errorf("plan reminder %q", reminder)
+	}
+}
+
+func TestHardCeilingRunsNoToolBatch(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "1", Name: "noop", Args: `{}`}}, Usage: &protocol.Usage{PromptTokens: 900, CompletionTokens: 10, TotalTokens: 910, PromptCacheMissTokens: 900}},
+		llmtest.Reply{Summary: true, Text: "The user said go; a noop call was refused at the ceiling."},
+	)
+	log := NewMemoryLog("t", "sys")
+	ran := false
+	a := newAgent(srv, log, nil, 0)
+	a.SetTools(tool.NewRegistry(tool.Func("noop", "does nothing", func(ctx context.Context, env *tool.Env, a noopArgs) tool.Result {
+		ran = true
+		return tool.TextResult("ok")
+	})))
+	a.cfg.Window = 1000 // 900 prompt tokens is over the 80% hard ceiling
+	out, err := a.Turn(context.Background(), protocol.Text("go"), nil)
+	if err != nil || out.Kind != session.ContextYield {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if ran {
+		t.Error("a tool ran above the hard ceiling")
+	}
+	var res *session.ToolResult
+	for _, e := range log.Session().Events {
+		if r, ok := e.Item.(*session.ToolResult); ok {
+			res = r
+		}
+	}
+	if res == nil || !res.IsError || !strings.Contains(res.Content.Text(), "context window") {
+		t.Errorf("result %+v", res)
+	}
+}

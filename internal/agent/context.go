@@ -87,4 +87,6 @@ func (m *meter) overHard(tokens int) bool { return float64(tokens) > m.hard*floa
 
 // fits reports whether a tool result of the worst-case size still fits
 // in the window on top of tokens.
-func (m *meter) fits(tokens int) bool { return tokens+min(worstCaseResultTokens, m.window/10) <= m.window }
+func (m *meter) fits(tokens int) bool {
+	return tokens+min(worstCaseResultTokens, m.window/10) <= m.window
+}

@@ -70,7 +70,9 @@ type Engine struct {
 	provider llm.Provider
 	cleanup  []func()
 
-	mu sync.Mutex // serialises direct log appends with turn starts
+	mu        sync.Mutex // guards the goal's auto-continuation state
+	autoGoal  bool
+	goalTurns int
 }
 
 // DefaultModel is the model used when none is named.
@@ -311,7 +313,12 @@ func (e *Engine) Prompt(ctx context.Context, content protocol.Content, submissio
 		tools = tools.Without("goal")
 	}
 	e.agent.SetTools(tools)
-	return e.agent.Turn(ctx, content, submissionID)
+	out, err := e.agent.Turn(ctx, content, submissionID)
+	for err == nil && ctx.Err() == nil && e.continueGoal(out) {
+		e.agent.SetTools(e.tools)
+		out, err = e.agent.Turn(ctx, protocol.Text(session.GoalContinuePrompt), nil)
+	}
+	return out, err
 }
 
 // Compact summarises the whole session with the model and appends the
@@ -335,19 +342,52 @@ func (e *Engine) Cancel() { e.agent.Cancel() }
 // ErrBlankGoal is returned when a goal is set to blank text.
 var ErrBlankGoal = errors.New("goal text must not be blank")
 
+// DefaultGoalBudget is how many turns auto-continuation toward a goal
+// may start before it stops and reports goal_budget_exhausted.
+const DefaultGoalBudget = 20
+
 // SetGoal sets (text non-nil) or clears (nil) the standing goal. The goal
-// lives in the session log as a runtime notice marker.
-func (e *Engine) SetGoal(text *string) error {
-	marker := "[goal cleared]"
+// lives in the session log as a runtime notice marker, so it survives
+// restarts. auto arms autonomous continuation: after a turn ends with the
+// goal still standing (not met, not blocked), the engine starts another
+// turn toward it, at most DefaultGoalBudget times.
+func (e *Engine) SetGoal(text *string, auto bool) error {
+	marker := session.GoalCleared
 	if text != nil {
 		if isBlank(*text) {
 			return ErrBlankGoal
 		}
-		marker = "[goal]\n" + *text
+		marker = session.GoalSetPrefix + *text
 	}
 	e.agent.Notify(marker)
+	e.mu.Lock()
+	e.autoGoal = text != nil && auto
+	e.goalTurns = 0
+	e.mu.Unlock()
 	e.opts.Emit(protocol.GoalUpdated{Goal: text})
 	return nil
+}
+
+// continueGoal reports whether another turn should start toward the
+// standing goal, and emits goal_continue or goal_budget_exhausted.
+func (e *Engine) continueGoal(out agent.Outcome) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.autoGoal || (out.Kind != session.Finished && out.Kind != session.ContextYield) {
+		return false
+	}
+	g, ok := e.log.Session().Goal()
+	if !ok || g.Blocked {
+		return false
+	}
+	if e.goalTurns >= DefaultGoalBudget {
+		e.autoGoal = false
+		e.opts.Emit(protocol.GoalBudgetExhausted{Turns: e.goalTurns})
+		return false
+	}
+	e.goalTurns++
+	e.opts.Emit(protocol.GoalContinue{Remaining: DefaultGoalBudget - e.goalTurns})
+	return true
 }
 
 func isBlank(s string) bool {

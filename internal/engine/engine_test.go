@@ -217,11 +217,11 @@ func TestGoalToolOnlyWhileAGoalStands(t *testing.T) {
 		t.Fatal(err)
 	}
 	goal := "ship it"
-	if err := e.SetGoal(&goal); err != nil {
+	if err := e.SetGoal(&goal, false); err != nil {
 		t.Fatal(err)
 	}
 	blank := " "
-	if err := e.SetGoal(&blank); err != ErrBlankGoal {
+	if err := e.SetGoal(&blank, false); err != ErrBlankGoal {
 		t.Errorf("blank goal: %v", err)
 	}
 	srv.ExpectPrefixBreak() // the tool list changed
@@ -259,4 +259,64 @@ func TestSecondWriterIsRefused(t *testing.T) {
 		t.Fatalf("second writer: %v", err)
 	}
 	_ = e
+}
+
+func TestGoalAutoContinuesUntilMetAndStopsAtTheBudget(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		// Turn 1: a plain answer, the goal check, then "continuing".
+		llmtest.Text("started"),
+		llmtest.Calls(llmtest.Call{ID: "c1", Name: "goal", Args: `{"status":"continuing","remaining":"half left"}`}),
+		llmtest.Text("half done"),
+		// Turn 2 (auto): met.
+		llmtest.Calls(llmtest.Call{ID: "c2", Name: "goal", Args: `{"status":"met"}`}),
+		llmtest.Text("all done"),
+	)
+	e, rec, _ := newEngine(t, srv, nil)
+	goal := "finish the work"
+	if err := e.SetGoal(&goal, true); err != nil {
+		t.Fatal(err)
+	}
+	srv.ExpectPrefixBreak()
+	out, err := e.Prompt(context.Background(), protocol.Text("go"), nil)
+	if err != nil || !out.OK() || out.Answer != "all done" {
+		t.Fatalf("%+v %v", out, err)
+	}
+	var cont []int
+	for _, ev := range rec.evs {
+		if g, ok := ev.(protocol.GoalContinue); ok {
+			cont = append(cont, g.Remaining)
+		}
+	}
+	if len(cont) != 1 || cont[0] != DefaultGoalBudget-1 {
+		t.Errorf("goal_continue %v", cont)
+	}
+	reqs := srv.Requests()
+	if !strings.Contains(string(reqs[3].Prompt), "Continue working toward the standing goal") {
+		t.Errorf("the auto turn did not send the continuation prompt")
+	}
+	if _, ok := e.Session().Goal(); ok {
+		t.Error("goal still standing after met")
+	}
+}
+
+func TestGoalBlockedStopsAutoContinuation(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "b", Name: "goal", Args: `{"status":"blocked","reason":"needs a key"}`}),
+		llmtest.Text("blocked on a key"),
+	)
+	e, rec, _ := newEngine(t, srv, nil)
+	goal := "deploy"
+	if err := e.SetGoal(&goal, true); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.Prompt(context.Background(), protocol.Text("go"), nil)
+	if err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if !rec.has("goal_blocked") || rec.has("goal_continue") {
+		t.Errorf("events %v", rec.names())
+	}
+	if g, ok := e.Session().Goal(); !ok || !g.Blocked {
+		t.Errorf("goal %+v %v, want blocked", g, ok)
+	}
 }

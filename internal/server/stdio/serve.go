@@ -96,7 +96,7 @@ func (s *server) handle(line []byte) {
 		if c.Action == "set" {
 			text = &c.Text
 		}
-		if err := s.eng.SetGoal(text); err != nil {
+		if err := s.eng.SetGoal(text, c.Auto); err != nil {
 			s.emit(protocol.CommandError{Error: err.Error()})
 		}
 	case protocol.CompactCmd:
