@@ -53,9 +53,13 @@ type GoalCmd struct {
 }
 
 // ApprovalCmd answers the approval_requested event with the same ID.
+// Remember (wire: optional "remember": true, written only when set) asks
+// the engine to allow the same command pattern for the rest of the
+// session without asking again.
 type ApprovalCmd struct {
-	ID    string
-	Allow bool
+	ID       string
+	Allow    bool
+	Remember bool
 }
 
 func (PromptCmd) CommandName() string       { return "prompt" }
@@ -145,7 +149,7 @@ func ParseCommand(line []byte) (Command, error) {
 		if !ok {
 			return nil, errors.New(errTextAllow)
 		}
-		return ApprovalCmd{ID: id, Allow: allow}, nil
+		return ApprovalCmd{ID: id, Allow: allow, Remember: string(o["remember"]) == "true"}, nil
 	}
 	return nil, errors.New("unknown command: " + name)
 }
@@ -263,6 +267,9 @@ func EmitCommand(c Command) []byte {
 	case ApprovalCmd:
 		b = appendStrField(b, "id", c.ID)
 		b = appendBoolField(b, "allow", c.Allow)
+		if c.Remember {
+			b = appendBoolField(b, "remember", true)
+		}
 	}
 	return append(b, '}')
 }

@@ -17,6 +17,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/spf13/pflag"
 )
 
@@ -27,6 +29,9 @@ type exitError int
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 func main() {
+	// A sandboxed command starts as a re-execution of this binary that
+	// confines itself and then becomes the command; it never returns.
+	sandbox.Main()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -65,6 +70,8 @@ type globals struct {
 	apiKey, model, apiURL, thinking string
 	maxSteps, window                int
 	session, sessionRoot, dir       string
+	approval, mcpConfig, skillsDir  string
+	noSandbox, network, trustWS     bool
 }
 
 func newRoot(c *cli) *cobra.Command {
@@ -102,7 +109,13 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.session, "session", "", "create or resume this durable session id")
 	f.StringVar(&c.g.sessionRoot, "session-root", ".openseek", "directory holding sessions (relative roots resolve under --dir)")
 	f.StringVar(&c.g.dir, "dir", ".", "workspace root; its last component is created if its parent exists")
-	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd())
+	f.StringVar(&c.g.approval, "approval", envOr(c.getenv, "OPENSEEK_APPROVAL", "never"), "permission mode: never (refuse escalation), ask (ask the controller; serve only), always, plan (read-only) or full-access (no sandbox) [env OPENSEEK_APPROVAL]")
+	f.BoolVar(&c.g.noSandbox, "no-sandbox", c.getenv("OPENSEEK_SANDBOX") == "off", "run commands without the OS sandbox [env OPENSEEK_SANDBOX=off]")
+	f.BoolVar(&c.g.network, "network", c.getenv("OPENSEEK_NETWORK") == "on", "let sandboxed commands use the network [env OPENSEEK_NETWORK=on]")
+	f.StringVar(&c.g.mcpConfig, "mcp-config", c.getenv("OPENSEEK_MCP_CONFIG"), "a JSON file of MCP servers ({\"mcpServers\": …}), trusted by being named [env OPENSEEK_MCP_CONFIG]")
+	f.StringVar(&c.g.skillsDir, "global-skills-dir", c.getenv("OPENSEEK_GLOBAL_SKILLS_DIR"), "user-level skills directory (default ~/.openseek/skills) [env OPENSEEK_GLOBAL_SKILLS_DIR]")
+	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
+	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd())
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
 	for _, sub := range root.Commands() {
 		sub.SetFlagErrorFunc(flagError)

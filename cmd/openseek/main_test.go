@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -20,6 +21,10 @@ import (
 // set it runs main's logic, so the tests drive the real command line,
 // stdout and exit status in a child process.
 func TestMain(m *testing.M) {
+	sandbox.Main()
+	if os.Getenv("OPENSEEK_TEST_MCP_SERVER") == "1" {
+		mcpServerMain()
+	}
 	if os.Getenv("OPENSEEK_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
@@ -23,7 +24,7 @@ func (c *cli) runCmd() *cobra.Command {
 	var (
 		noSession, cont   bool
 		sysFile, addendum string
-		format, approval  string
+		format            string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] [--] [task...]",
@@ -44,11 +45,8 @@ status 0 when the turn finished, 1 otherwise.`,
 			if task == "" {
 				return errors.New(`a task is required: openseek run "what to do"`)
 			}
-			if approval == "ask" {
+			if c.g.approval == "ask" {
 				return errors.New("--approval ask needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)")
-			}
-			if approval != "never" && approval != "always" {
-				return fmt.Errorf("--approval must be never, ask or always, not %q", approval)
 			}
 			if noSession && (c.g.session != "" || cont) {
 				return errors.New("--no-session contradicts --session; pick one behavior")
@@ -103,7 +101,6 @@ status 0 when the turn finished, 1 otherwise.`,
 	f.StringVar(&sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
 	f.StringVar(&addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
 	f.StringVar(&format, "format", "", "output: jsonl or text (default: text on a terminal, jsonl otherwise)")
-	f.StringVar(&approval, "approval", envOr(c.getenv, "OPENSEEK_APPROVAL", "never"), "never or always (ask needs serve) [env OPENSEEK_APPROVAL]")
 	return cmd
 }
 
@@ -135,6 +132,9 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 	if err != nil {
 		return engine.Options{}, err
 	}
+	if _, err := policy.ParseMode(c.g.approval); err != nil {
+		return engine.Options{}, err
+	}
 	if c.g.maxSteps < 0 {
 		return engine.Options{}, fmt.Errorf("--max-steps must be positive, not %d", c.g.maxSteps)
 	}
@@ -161,6 +161,13 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		SystemPrompt:         sys,
 		SystemPromptAddendum: add,
 		Getenv:               c.getenv,
+		Home:                 c.getenv("HOME"),
+		GlobalSkillsDir:      c.g.skillsDir,
+		TrustWorkspace:       c.g.trustWS,
+		MCPConfig:            c.g.mcpConfig,
+		Approval:             c.g.approval,
+		NoSandbox:            c.g.noSandbox,
+		Network:              c.g.network,
 	}, nil
 }
 

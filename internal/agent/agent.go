@@ -556,33 +556,50 @@ func (t *turn) assistantItem(resp *llm.Response) *session.Assistant {
 func (t *turn) runTools(calls []chat.ToolCall, tokens int) (tool.Control, string, error) {
 	ctl, answer := tool.Respond, ""
 	var notices []string
-	for _, c := range calls {
-		var res tool.Result
-		switch {
-		case t.ctx.Err() != nil:
-			res = tool.Result{Content: protocol.Text("error: not run: the turn was cancelled"), IsError: true}
-		case !t.meter.fits(tokens):
-			res = tool.Result{Content: protocol.Text("error: not run: its result might not fit in the model's context window; the turn checkpoints first"), IsError: true}
-		default:
-			res = t.call(c)
-		}
-		tokens += int(float64(len(res.Content.Text())+64) / t.meter.ratio)
-		if err := t.record(c, res); err != nil {
-			return ctl, "", err
-		}
-		if c.Name == "goal" && !res.IsError {
-			t.goalAnswered = true
-			if t.goal.Blocked && goalStatus(res.Data) == "continuing" {
-				notices = append(notices, session.GoalUnblocked)
+	for i := 0; i < len(calls); {
+		// A run of concurrent calls (sub-agents) runs at once; everything
+		// else runs alone, in order.
+		j := i + 1
+		if t.concurrent(calls[i]) {
+			for j < len(calls) && t.concurrent(calls[j]) {
+				j++
 			}
 		}
-		if c.Name == "plan" && !res.IsError {
-			t.sincePlan = 0
+		results := make([]tool.Result, j-i)
+		if j-i == 1 {
+			results[0] = t.execute(calls[i], tokens)
+		} else {
+			var wg sync.WaitGroup
+			for k := i; k < j; k++ {
+				wg.Add(1)
+				go func(k int) {
+					defer wg.Done()
+					results[k-i] = t.execute(calls[k], tokens)
+				}(k)
+			}
+			wg.Wait()
 		}
-		notices = append(notices, res.Notices...)
-		if res.Control > ctl && !res.IsError {
-			ctl, answer = res.Control, res.Content.Text()
+		for k, res := range results {
+			c := calls[i+k]
+			tokens += int(float64(len(res.Content.Text())+64) / t.meter.ratio)
+			if err := t.record(c, res); err != nil {
+				return ctl, "", err
+			}
+			if c.Name == "goal" && !res.IsError {
+				t.goalAnswered = true
+				if t.goal.Blocked && goalStatus(res.Data) == "continuing" {
+					notices = append(notices, session.GoalUnblocked)
+				}
+			}
+			if c.Name == "plan" && !res.IsError {
+				t.sincePlan = 0
+			}
+			notices = append(notices, res.Notices...)
+			if res.Control > ctl && !res.IsError {
+				ctl, answer = res.Control, res.Content.Text()
+			}
 		}
+		i = j
 	}
 	for _, n := range notices {
 		if err := t.append(&session.Notice{Content: n}); err != nil {
@@ -591,6 +608,24 @@ func (t *turn) runTools(calls []chat.ToolCall, tokens int) (tool.Control, string
 		t.markerEvent(n)
 	}
 	return ctl, answer, nil
+}
+
+// concurrent reports whether c's tool may run beside its neighbours.
+func (t *turn) concurrent(c chat.ToolCall) bool {
+	tl, ok := t.tools.Get(c.Name)
+	return ok && tl.Concurrent
+}
+
+// execute runs one call unless the turn was cancelled or its worst-case
+// result would not fit in the context window.
+func (t *turn) execute(c chat.ToolCall, tokens int) tool.Result {
+	switch {
+	case t.ctx.Err() != nil:
+		return tool.Result{Content: protocol.Text("error: not run: the turn was cancelled"), IsError: true}
+	case !t.meter.fits(tokens):
+		return tool.Result{Content: protocol.Text("error: not run: its result might not fit in the model's context window; the turn checkpoints first"), IsError: true}
+	}
+	return t.call(c)
 }
 
 // record appends a tool's result and reports it.

@@ -3,7 +3,11 @@
 // produces it; model providers consume it. It holds no behaviour.
 package chat
 
-import "github.com/openseek/openseek/protocol"
+import (
+	"encoding/json"
+
+	"github.com/openseek/openseek/protocol"
+)
 
 // Role is who authored a message.
 type Role string
@@ -29,12 +33,22 @@ type ToolCall struct {
 //   - Assistant: Content (one text part, or none), ToolCalls, Reasoning
 //     (nil when the provider returned none; sent back on tool-call turns).
 //   - Tool: ToolCallID, Content (the tool result).
+//
+// ReasoningItems is opaque provider state for an assistant message: the
+// OpenAI Responses API's reasoning items (a JSON array, encrypted_content
+// included), which must be sent back verbatim for the model to keep its
+// chain of thought across tool calls. nil when the provider returned none.
 type Message struct {
-	Role       Role
-	Content    protocol.Content
-	ToolCalls  []ToolCall
-	Reasoning  *string
-	ToolCallID string
+	Role           Role
+	Content        protocol.Content
+	ToolCalls      []ToolCall
+	Reasoning      *string
+	ReasoningItems json.RawMessage
+	ToolCallID     string
+	// ReasoningSignature is the provider's signature of Reasoning
+	// (Anthropic's thinking signature, llm.Response.ReasoningSignature),
+	// sent back unchanged with it; "" when there is none.
+	ReasoningSignature string
 }
 
 // Text is the message's text view (see protocol.Content.Text).

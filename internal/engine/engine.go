@@ -17,11 +17,16 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/agent"
+	"github.com/openseek/openseek/internal/agents"
+	"github.com/openseek/openseek/internal/hooks"
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/openai"
+	"github.com/openseek/openseek/internal/mcp"
+	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/skills"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/tool/control"
 	"github.com/openseek/openseek/internal/tool/fs"
@@ -49,6 +54,20 @@ type Options struct {
 	SystemPrompt         string // replaces the built-in prompt when non-empty
 	SystemPromptAddendum string
 
+	Home            string // the user's home (default $HOME): ~/.openseek lives there
+	GlobalSkillsDir string // default <Home>/.openseek/skills
+	// TrustWorkspace trusts the repository's own .mcp.json and
+	// .openseek/hooks.json for this run (see package trust).
+	TrustWorkspace bool
+	MCPConfig      string // --mcp-config: a file of MCP servers, trusted by being named
+
+	// Approval is the permission mode: never (default), ask, always, plan
+	// or full-access (see package policy).
+	Approval string
+	// NoSandbox runs commands without the OS sandbox (an explicit choice);
+	// Network lets sandboxed commands reach the network.
+	NoSandbox, Network bool
+
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
 	Getenv     func(string) string // default os.Getenv
@@ -57,18 +76,26 @@ type Options struct {
 
 // Engine is one session's runtime.
 type Engine struct {
-	opts     Options
-	log      agent.Log
-	writer   *session.Writer // nil with NoSession
-	agent    *agent.Agent
-	jobs     *jobs.Manager
-	env      *tool.Env
-	tools    *tool.Registry
-	id       string
-	root     string
-	model    string
-	provider llm.Provider
-	cleanup  []func()
+	opts      Options
+	log       agent.Log
+	writer    *session.Writer // nil with NoSession
+	agent     *agent.Agent
+	jobs      *jobs.Manager
+	env       *tool.Env
+	tools     *tool.Registry
+	id        string
+	root      string
+	model     string
+	provider  llm.Provider
+	window    int
+	sys       string
+	hooks     *hookAdapter
+	base      *tool.Registry // the tools without the agent tool
+	broker    *policy.Broker // pending approvals (--approval ask)
+	mcp       *mcp.Manager
+	subagents []agents.Agent
+	children  childCounter
+	cleanup   []func()
 
 	mu        sync.Mutex // guards the goal's auto-continuation state
 	autoGoal  bool
@@ -181,13 +208,21 @@ func New(o Options) (*Engine, error) {
 	if !filepath.IsAbs(e.root) {
 		e.root = filepath.Join(dir, e.root)
 	}
+	if e.opts.Home == "" {
+		e.opts.Home = getenvOr(o.Getenv, "HOME")
+	}
+	ext := e.loadExtensions()
+	memory, _ := prompt.Memory(e.opts.Home, dir, dir, prompt.DefaultMemoryBytes)
 	sys := prompt.Build(prompt.Options{
 		Workspace: dir, OS: runtime.GOOS, Shell: "bash",
 		Replace: o.SystemPrompt, Addendum: o.SystemPromptAddendum,
+		Memory: memory, Skills: skills.Section(ext.skills),
 	})
 	if err := e.openLog(sys); err != nil {
 		return nil, err
 	}
+	e.sys = sys
+	e.bindHooks()
 
 	spool, err := e.jobDir()
 	if err != nil {
@@ -195,6 +230,10 @@ func New(o Options) (*Engine, error) {
 		return nil, err
 	}
 	e.env = &tool.Env{Workspace: dir, Files: &tool.FileState{}}
+	if err := e.setupSafety(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.jobs = jobs.NewManager(jobs.Options{
 		Dir:        spool,
 		Generation: "g-" + strconv.FormatInt(time.Now().UnixMilli(), 10),
@@ -206,13 +245,33 @@ func New(o Options) (*Engine, error) {
 	e.env.Jobs = e.jobs
 
 	reg := tool.NewRegistry()
-	for _, set := range [][]tool.Tool{fs.Tools(), shell.Tools(), control.Tools()} {
+	sets := [][]tool.Tool{fs.Tools(), shell.Tools(), control.Tools()}
+	if len(ext.skills) > 0 {
+		sets = append(sets, []tool.Tool{skills.Tool(ext.skills)})
+	}
+	if e.mcp = e.startMCP(); e.mcp != nil {
+		sets = append(sets, e.mcp.Tools())
+	}
+	for _, set := range sets {
 		for _, t := range set {
 			if err := reg.Add(t); err != nil {
 				e.Close()
 				return nil, err
 			}
 		}
+	}
+	names := make([]string, 0, reg.Len()+1)
+	for _, t := range reg.Tools() {
+		names = append(names, t.Name)
+	}
+	defs, errs := agents.Load(dir, filepath.Join(e.opts.Home, ".openseek", "agents"), append(names, agentToolName))
+	e.reportLoadErrors("agents", errs)
+	e.subagents = defs
+	e.base = reg
+	reg = reg.Without()
+	if err := reg.Add(e.agentTool(1)); err != nil {
+		e.Close()
+		return nil, err
 	}
 	e.tools = reg
 	window := o.Window
@@ -231,10 +290,21 @@ func New(o Options) (*Engine, error) {
 		MaxSteps: o.MaxSteps,
 		Log:      e.log,
 		Emit:     o.Emit,
+		Hooks:    e.agentHooks(),
 	})
+	e.window = window
 	if !o.NoSession {
 		ws := dir
 		o.Emit(protocol.SessionStarted{Session: e.id, SessionRoot: o.SessionRoot, WorkspaceRoot: &ws})
+	}
+	if e.hooks != nil {
+		trigger := "startup"
+		if e.log.Session().LastSequence() > 0 {
+			trigger = "resume"
+		}
+		if extra := e.hooks.session(context.Background(), hooks.SessionStart, trigger); extra != "" {
+			e.agent.Notify(extra)
+		}
 	}
 	return e, nil
 }
@@ -336,8 +406,14 @@ func (e *Engine) Steer(kind string, content protocol.Content, submissionID *stri
 	return e.agent.Steer(kind, content, submissionID)
 }
 
-// Cancel interrupts the running turn; a no-op when idle.
-func (e *Engine) Cancel() { e.agent.Cancel() }
+// Cancel interrupts the running turn (and any approval it waits for); a
+// no-op when idle.
+func (e *Engine) Cancel() {
+	if e.broker != nil {
+		e.broker.CancelAll()
+	}
+	e.agent.Cancel()
+}
 
 // ErrBlankGoal is returned when a goal is set to blank text.
 var ErrBlankGoal = errors.New("goal text must not be blank")
@@ -405,8 +481,28 @@ func (e *Engine) Jobs() []protocol.JobRecord { return e.jobs.Snapshot() }
 // StopJob stops one background job and returns the outcome word.
 func (e *Engine) StopJob(generation, id string) string { return e.jobs.Stop(generation, id) }
 
+// agentHooks is the loop's view of the hooks: nil (not a nil pointer in
+// an interface) when there are none.
+func (e *Engine) agentHooks() agent.Hooks {
+	if e.hooks == nil {
+		return nil
+	}
+	return e.hooks
+}
+
 // Close stops background jobs and releases the session.
 func (e *Engine) Close() error {
+	if e.hooks != nil && e.agent != nil {
+		e.hooks.session(context.Background(), hooks.SessionEnd, "exit")
+		e.hooks = nil
+	}
+	if e.broker != nil {
+		e.broker.CancelAll()
+	}
+	if e.mcp != nil {
+		e.mcp.Close()
+		e.mcp = nil
+	}
 	if e.jobs != nil {
 		e.jobs.Close()
 	}

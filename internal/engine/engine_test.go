@@ -11,9 +11,15 @@ import (
 
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
+
+func TestMain(m *testing.M) {
+	sandbox.Main() // the tests run shell commands inside the sandbox
+	os.Exit(m.Run())
+}
 
 // recorder collects emitted events.
 type recorder struct {
@@ -52,6 +58,7 @@ func newEngine(t *testing.T, srv *llmtest.Server, mod func(*Options)) (*Engine, 
 	rec := &recorder{}
 	o := Options{
 		Dir:    ws,
+		Home:   t.TempDir(),
 		Model:  "test-model",
 		APIURL: srv.URL(),
 		Retry:  llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond},
@@ -320,3 +327,5 @@ func TestGoalBlockedStopsAutoContinuation(t *testing.T) {
 		t.Errorf("goal %+v %v, want blocked", g, ok)
 	}
 }
+
+func runtimeGosched() { time.Sleep(5 * time.Millisecond) }

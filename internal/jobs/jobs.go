@@ -5,7 +5,10 @@
 // A command runs as a [Process]: `bash -c` (or `sh -c`) in its own process
 // group, stdin at /dev/null, stdout and stderr merged in order into one
 // spool file whose bytes, characters and invalid UTF-8 are counted as they
-// arrive. The shell tool runs a Process in the foreground (via
+// arrive. Its environment is this process's without secret-looking
+// variables ([sandbox.FilterEnv]); with Spec.Sandbox set it runs inside the
+// OS sandbox, which keeps its pid and process group the command's own. The
+// shell tool runs a Process in the foreground (via
 // [Manager.Spawn] or [Spawn]) and, when it outlives its timeout, hands it to
 // the [Manager] with [Manager.Adopt]; [Manager.Start] backgrounds a command
 // at once. Jobs are numbered bg-1, bg-2, … per manager; their spools live in

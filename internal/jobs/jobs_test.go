@@ -14,10 +14,14 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/protocol"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	goleak.VerifyTestMain(m)
+}
 
 // recorder collects a manager's events and notices.
 type recorder struct {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/openseek/openseek/internal/sandbox"
 )
 
 // drainGrace is how long output is still collected after the command
@@ -26,6 +28,10 @@ type Spec struct {
 	// MaxOutputBytes caps the spooled output; when reached, later output is
 	// dropped and the process group is killed. Zero means the default.
 	MaxOutputBytes int64
+	// Sandbox confines the command (see package sandbox); nil runs it
+	// unsandboxed. Secret-looking environment variables are withheld
+	// either way, except those the policy's AllowEnv names.
+	Sandbox *sandbox.Policy
 }
 
 // Process is a command running in its own process group, stdin at
@@ -78,14 +84,28 @@ func spawn(spec Spec, f *os.File) (*Process, error) {
 	cmd.Stderr = pw
 	// Keep commands from waiting on a terminal that is not there: pagers
 	// print straight through, git never prompts for credentials.
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(childEnv(spec.Sandbox), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	name := cmd.Path
+	if spec.Sandbox != nil {
+		// The wrapper execs the command, so the pid and process group
+		// below are the command's own.
+		if err := spec.Sandbox.Wrap(cmd); err != nil {
+			pr.Close()
+			pw.Close()
+			out.remove()
+			return nil, fmt.Errorf("run in the sandbox: %w", err)
+		}
+	}
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
 		out.remove()
-		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+		if spec.Sandbox != nil {
+			return nil, fmt.Errorf("start %s in the sandbox: %w", name, err)
+		}
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	pw.Close()
 	p := &Process{
@@ -96,6 +116,16 @@ func spawn(spec Spec, f *os.File) (*Process, error) {
 	go p.copyOutput(pr, readerDone)
 	go p.wait(pr, readerDone)
 	return p, nil
+}
+
+// childEnv is this process's environment without secrets, except those
+// the policy allows.
+func childEnv(p *sandbox.Policy) []string {
+	var allow []string
+	if p != nil {
+		allow = p.AllowEnv
+	}
+	return sandbox.FilterEnv(os.Environ(), allow)
 }
 
 // shellPath is bash when installed, else sh.

@@ -30,12 +30,19 @@ type Request struct {
 
 // Response is one complete model response.
 type Response struct {
-	Content      string
-	Reasoning    *string // nil when the provider returned no reasoning
-	ToolCalls    []chat.ToolCall
-	Usage        protocol.Usage
-	FinishReason string
-	Model        string // the model that answered, as the provider named it
+	Content   string
+	Reasoning *string // nil when the provider returned no reasoning
+	// ReasoningItems is opaque reasoning state to send back on the
+	// assistant message (chat.Message.ReasoningItems); nil when none.
+	ReasoningItems json.RawMessage
+	// ReasoningSignature is the provider's opaque proof of Reasoning
+	// (Anthropic's thinking signature), to send back unchanged with it
+	// (chat.Message.ReasoningSignature); "" when it sent none.
+	ReasoningSignature string
+	ToolCalls          []chat.ToolCall
+	Usage              protocol.Usage
+	FinishReason       string
+	Model              string // the model that answered, as the provider named it
 }
 
 // DeltaKind says what a Delta carries.

@@ -4,6 +4,14 @@
 // header), so nothing volatile — time, counters, reminders — belongs in it;
 // volatile context is appended to the conversation instead, which keeps
 // the request prefix byte-stable for provider prompt caches.
+//
+// Besides the built-in (or replacement) prompt and the addendum, the prompt
+// carries two sections the engine fills at session start: the project
+// memory (Memory: ~/.openseek/AGENTS.md and the AGENTS.md files from the
+// repository root down to the working directory, capped in size) and the
+// skills list (names and descriptions only; bodies load on demand through
+// the skill tool). Both live in the system prompt, so they stay in force
+// after compaction, which rewrites the conversation but not the prompt.
 package prompt
 
 import (
@@ -23,9 +31,19 @@ type Options struct {
 	// Addendum is appended to the selected prompt
 	// (--system-prompt-addendum-file).
 	Addendum string
+	// Memory is the project memory, Memory's text; it becomes the "Project
+	// instructions" section.
+	Memory string
+	// Skills is the skills section (skills.Section), rendered as given.
+	Skills string
 }
 
-// Build returns the system prompt for opts.
+// Build returns the system prompt for opts: the built-in prompt with the
+// environment (or the replacement), the addendum, then the project memory
+// and skills sections, each only when non-empty. The same opts always give
+// the same bytes, and sections only ever follow the selected prompt, so a
+// session's prompt prefix stays cache-stable. Because the system prompt
+// outlives compaction, so do the memory and skills listed in it.
 func Build(opts Options) string {
 	var b strings.Builder
 	if opts.Replace != "" {
@@ -37,6 +55,15 @@ func Build(opts Options) string {
 	if a := strings.TrimSpace(opts.Addendum); a != "" {
 		b.WriteString("\n\n")
 		b.WriteString(a)
+	}
+	if m := strings.TrimSpace(opts.Memory); m != "" {
+		b.WriteString("\n\n")
+		b.WriteString(memoryHeader)
+		b.WriteString(m)
+	}
+	if s := strings.TrimSpace(opts.Skills); s != "" {
+		b.WriteString("\n\n")
+		b.WriteString(s)
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
@@ -53,6 +80,8 @@ func ReadFile(path, flag string) (string, error) {
 	}
 	return string(data), nil
 }
+
+const memoryHeader = "# Project instructions (AGENTS.md)\nStanding instructions from the user and the repository, most general first; where they conflict, the later (deeper) file wins. Follow them unless the user's task says otherwise.\n\n"
 
 const base = `You are OpenSeek, a coding agent working in the user's code base through tools. You get a task in plain words and carry it through to the end: investigate, change the code, verify, and report.
 

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/openseek/openseek/internal/jobs"
+	"github.com/openseek/openseek/internal/policy"
+	"github.com/openseek/openseek/internal/sandbox"
 )
 
 // Env is the small runtime handle a tool gets: where it works and the
@@ -21,8 +23,16 @@ type Env struct {
 	Files     *FileState    // what the agent wrote this session (provenance for remove)
 	// Roots are further absolute directories that paths may resolve into
 	// besides Workspace (extra writable roots); nil means the workspace
-	// only. Protected-path policy will sit beside it.
+	// only.
 	Roots []string
+	// Guard is the permission check: shell asks it before running a
+	// command, the write tools before writing a resolved path (protected
+	// paths, plan mode). nil checks nothing.
+	Guard *policy.Guard
+	// Sandbox confines the commands tools run (shell, background jobs);
+	// nil runs them unsandboxed. The engine decides, from what the kernel
+	// offers and the user's explicit choice.
+	Sandbox *sandbox.Policy
 }
 
 // maxSymlinkHops bounds symlink chains (and breaks cycles) in Resolve.

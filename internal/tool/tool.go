@@ -55,4 +55,8 @@ type Tool struct {
 	// *ArgError means the arguments did not decode or missed a required
 	// field; the loop reports it as tool_call_decode_error.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+	// Concurrent tools (sub-agents) may run at the same time as the other
+	// concurrent calls of the same assistant message; results are still
+	// recorded in call order.
+	Concurrent bool
 }

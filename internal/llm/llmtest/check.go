@@ -49,6 +49,9 @@ func (s *Server) check(req Request) string {
 	if len(pending) > 0 {
 		return fmt.Sprintf("tool calls %s were not answered by tool messages", strings.Join(pending, ", "))
 	}
+	if s.multi {
+		return ""
+	}
 	if s.prev != nil && !s.allowBreak {
 		if len(req.Messages) < len(s.prev.Messages) {
 			return fmt.Sprintf("history shrank from %d to %d messages (prefix broken; call ExpectPrefixBreak if intended)", len(s.prev.Messages), len(req.Messages))
@@ -83,4 +86,38 @@ func SharedPrefix(a, b []byte) int {
 		n++
 	}
 	return n
+}
+
+// conversation finds the earlier request that req continues in
+// multi-conversation mode: the latest one whose messages are all a
+// prefix of req's. It returns nil, "" when req starts a new conversation
+// (it carries no assistant message yet), or a reason to reject it.
+func (s *Server) conversation(req Request) (*Request, string) {
+	for i := len(s.heads) - 1; i >= 0; i-- {
+		h := s.heads[i]
+		if len(h.Messages) > len(req.Messages) {
+			continue
+		}
+		ok := true
+		for j, m := range h.Messages {
+			if !bytes.Equal(m, req.Messages[j]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			s.heads = append(s.heads[:i], s.heads[i+1:]...)
+			return h, ""
+		}
+	}
+	for _, raw := range req.Messages {
+		var m wireMessage
+		if json.Unmarshal(raw, &m) == nil && m.Role == "assistant" {
+			if s.allowBreak {
+				return nil, ""
+			}
+			return nil, "the request continues no earlier conversation (prefix broken; call ExpectPrefixBreak if intended)"
+		}
+	}
+	return nil, ""
 }

@@ -35,7 +35,9 @@ type Server struct {
 	mu          sync.Mutex
 	script      []Turn
 	reqs        []Request
-	prev        *Request // the last request that passed the checks
+	prev        *Request   // the last request that passed the checks
+	multi       bool       // several conversations interleave (sub-agents)
+	heads       []*Request // multi: the latest request of each conversation
 	allowBreak  bool
 	noReasoning bool
 }
@@ -74,6 +76,16 @@ func (s *Server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.script)
+}
+
+// MultiConversation lets several conversations interleave, as when
+// sub-agents run beside their parent: each request must then extend the
+// latest request of some earlier conversation byte for byte, or start a
+// new one (no assistant message yet).
+func (s *Server) MultiConversation() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.multi = true
 }
 
 // ExpectPrefixBreak exempts the next request from the prefix check, as
@@ -173,7 +185,17 @@ func (s *Server) admit(w http.ResponseWriter, req Request) (Turn, usageEstimate,
 		writeError(w, http.StatusBadRequest, msg)
 		return nil, usageEstimate{}, n, false
 	}
-	est := estimate(s.prev, req)
+	prev := s.prev
+	if s.multi {
+		var why string
+		if prev, why = s.conversation(req); why != "" {
+			s.t.Errorf("llmtest: request %d rejected: %s", n, why)
+			writeError(w, http.StatusBadRequest, why)
+			return nil, usageEstimate{}, n, false
+		}
+		s.heads = append(s.heads, &req)
+	}
+	est := estimate(prev, req)
 	s.prev = &req
 	// After a summary the next request starts from the new history.
 	s.allowBreak = summary

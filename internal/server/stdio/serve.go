@@ -103,7 +103,9 @@ func (s *server) handle(line []byte) {
 		// Failures are reported by compaction_failed.
 		s.work <- func(ctx context.Context) { _ = s.eng.Compact(ctx) }
 	case protocol.ApprovalCmd:
-		s.emit(protocol.CommandError{Error: fmt.Sprintf("no approval request with id %q is pending", c.ID)})
+		if err := s.eng.ResolveApproval(c.ID, c.Allow, c.Remember); err != nil {
+			s.emit(protocol.CommandError{Error: err.Error()})
+		}
 	case protocol.JobsSnapshotCmd:
 		s.emit(protocol.JobsSnapshot{RequestID: c.RequestID, Jobs: s.eng.Jobs()})
 	case protocol.JobStopCmd:

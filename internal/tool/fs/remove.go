@@ -47,6 +47,9 @@ func runRemove(ctx context.Context, env *tool.Env, a removeArgs) tool.Result {
 		return fail("", "error", err.Error())
 	}
 	target := filepath.Join(dir, filepath.Base(clean))
+	if err := env.Guard.Write(ctx, "remove", target); err != nil {
+		return fail(target, "refused", err.Error())
+	}
 	fi, err := os.Lstat(target)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):

@@ -37,6 +37,9 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 	if err != nil {
 		return fail("", err.Error())
 	}
+	if err := env.Guard.Write(ctx, "write", real); err != nil {
+		return fail(real, err.Error())
+	}
 	existed := false
 	switch fi, err := os.Stat(real); {
 	case err == nil && fi.IsDir():

@@ -87,7 +87,12 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	if err := ctx.Err(); err != nil {
 		return fail("error: shell command cancelled: %v", err)
 	}
-	spec := jobs.Spec{Command: a.Cmd, Description: a.Description, Dir: dir}
+	// The permission check: a refusal (or a rejected approval) is an error
+	// result that tells the model why and what the user can do.
+	if err := env.Guard.Command(ctx, "shell", a.Cmd); err != nil {
+		return fail("error: shell command %v", err)
+	}
+	spec := jobs.Spec{Command: a.Cmd, Description: a.Description, Dir: dir, Sandbox: env.Sandbox}
 	d := shellData{Cwd: env.Rel(dir)}
 
 	if a.Background {

@@ -17,10 +17,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/openseek/openseek/internal/jobs"
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/tool"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	goleak.VerifyTestMain(m)
+}
 
 // notices collects a manager's notices.
 type notices struct {

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/protocol"
+)
+
+// mcpServerMain makes the test binary a small stdio MCP server (a real
+// go-sdk server in its own process) when OPENSEEK_TEST_MCP_SERVER is set.
+func mcpServerMain() {
+	type shoutArgs struct {
+		Text string `json:"text" jsonschema:"what to shout"`
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "shouter", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "shout", Description: "Upper-cases text."}, func(_ context.Context, _ *sdk.CallToolRequest, a shoutArgs) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.ToUpper(a.Text)}}}, nil, nil
+	})
+	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func writeMCPConfig(t *testing.T, dir, name string) string {
+	t.Helper()
+	cfg := map[string]any{"mcpServers": map[string]any{"t": map[string]any{
+		"command": os.Args[0], "args": []string{"-test.run=^$"},
+		"env": map[string]string{"OPENSEEK_TEST_MCP_SERVER": "1", "GORACE": "atexit_sleep_ms=0"},
+	}}}
+	data, _ := json.Marshal(cfg)
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestMCPToolsAreCalledLikeAnyOther(t *testing.T) {
+	ws := t.TempDir()
+	cfg := writeMCPConfig(t, t.TempDir(), "mcp.json")
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "m", Name: "mcp__t__shout", Args: `{"text":"hello"}`}),
+		llmtest.Text("it shouted"),
+	)
+	r := openseek(t, ws, "", nil, append(modelArgs(srv), "--mcp-config", cfg, "run", "shout")...)
+	if r.code != 0 {
+		t.Fatalf("%d %s", r.code, r.stderr)
+	}
+	reg := find[protocol.McpToolsRegistered](r.events)
+	if len(reg) != 1 || reg[0].Servers != 1 || len(reg[0].Names) != 1 || reg[0].Names[0] != "mcp__t__shout" {
+		t.Errorf("mcp_tools_registered %+v", reg)
+	}
+	res := find[protocol.ToolResult](r.events)
+	if len(res) != 1 || res[0].IsError || res[0].Content != "HELLO" {
+		t.Errorf("result %+v", res)
+	}
+	if tools := srv.Requests()[0].Tools; !strings.Contains(strings.Join(tools, ","), "mcp__t__shout") {
+		t.Errorf("the model was not offered the MCP tool: %v", tools)
+	}
+	list := openseek(t, ws, "", nil, "--mcp-config", cfg, "mcp")
+	if list.code != 0 || !strings.Contains(list.stdout, "t (stdio") || !strings.Contains(list.stdout, "shout") {
+		t.Errorf("openseek mcp: %d %q %q", list.code, list.stdout, list.stderr)
+	}
+}
+
+func TestWorkspaceMCPConfigNeedsTrust(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	writeMCPConfig(t, ws, ".mcp.json")
+	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"))
+	env := []string{"HOME=" + home}
+	r := openseek(t, ws, "", env, append(modelArgs(srv), "run", "--no-session", "x")...)
+	if ign := find[protocol.McpConfigIgnored](r.events); len(ign) != 1 {
+		t.Errorf("an untrusted .mcp.json was not ignored: %v", names(r.events))
+	}
+	if tr := openseek(t, ws, "", env, "trust"); tr.code != 0 || !strings.Contains(tr.stdout, "trusted "+filepath.Join(ws, ".mcp.json")) {
+		t.Fatalf("trust: %d %q %q", tr.code, tr.stdout, tr.stderr)
+	}
+	srv.ExpectPrefixBreak()
+	r = openseek(t, ws, "", env, append(modelArgs(srv), "run", "--no-session", "y")...)
+	if reg := find[protocol.McpToolsRegistered](r.events); len(reg) != 1 || reg[0].Tools != 1 {
+		t.Errorf("a trusted .mcp.json did not load: %v", names(r.events))
+	}
+}
+
+func TestHooksAndSkills(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	// A user-level PreToolUse hook (Claude Code's shape) that blocks rm.
+	script := filepath.Join(home, "guard.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\nif grep -q '\"rm ' ; then echo 'no deleting here' >&2; exit 2; fi\nexit 0\n"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	hooks := fmt.Sprintf(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":%q,"timeout":10}]}]}}`, script)
+	os.WriteFile(filepath.Join(home, ".openseek", "hooks.json"), []byte(hooks), 0o644)
+	// A workspace skill.
+	os.MkdirAll(filepath.Join(ws, ".openseek", "skills", "release"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".openseek", "skills", "release", "SKILL.md"), []byte("---\nname: release\ndescription: How to cut a release\n---\nTag with git tag vX.Y.Z, then push the tag.\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("Always run make check.\n"), 0o644)
+
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(
+			llmtest.Call{ID: "s", Name: "skill", Args: `{"name":"release"}`},
+			llmtest.Call{ID: "r", Name: "shell", Args: `{"cmd":"rm -rf build"}`},
+			llmtest.Call{ID: "e", Name: "shell", Args: `{"cmd":"echo fine"}`},
+		),
+		llmtest.Text("done"),
+	)
+	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "run", "release it")...)
+	if r.code != 0 {
+		t.Fatalf("%d %s", r.code, r.stderr)
+	}
+	res := find[protocol.ToolResult](r.events)
+	if len(res) != 3 {
+		t.Fatalf("results %+v", res)
+	}
+	if !strings.Contains(res[0].Content, "Tag with git tag") {
+		t.Errorf("skill body not loaded: %q", res[0].Content)
+	}
+	if !res[1].IsError || !strings.Contains(res[1].Content, "no deleting here") {
+		t.Errorf("the hook did not block rm: %+v", res[1])
+	}
+	if res[2].IsError || !strings.Contains(res[2].Content, "fine") {
+		t.Errorf("the hook blocked an allowed command: %+v", res[2])
+	}
+	system := string(srv.Requests()[0].Messages[0])
+	for _, want := range []string{"release: How to cut a release", "Always run make check."} {
+		if !strings.Contains(system, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+	if strings.Contains(system, "Tag with git tag") {
+		t.Error("the skill body was put in the system prompt")
+	}
+}
+
+func TestRulesCheck(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"git\", \"push\"]\ndecision = \"deny\"\n"), 0o644)
+	r := openseek(t, ws, "", nil, "rules", "check", "--", "ls && git push origin main")
+	if r.code != 0 || !strings.Contains(r.stdout, "deny") || !strings.Contains(r.stdout, "config.toml:1") {
+		t.Errorf("rules check: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"git\"]\ndecision = \"maybe\"\n"), 0o644)
+	srv := llmtest.NewServer(t)
+	r = openseek(t, ws, "", nil, append(modelArgs(srv), "run", "x")...)
+	if r.code != 1 || !strings.Contains(r.stderr, "config.toml:") {
+		t.Errorf("a bad rules file did not stop the start: %d %q", r.code, r.stderr)
+	}
+}
+
+// An approval round trip over serve: the controller allows one command
+// and denies another; the denied tool's result tells the model why.
+func TestServeApprovalRoundTrip(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"touch allowed.txt"}`}),
+		llmtest.Calls(llmtest.Call{ID: "d", Name: "shell", Args: `{"cmd":"touch denied.txt"}`}),
+		llmtest.Text("done"),
+	)
+	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--approval", "ask", "serve")...)
+	cmd.Dir = ws
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	io.WriteString(stdin, `{"command":"approval","id":"ap-404","allow":true}`+"\n")
+	io.WriteString(stdin, `{"command":"prompt","content":"touch two files"}`+"\n")
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<24)
+	var results []protocol.ToolResult
+	var errs []string
+	asked := 0
+	deadline := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	for sc.Scan() {
+		ev, ok := protocol.ParseEvent(sc.Bytes())
+		if !ok {
+			continue
+		}
+		switch e := ev.(type) {
+		case protocol.CommandError:
+			errs = append(errs, e.Error)
+		case protocol.ApprovalRequested:
+			asked++
+			allow := asked == 1
+			fmt.Fprintf(stdin, `{"command":"approval","id":%q,"allow":%v}`+"\n", e.ID, allow)
+		case protocol.ToolResult:
+			results = append(results, e)
+		}
+		if ev.EventName() == "agent_finished" {
+			break
+		}
+	}
+	stdin.Close()
+	cmd.Wait()
+	if len(errs) != 1 || !strings.Contains(errs[0], "ap-404") {
+		t.Errorf("an approval for an unknown id: %q", errs)
+	}
+	if asked != 2 || len(results) != 2 {
+		t.Fatalf("asked %d times, %d results", asked, len(results))
+	}
+	if results[0].IsError || !results[1].IsError || !strings.Contains(results[1].Content, "denied") && !strings.Contains(results[1].Content, "refused") && !strings.Contains(results[1].Content, "rejected") {
+		t.Errorf("results %+v", results)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "allowed.txt")); err != nil {
+		t.Error("the allowed command did not run")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "denied.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+}

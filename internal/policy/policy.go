@@ -1,0 +1,196 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Policy is the permission policy of one session: the approval mode, the
+// command rules, and where writes must never go.
+type Policy struct {
+	Mode  Mode
+	Rules []Rule
+	// Workspace is the absolute workspace root; .git and .openseek are
+	// protected below it. Empty: those names are protected anywhere.
+	Workspace string
+	// Protected are further absolute paths (config files given on the
+	// command line, say) that no write may touch, nor anything below them.
+	Protected []string
+}
+
+// Match is a rule that matched a command.
+type Match struct {
+	Rule    Rule
+	Command []string // the argv the rule was matched against (after wrappers)
+	// Maybe: a word of the command is only known when it runs, and could
+	// be the pattern's. Deny and ask rules then ask; allow rules never
+	// match this way.
+	Maybe bool
+}
+
+// Verdict is the policy's answer about one action.
+type Verdict struct {
+	Decision Decision
+	Reason   string     // why, in words fit for the model and the user
+	Matches  []Match    // the rules that matched, in rule order per command
+	Commands [][]string // every simple command found, wrappers included
+	// Patterns are what approving "for this session" remembers: one per
+	// command that needed approval, e.g. "go test" or "git push".
+	Patterns []string
+}
+
+// finding is the judgement of one simple command.
+type finding struct {
+	argv     []string
+	need     need
+	reason   string
+	readOnly bool
+	pattern  string
+	matches  []Match
+}
+
+// maxDepth bounds nesting of bash -c, eval, find -exec and the like.
+const maxDepth = 8
+
+// CheckCommand judges a shell script under the policy. Every simple
+// command in it — in pipelines, lists, subshells, $(…), `…`, <(…),
+// functions, bash -c '…', eval, find -exec, xargs — is judged, and the
+// strictest judgement wins.
+func (p *Policy) CheckCommand(script string) Verdict {
+	c := &checker{p: p}
+	c.script(script, 0)
+	return c.verdict()
+}
+
+type checker struct {
+	p        *Policy
+	findings []finding
+}
+
+// script parses and walks a script (the top level, or the text of a
+// bash -c, eval, alias or trap).
+func (c *checker) script(src string, depth int) {
+	if depth > maxDepth {
+		c.add(finding{argv: []string{src}, need: needAsk, reason: "commands nested more than 8 levels deep cannot be checked"})
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		c.add(finding{argv: []string{src}, need: needAsk, reason: "the command does not parse, so it cannot be checked (" + err.Error() + ")"})
+		return
+	}
+	c.walk(f, depth)
+}
+
+func (c *checker) add(f finding) { c.findings = append(c.findings, f) }
+
+// walk judges every command under n.
+func (c *checker) walk(n syntax.Node, depth int) {
+	stmtOf := map[*syntax.CallExpr]*syntax.Stmt{}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			if call, ok := n.Cmd.(*syntax.CallExpr); ok {
+				stmtOf[call] = n
+			} else if t, ok := writeTarget(n.Redirs); ok {
+				c.add(finding{argv: []string{">", t}, need: needSoftAsk, reason: fmt.Sprintf("the output goes to %s", t), pattern: ">"})
+			}
+		case *syntax.CallExpr:
+			c.call(n, stmtOf[n], depth)
+		case *syntax.DeclClause:
+			c.decl(n)
+		}
+		return true
+	})
+}
+
+// writeTarget reports the first redirection that writes to a file;
+// /dev/null and the standard streams do not count.
+func writeTarget(rs []*syntax.Redirect) (string, bool) {
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
+			syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut, syntax.DplOut:
+		default:
+			continue
+		}
+		if r.Word == nil {
+			continue
+		}
+		t, static := staticWord(r.Word)
+		if !static {
+			return source(r.Word), true
+		}
+		switch {
+		case t == "/dev/null" || t == "/dev/stdout" || t == "/dev/stderr":
+			continue
+		case r.Op == syntax.DplOut && (t == "-" || isDigits(t)):
+			continue // >&2, 2>&1, >&-
+		}
+		return t, true
+	}
+	return "", false
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// call judges one simple command with the redirections of its statement.
+func (c *checker) call(ce *syntax.CallExpr, st *syntax.Stmt, depth int) {
+	var taint string
+	for _, a := range ce.Assigns {
+		if a.Name != nil && dangerousVar(a.Name.Value) {
+			taint = a.Name.Value
+			break
+		}
+	}
+	args := argsOf(ce.Args)
+	if len(args) == 0 {
+		if taint != "" {
+			c.add(finding{argv: []string{taint + "=…"}, need: needSoftAsk, pattern: taint + "=",
+				reason: fmt.Sprintf("setting %s changes which programs later commands run", taint)})
+		}
+		return
+	}
+	var redirs []*syntax.Redirect
+	if st != nil {
+		redirs = st.Redirs
+	}
+	c.command(args, redirs, taint, depth)
+}
+
+// decl judges export/declare/local/readonly/typeset: harmless unless they
+// set a variable that changes which programs run.
+func (c *checker) decl(d *syntax.DeclClause) {
+	for _, a := range d.Args {
+		if a.Name != nil && dangerousVar(a.Name.Value) {
+			c.add(finding{argv: []string{d.Variant.Value, a.Name.Value + "=…"}, need: needSoftAsk, pattern: d.Variant.Value + " " + a.Name.Value,
+				reason: fmt.Sprintf("setting %s changes which programs later commands run", a.Name.Value)})
+		}
+	}
+}
+
+// dangerousVar: an assignment that changes what a "safe" program does.
+func dangerousVar(name string) bool {
+	switch name {
+	case "PATH", "IFS", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL":
+		return true
+	}
+	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH_FUNC_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}

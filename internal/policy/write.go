@@ -1,0 +1,56 @@
+package policy
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// protectedDir: a directory name no write may enter, in any mode: the
+// repository's history and hooks, and OpenSeek's own state and config
+// (.openseek/config.toml holds these very rules). Case is ignored, for
+// case-insensitive file systems.
+func protectedDir(name string) bool {
+	return strings.EqualFold(name, ".git") || strings.EqualFold(name, ".openseek")
+}
+
+// CheckWrite judges a write to path, an absolute path as tool.Env.Resolve
+// returns it (symlinks already followed, inside a writable root). Writes
+// into a protected path are denied in every mode; plan mode denies every
+// write. Anything else is allowed: the file tools have no approval step.
+func (p *Policy) CheckWrite(path string) Verdict {
+	v := Verdict{Reason: "inside the workspace"}
+	path = filepath.Clean(path)
+	if why := p.protected(path); why != "" {
+		v.Decision = Deny
+		v.Reason = fmt.Sprintf("%s is protected (%s): the agent never writes there, in any mode; the user can make this change themselves", path, why)
+		return v
+	}
+	if p.Mode == ModePlan {
+		v.Decision = Deny
+		v.Reason = fmt.Sprintf("plan mode is read-only: %s cannot be written; only read, search and plan, and ask the user to leave plan mode to make changes", path)
+	}
+	return v
+}
+
+// protected names why path may not be written, or "".
+func (p *Policy) protected(path string) string {
+	for _, pp := range p.Protected {
+		if pp = filepath.Clean(pp); path == pp || strings.HasPrefix(path, pp+string(filepath.Separator)) {
+			return "a config file"
+		}
+	}
+	rel := path
+	if p.Workspace != "" {
+		ws := filepath.Clean(p.Workspace)
+		if r, err := filepath.Rel(ws, path); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			rel = r
+		}
+	}
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if protectedDir(part) {
+			return "inside " + part
+		}
+	}
+	return ""
+}

@@ -1,0 +1,350 @@
+package sandbox_test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/openseek/openseek/internal/jobs"
+	"github.com/openseek/openseek/internal/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	goleak.VerifyTestMain(m)
+}
+
+// run runs command through jobs.Spawn with policy pol (nil: unsandboxed)
+// in dir and returns its output and exit status.
+func run(t *testing.T, pol *sandbox.Policy, dir, command string) (string, int) {
+	t.Helper()
+	p, err := jobs.Spawn(jobs.Spec{Command: command, Dir: dir, Sandbox: pol}, t.TempDir())
+	if err != nil {
+		t.Fatalf("spawn %q: %v", command, err)
+	}
+	defer p.Release(100 * time.Millisecond)
+	select {
+	case <-p.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%q did not finish", command)
+	}
+	out, err := p.Read(0, p.Output().Chars)
+	if err != nil {
+		t.Fatalf("read output: %v", err)
+	}
+	return out, p.ExitCode()
+}
+
+// workspace makes a workspace with a .git/config and an .openseek
+// directory and returns it with its default policy.
+func workspace(t *testing.T) (string, sandbox.Policy) {
+	t.Helper()
+	ws := t.TempDir()
+	for name, body := range map[string]string{
+		".git/config":           "[core]\n",
+		".openseek/config.toml": "model = \"m\"\n",
+		"README":                "hello\n",
+	} {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws, sandbox.DefaultPolicy(ws)
+}
+
+func unique(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 6)
+	rand.Read(b)
+	return "openseek-sandbox-test-" + hex.EncodeToString(b)
+}
+
+// TestWrites checks where a sandboxed command may write: each case names a
+// file that must (or must not) exist with the written content afterwards.
+func TestWrites(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	name := unique(t)
+	tests := []struct {
+		name   string
+		target string // file the command writes
+		cwd    string
+		cmd    string // %s is replaced by the target
+		allow  bool
+	}{
+		{"etc", "/etc/" + name, ws, "echo pwned > %s", false},
+		{"home", filepath.Join(home, name), ws, "echo pwned > %s", false},
+		{"tmp dot dot root", "/tmp/../root/" + name, ws, "echo pwned > %s", false},
+		{"git config", filepath.Join(ws, ".git/config"), ws, "echo pwned >> %s", false},
+		{"git config from inside .git", filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git"), "echo pwned >> config", false},
+		{"new file in .git", filepath.Join(ws, ".git/hooks-pwned"), ws, "echo pwned > %s", false},
+		{"openseek config", filepath.Join(ws, ".openseek/config.toml"), ws, "echo pwned > %s", false},
+		{"workspace", filepath.Join(ws, "out.txt"), ws, "echo pwned > %s", true},
+		{"workspace subdir", filepath.Join(ws, "sub/out.txt"), ws, "mkdir -p sub && echo pwned > %s", true},
+		{"tmp", filepath.Join(tmp, "out.txt"), ws, "echo pwned > %s", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			target := filepath.Clean(tt.target)
+			t.Cleanup(func() {
+				if !strings.HasPrefix(target, ws) && !strings.HasPrefix(target, tmp) {
+					os.Remove(target) // only there if the protection broke
+				}
+			})
+			out, code := run(t, &pol, tt.cwd, strings.ReplaceAll(tt.cmd, "%s", tt.target))
+			data, _ := os.ReadFile(target)
+			wrote := strings.Contains(string(data), "pwned")
+			if wrote != tt.allow || (code == 0) != tt.allow {
+				t.Fatalf("write %s: exit %d, written %v, want allowed=%v; output:\n%s", tt.target, code, wrote, tt.allow, out)
+			}
+		})
+	}
+}
+
+// TestProtectedPathsCannotBeReplaced checks that .git and .openseek can be
+// neither removed, renamed nor swapped for a symlink.
+func TestProtectedPathsCannotBeReplaced(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, cmd string }{
+		{"openseek by symlink", "rm -rf .openseek; ln -sfn /tmp .openseek"},
+		{"openseek renamed then symlink", "mv .openseek .old && ln -s /tmp .openseek"},
+		{"openseek by symlink via rename", "ln -s /tmp link && mv -T link .openseek"},
+		{"git removed", "rm -rf .git"},
+		{"git renamed", "mv .git .git-old && mkdir .git"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, pol := workspace(t)
+			out, code := run(t, &pol, ws, tt.cmd)
+			if code == 0 {
+				t.Errorf("%q succeeded; output:\n%s", tt.cmd, out)
+			}
+			for _, dir := range []string{".openseek", ".git"} {
+				fi, err := os.Lstat(filepath.Join(ws, dir))
+				if err != nil || !fi.IsDir() {
+					t.Errorf("%s after %q: %v, %v (want the original directory)", dir, tt.cmd, fi, err)
+				}
+			}
+			for _, f := range []string{".git/config", ".openseek/config.toml"} {
+				if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
+					t.Errorf("%s after %q: %v", f, tt.cmd, err)
+				}
+			}
+		})
+	}
+}
+
+func TestNoNewPrivs(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	tests := []struct {
+		name string
+		pol  *sandbox.Policy
+		want string
+	}{
+		{"sandboxed", &pol, "NoNewPrivs:\t1"},
+		{"unsandboxed", nil, "NoNewPrivs:\t0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(t, tt.pol, ws, "grep NoNewPrivs /proc/self/status")
+			if code != 0 || !strings.Contains(out, tt.want) {
+				t.Fatalf("exit %d, output %q, want %q", code, out, tt.want)
+			}
+		})
+	}
+}
+
+// listen serves a minimal HTTP response on a local port until the test
+// ends.
+func listen(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				// Read the whole request head, answer, then half-close and
+				// drain: closing with unread input would reset the
+				// connection under the client.
+				var req []byte
+				buf := make([]byte, 1024)
+				for !strings.Contains(string(req), "\r\n\r\n") {
+					n, err := c.Read(buf)
+					req = append(req, buf[:n]...)
+					if err != nil {
+						return
+					}
+				}
+				io.WriteString(c, "HTTP/1.0 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\npong\n")
+				c.(*net.TCPConn).CloseWrite()
+				io.Copy(io.Discard, c)
+			})
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// dnsName is a name the test machines resolve through DNS (it is not in
+// /etc/hosts): the Go module proxy, the one remote host CI can reach.
+const dnsName = "proxy.golang.org"
+
+func TestNetwork(t *testing.T) {
+	t.Parallel()
+	port := strconv.Itoa(listen(t))
+	url := "http://127.0.0.1:" + port + "/"
+	tests := []struct{ name, cmd string }{
+		{"curl", "curl -sS --noproxy '*' --max-time 5 " + url},
+		{"wget", "wget -q --no-proxy -T 5 -t 1 -O - " + url},
+		{"nc", "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 127.0.0.1 " + port},
+		{"bash dev tcp", "exec 3<>/dev/tcp/127.0.0.1/" + port + " && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"},
+		{"getent hosts", "getent hosts " + dnsName},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, pol := workspace(t)
+			on := pol
+			on.Network = true
+			out, code := run(t, &on, ws, tt.cmd)
+			if code != 0 {
+				t.Fatalf("network on: %q failed with exit %d (is the tool installed, does the host resolve %s?):\n%s", tt.cmd, code, dnsName, out)
+			}
+			if tt.name != "getent hosts" && !strings.Contains(out, "pong") {
+				t.Fatalf("network on: %q printed %q, want pong", tt.cmd, out)
+			}
+			out, code = run(t, &pol, ws, tt.cmd)
+			if code == 0 || strings.Contains(out, "pong") {
+				t.Fatalf("network off: %q succeeded (exit %d):\n%s", tt.cmd, code, out)
+			}
+		})
+	}
+}
+
+// TestEmptyNetworkNamespace checks that with the network off the command
+// sees no interface but loopback (whose /proc/net view is per namespace),
+// so no route leads anywhere.
+func TestEmptyNetworkNamespace(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	tests := []struct {
+		name    string
+		network bool
+	}{
+		{"off", false},
+		{"on", true},
+	}
+	host, err := os.ReadFile("/proc/net/dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := pol
+			p.Network = tt.network
+			out, code := run(t, &p, ws, "tail -n +3 /proc/net/dev | cut -d: -f1")
+			ifaces := strings.Fields(out)
+			if code != 0 || len(ifaces) == 0 {
+				t.Fatalf("exit %d, output %q", code, out)
+			}
+			if tt.network {
+				if len(ifaces) != len(strings.Split(strings.TrimSpace(string(host)), "\n"))-2 {
+					t.Fatalf("network on: interfaces %v, want the host's:\n%s", ifaces, host)
+				}
+				return
+			}
+			if len(ifaces) != 1 || ifaces[0] != "lo" {
+				t.Fatalf("network off: interfaces %v, want lo alone", ifaces)
+			}
+		})
+	}
+}
+
+// TestSetupFailureRunsNothing checks that a sandbox that cannot be set up
+// does not run the command at all.
+func TestSetupFailureRunsNothing(t *testing.T) {
+	t.Parallel()
+	ws, _ := workspace(t)
+	pol := sandbox.DefaultPolicy(filepath.Join(ws, "missing"))
+	marker := filepath.Join(ws, "ran")
+	out, code := run(t, &pol, ws, "touch "+marker)
+	if code != 126 || !strings.Contains(out, "openseek sandbox:") {
+		t.Fatalf("exit %d, output %q: want 126 and the reason", code, out)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the command ran: %v", err)
+	}
+}
+
+// TestKillReachesGroup checks that killing a sandboxed command kills the
+// processes it started too: the wrapper execs, so the process group is
+// the command's.
+func TestKillReachesGroup(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	p, err := jobs.Spawn(jobs.Spec{Command: "sleep 300 & echo $!; wait", Dir: ws, Sandbox: &pol}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(0)
+	var child int
+	deadline := time.Now().Add(10 * time.Second)
+	for child == 0 && time.Now().Before(deadline) {
+		out, _ := p.Read(0, p.Output().Chars)
+		child, _ = strconv.Atoi(strings.TrimSpace(out))
+		time.Sleep(10 * time.Millisecond)
+	}
+	if child == 0 {
+		t.Fatal("no child pid printed")
+	}
+	if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/comm"); strings.TrimSpace(string(comm)) != "bash" && strings.TrimSpace(string(comm)) != "sh" {
+		t.Fatalf("pid %d runs %q, want the shell itself (the wrapper must exec)", p.Pid(), comm)
+	}
+	p.Kill(200 * time.Millisecond)
+	if code := p.ExitCode(); code != 128+15 && code != 128+9 {
+		t.Errorf("exit code %d, want death by signal", code)
+	}
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(child)); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		// A zombie waiting for reaping by init counts as gone.
+		if st, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/stat"); strings.Contains(string(st), ") Z ") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("background child %d survived the group kill", child)
+}

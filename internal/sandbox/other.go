@@ -1,0 +1,20 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+	"runtime"
+)
+
+// Detect reports that nothing is available: the sandbox needs Linux.
+func Detect() Support { return Support{} }
+
+// Wrap fails: the sandbox needs Linux.
+func (p Policy) Wrap(cmd *exec.Cmd) error {
+	return errors.New("the OS sandbox needs Linux; this system is " + runtime.GOOS)
+}
+
+// Main does nothing outside Linux.
+func Main() {}

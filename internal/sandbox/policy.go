@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Policy is what a sandboxed command may do. Paths are absolute.
+type Policy struct {
+	// Workspace is the project directory; the command may write in it.
+	Workspace string `json:"workspace"`
+	// WritableRoots are further directories the command may write in:
+	// temporary directories and well-known tool caches by default.
+	WritableRoots []string `json:"writable_roots,omitempty"`
+	// ReadOnly paths stay read-only even inside a writable root, and
+	// cannot be replaced (renamed, removed, swapped for a symlink).
+	ReadOnly []string `json:"read_only,omitempty"`
+	// Network allows network access; false gives the command an empty
+	// network namespace.
+	Network bool `json:"network,omitempty"`
+	// AllowEnv names secret-looking environment variables to pass to the
+	// command anyway; a trailing or embedded '*' matches like path.Match.
+	AllowEnv []string `json:"allow_env,omitempty"`
+}
+
+// DefaultPolicy is the policy for a workspace: write in the workspace, the
+// temporary directories and the usual build caches; .git, .openseek and the
+// user's ~/.openseek read-only; no network.
+func DefaultPolicy(workspace string) Policy {
+	ws := filepath.Clean(workspace)
+	p := Policy{
+		Workspace: ws,
+		ReadOnly: []string{
+			filepath.Join(ws, ".git"),
+			filepath.Join(ws, ".openseek"),
+		},
+	}
+	p.WritableRoots = appendUnique(p.WritableRoots, filepath.Clean(os.TempDir()), "/tmp", "/var/tmp", "/dev/shm")
+	home, err := os.UserHomeDir()
+	if err == nil && filepath.IsAbs(home) {
+		// Caches only: ~/.cargo/bin or ~/go/bin stay read-only so a command
+		// cannot plant programs that later run outside the sandbox.
+		p.WritableRoots = appendUnique(p.WritableRoots,
+			filepath.Join(home, ".cache"),
+			filepath.Join(home, ".npm"),
+			filepath.Join(home, ".cargo", "registry"),
+			filepath.Join(home, ".cargo", "git"),
+		)
+		p.ReadOnly = append(p.ReadOnly, filepath.Join(home, ".openseek"))
+	}
+	if mod := goModCache(home); mod != "" {
+		p.WritableRoots = appendUnique(p.WritableRoots, mod)
+	}
+	return p
+}
+
+// goModCache is where `go` keeps downloaded modules: $GOMODCACHE, else the
+// first $GOPATH entry's pkg/mod, else ~/go/pkg/mod.
+func goModCache(home string) string {
+	if d := os.Getenv("GOMODCACHE"); filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	if gp := filepath.SplitList(os.Getenv("GOPATH")); len(gp) > 0 && filepath.IsAbs(gp[0]) {
+		return filepath.Join(gp[0], "pkg", "mod")
+	}
+	if filepath.IsAbs(home) {
+		return filepath.Join(home, "go", "pkg", "mod")
+	}
+	return ""
+}
+
+func appendUnique(list []string, add ...string) []string {
+	for _, a := range add {
+		dup := false
+		for _, l := range list {
+			if l == a {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, a)
+		}
+	}
+	return list
+}
+
+// validate checks that every path is absolute and returns the policy with
+// clean paths.
+func (p Policy) validate() (Policy, error) {
+	if p.Workspace == "" {
+		return p, errors.New("sandbox policy has no workspace")
+	}
+	if !filepath.IsAbs(p.Workspace) {
+		return p, fmt.Errorf("sandbox workspace %q is not an absolute path", p.Workspace)
+	}
+	p.Workspace = filepath.Clean(p.Workspace)
+	clean := func(kind string, in []string) ([]string, error) {
+		out := make([]string, 0, len(in))
+		for _, d := range in {
+			if !filepath.IsAbs(d) {
+				return nil, fmt.Errorf("sandbox %s path %q is not absolute", kind, d)
+			}
+			out = append(out, filepath.Clean(d))
+		}
+		return out, nil
+	}
+	var err error
+	if p.WritableRoots, err = clean("writable", p.WritableRoots); err != nil {
+		return p, err
+	}
+	if p.ReadOnly, err = clean("read-only", p.ReadOnly); err != nil {
+		return p, err
+	}
+	return p, nil
+}

@@ -1,0 +1,103 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+)
+
+// childEnv is the marker variable that carries the payload to the child.
+const childEnv = "OPENSEEK_SANDBOX_CHILD"
+
+// selfExe is the running program, whatever happens to its file on disk.
+const selfExe = "/proc/self/exe"
+
+// payload is what the parent hands the child through childEnv; the real
+// argv follows the wrapper's argv[0].
+type payload struct {
+	Policy Policy `json:"policy"`
+	Path   string `json:"path"` // the real command's executable
+}
+
+// Wrap rewrites cmd, not yet started, to run inside the sandbox: it starts
+// this program again (its [Main] applies p and execs the real command)
+// in new namespaces. Path, Args, Env and SysProcAttr are changed; other
+// SysProcAttr settings such as Setpgid are kept, and the command keeps its
+// pid, so signalling its process group works as before. Wrap fails when
+// the program it runs in did not call Main first (the marker is still set).
+func (p Policy) Wrap(cmd *exec.Cmd) error {
+	if cmd.Process != nil {
+		return errors.New("sandbox: command already started")
+	}
+	if cmd.Err != nil {
+		return cmd.Err
+	}
+	if _, inChild := os.LookupEnv(childEnv); inChild {
+		return errors.New("sandbox: this program did not call sandbox.Main at start, so it cannot run sandboxed commands")
+	}
+	pol, err := p.validate()
+	if err != nil {
+		return err
+	}
+	if cmd.Path == "" || len(cmd.Args) == 0 {
+		return errors.New("sandbox: command has no path")
+	}
+	data, err := json.Marshal(payload{Policy: pol, Path: cmd.Path})
+	if err != nil {
+		return fmt.Errorf("sandbox: encode policy: %w", err)
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = withoutVar(env, childEnv)
+	cmd.Env = append(env, childEnv+"="+string(data))
+	cmd.Args = append([]string{"openseek-sandbox"}, cmd.Args...)
+	cmd.Path = selfExe
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS)
+	if !pol.Network {
+		flags |= syscall.CLONE_NEWNET
+	}
+	setNamespaces(cmd.SysProcAttr, flags)
+	return nil
+}
+
+// setNamespaces asks for new namespaces of the given kinds. The user
+// namespace maps ids to themselves: root keeps every id (so files of any
+// owner look as before) but its capabilities count only inside the new
+// namespace — it cannot join the host's network namespace or load
+// modules; anyone else keeps their own uid and gid.
+func setNamespaces(a *syscall.SysProcAttr, flags uintptr) {
+	a.Cloneflags |= flags
+	if flags&syscall.CLONE_NEWUSER == 0 {
+		return
+	}
+	if os.Geteuid() == 0 {
+		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		a.UidMappings, a.GidMappings = all, all
+		a.GidMappingsEnableSetgroups = true
+		return
+	}
+	uid, gid := os.Geteuid(), os.Getegid()
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+}
+
+// withoutVar is env without entries for name.
+func withoutVar(env []string, name string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
