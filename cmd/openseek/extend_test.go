@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -224,5 +226,80 @@ func TestServeApprovalRoundTrip(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "denied.txt")); err == nil {
 		t.Error("the denied command ran")
+	}
+}
+
+func TestModelsDoctorAndConfigErrors(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "DEEPSEEK_API_KEY=sk-test-abcdef123456"}
+	r := openseek(t, ws, "", env, "models")
+	if r.code != 0 || !strings.Contains(r.stdout, "deepseek/deepseek-v4-flash\t128k") || !strings.Contains(r.stdout, "ready") {
+		t.Errorf("models: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":[]}`)
+	}))
+	defer models.Close()
+	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[providers.local]\nbase_url = \""+models.URL+"/v1\"\n"), 0o644)
+	r = openseek(t, ws, "", env, "doctor")
+	if !strings.Contains(r.stdout, "sandbox") || !strings.Contains(r.stdout, "local") || strings.Contains(r.stdout, "sk-test-abcdef123456") {
+		t.Errorf("doctor: %q", r.stdout)
+	}
+	// A malformed config: file, line and reason; nothing starts.
+	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[providers.x]\nbase_url = \"http://a\"\napi_kye = \"k\"\n"), 0o644)
+	r = openseek(t, ws, "", env, "run", "hi")
+	if r.code != 1 || !strings.Contains(r.stderr, filepath.Join(ws, ".openseek", "config.toml")+":3") || r.stdout != "" {
+		t.Errorf("malformed config: %d %q %q", r.code, r.stderr, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".openseek", "sessions")); err == nil {
+		t.Error("a session was created despite the bad config")
+	}
+}
+
+// A provider/model from a config file is used end to end; the unknown
+// model error lists what is known.
+func TestConfiguredProviderEndToEnd(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("from the local server"))
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[providers.local]\nbase_url = \""+strings.TrimSuffix(srv.URL(), "/chat/completions")+"\"\n\n[models.\"local/qwen3-coder\"]\nwindow = 32000\n"), 0o644)
+	env := []string{"HOME=" + home}
+	r := openseek(t, ws, "", env, "--model", "local/qwen3-coder", "run", "hi")
+	if r.code != 0 {
+		t.Fatalf("%d %s", r.code, r.stderr)
+	}
+	if m := srv.Requests()[0].Model; m != "qwen3-coder" {
+		t.Errorf("model sent %q", m)
+	}
+	r = openseek(t, ws, "", env, "--model", "nosuch/model", "run", "hi")
+	if r.code != 1 || !strings.Contains(r.stderr, "deepseek") {
+		t.Errorf("unknown provider: %q", r.stderr)
+	}
+}
+
+// Claude through the Anthropic Messages API, end to end through the turn
+// loop: thinking with its signature travels back with the tool call.
+func TestAnthropicEndToEnd(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewAnthropicServer(t,
+		llmtest.Reply{Reasoning: "list first", Calls: []llmtest.Call{{ID: "toolu_1", Name: "shell", Args: `{"cmd":"echo claude"}`}}},
+		llmtest.Text("Claude ran echo."),
+	)
+	env := []string{"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=" + srv.URL()}
+	r := openseek(t, ws, "", env, "--model", "anthropic/claude-sonnet-4-5", "--thinking", "high", "run", "echo")
+	if r.code != 0 {
+		t.Fatalf("%d %s %s", r.code, r.stderr, r.stdout)
+	}
+	if f := find[protocol.AgentFinished](r.events); len(f) != 1 || f[0].Answer != "Claude ran echo." {
+		t.Errorf("finished %+v", f)
+	}
+	if res := find[protocol.ToolResult](r.events); len(res) != 1 || !strings.Contains(res[0].Content, "claude") {
+		t.Errorf("results %+v", res)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), `"signature"`) || !strings.Contains(string(reqs[1].Body), `"cache_control"`) {
+		t.Errorf("second request lacks the signed thinking or cache breakpoints")
 	}
 }

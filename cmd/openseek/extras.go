@@ -79,7 +79,7 @@ func (c *cli) mcpCmd() *cobra.Command {
 			if c.g.approval == "ask" {
 				return errors.New("--approval ask needs a controller to ask; mcp serve has none")
 			}
-			if _, _, err := engine.ResolveProvider(opts); err != nil {
+			if _, err := engine.Resolve(opts); err != nil {
 				return err
 			}
 			dir, _, err := prepareDir(c.g.dir)

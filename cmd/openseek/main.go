@@ -101,7 +101,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()
 	f.StringVar(&c.g.apiKey, "api-key", "", "API key for the selected chat provider (default: the provider's environment variable)")
-	f.StringVar(&c.g.model, "model", envOr(c.getenv, "OPENSEEK_MODEL", "deepseek-v4-flash"), "model name [env OPENSEEK_MODEL]")
+	f.StringVar(&c.g.model, "model", c.getenv("OPENSEEK_MODEL"), "provider/model, a model name or a profile (default: the config's model, else deepseek-v4-flash) [env OPENSEEK_MODEL]")
 	f.StringVar(&c.g.apiURL, "api-url", c.getenv("OPENSEEK_API_URL"), "full OpenAI-compatible chat-completions URL; any model name is accepted with it [env OPENSEEK_API_URL]")
 	f.IntVar(&c.g.maxSteps, "max-steps", envInt(c.getenv, "OPENSEEK_MAX_STEPS"), "max model calls per turn; 0 = unbounded [env OPENSEEK_MAX_STEPS]")
 	f.IntVar(&c.g.window, "context-window", envInt(c.getenv, "OPENSEEK_CONTEXT_WINDOW"), "context window in tokens for models the catalogue does not know [env OPENSEEK_CONTEXT_WINDOW]")
@@ -115,7 +115,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.mcpConfig, "mcp-config", c.getenv("OPENSEEK_MCP_CONFIG"), "a JSON file of MCP servers ({\"mcpServers\": …}), trusted by being named [env OPENSEEK_MCP_CONFIG]")
 	f.StringVar(&c.g.skillsDir, "global-skills-dir", c.getenv("OPENSEEK_GLOBAL_SKILLS_DIR"), "user-level skills directory (default ~/.openseek/skills) [env OPENSEEK_GLOBAL_SKILLS_DIR]")
 	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
-	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd())
+	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
 	for _, sub := range root.Commands() {
 		sub.SetFlagErrorFunc(flagError)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/policy"
@@ -54,17 +55,19 @@ status 0 when the turn finished, 1 otherwise.`,
 			if cont && c.g.session != "" {
 				return errors.New("--continue contradicts --session; pick one session")
 			}
-			emit, err := c.sink(format, costOf(c.g.model))
-			if err != nil {
-				return err
-			}
 			opts, err := c.engineOptions(cmd, sysFile, addendum)
 			if err != nil {
 				return err
 			}
 			opts.NoSession, opts.Continue, opts.Holder = noSession, cont, "openseek run"
-			// Check the model and key before anything is created or printed.
-			if _, _, err := engine.ResolveProvider(opts); err != nil {
+			// Check the config, model and key before anything is created
+			// or printed.
+			res, err := engine.Resolve(opts)
+			if err != nil {
+				return err
+			}
+			emit, err := c.sink(format, costFunc(res.Price))
+			if err != nil {
 				return err
 			}
 			dir, created, err := prepareDir(c.g.dir)
@@ -111,15 +114,37 @@ const (
 	continuePrompt = "Continue the task from the checkpoint summary."
 )
 
-// costOf prices usage for a model of the catalogue.
-func costOf(model string) render.CostFunc {
-	m, ok := llm.LookupModel(model)
-	if !ok {
+// costFunc prices usage with a price table (nil when it is unknown).
+func costFunc(p llm.Price) render.CostFunc {
+	if p == (llm.Price{}) {
 		return nil
 	}
 	return func(u protocol.Usage) (float64, bool) {
-		return m.Price.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
+		return p.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
 	}
+}
+
+// costOf prices usage for the selected model when its price is known
+// without a key (sessions show works offline).
+func (c *cli) costOf() render.CostFunc {
+	dir, _ := filepath.Abs(c.g.dir)
+	cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv)
+	if err != nil {
+		return nil
+	}
+	spec := c.g.model
+	if spec == "" {
+		spec = cfg.Model
+	}
+	if spec == "" {
+		spec = config.DefaultSpec
+	}
+	for _, m := range cfg.List() {
+		if m.Spec() == spec || m.Name == spec {
+			return costFunc(m.Price)
+		}
+	}
+	return nil
 }
 
 // engineOptions turns the global flags into engine options.
@@ -149,7 +174,12 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		// (OpenAI's gpt-4o refuses reasoning_effort): send none unless asked.
 		thinking = ""
 	}
+	dir, err := filepath.Abs(c.g.dir)
+	if err != nil {
+		return engine.Options{}, err
+	}
 	return engine.Options{
+		Dir:                  dir,
 		SessionRoot:          c.g.sessionRoot,
 		SessionID:            c.g.session,
 		Model:                c.g.model,

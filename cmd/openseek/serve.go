@@ -33,7 +33,7 @@ exits 0.`,
 				return err
 			}
 			opts.Holder = "openseek serve"
-			if _, _, err := engine.ResolveProvider(opts); err != nil {
+			if _, err := engine.Resolve(opts); err != nil {
 				emit(protocol.AgentSetupFailed{Error: err.Error()})
 				return err
 			}

@@ -96,7 +96,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			case "", "json":
 				fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
 			case "text":
-				render.Transcript(c.stdout, s, costOf(c.g.model))
+				render.Transcript(c.stdout, s, c.costOf())
 			default:
 				return fmt.Errorf("--format must be json or text, not %q", showFormat)
 			}

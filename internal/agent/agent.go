@@ -546,6 +546,9 @@ func (t *turn) assistantItem(resp *llm.Response) *session.Assistant {
 		ToolCalls: append([]chat.ToolCall{}, resp.ToolCalls...),
 		Reasoning: resp.Reasoning,
 		Usage:     &u,
+
+		ReasoningSignature: resp.ReasoningSignature,
+		ReasoningItems:     resp.ReasoningItems,
 	}
 }
 

@@ -18,10 +18,10 @@ import (
 
 	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/agents"
+	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/hooks"
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/llm"
-	"github.com/openseek/openseek/internal/llm/openai"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
@@ -88,6 +88,7 @@ type Engine struct {
 	model     string
 	provider  llm.Provider
 	window    int
+	price     llm.Price
 	sys       string
 	hooks     *hookAdapter
 	base      *tool.Registry // the tools without the agent tool
@@ -102,36 +103,33 @@ type Engine struct {
 	goalTurns int
 }
 
-// DefaultModel is the model used when none is named.
-const DefaultModel = "deepseek-v4-flash"
-
-// ResolveProvider returns the provider for the options' model, URL and key,
-// or an error a user can act on (unknown model, missing key).
-func ResolveProvider(o Options) (llm.Provider, string, error) {
+// Resolve loads the configuration (built-in providers, then
+// ~/.openseek/config.toml, then <Dir>/.openseek/config.toml) and resolves
+// the options' model into a ready client with retries (and failover for a
+// profile), or an error a user can act on: a malformed config file (path,
+// line and reason), an unknown model (with the known ones), a missing key
+// (with the variables to set).
+func Resolve(o Options) (*config.Resolved, error) {
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	name := o.Model
-	if name == "" {
-		name = DefaultModel
+	home := o.Home
+	if home == "" {
+		home = getenv("HOME")
 	}
-	m, known := llm.LookupModel(name)
-	if !known && o.APIURL == "" {
-		return nil, "", fmt.Errorf("unknown model %q; known models: %s (or pass --api-url to use any model of an OpenAI-compatible server)", name, knownModels())
+	dir := o.Dir
+	if dir == "" {
+		dir = "."
 	}
-	url := o.APIURL
-	if url == "" {
-		url = m.URL
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
-	key := o.APIKey
-	if key == "" && known {
-		key, _ = m.Key(getenv)
+	cfg, err := config.Load(home, dir, getenv)
+	if err != nil {
+		return nil, err
 	}
-	if key == "" && o.APIURL == "" {
-		return nil, "", fmt.Errorf("an API key is required for %s: pass --api-key or set %s", name, envList(m.KeyEnv))
-	}
-	cfg := openai.Config{URL: url, APIKey: key, HTTPClient: o.HTTPClient}
+	cfg.HTTPClient = o.HTTPClient
 	rp := o.Retry
 	if rp.Attempts == 0 {
 		rp = llm.DefaultRetry()
@@ -145,35 +143,7 @@ func ResolveProvider(o Options) (llm.Provider, string, error) {
 			}
 		}
 	}
-	return llm.WithRetry(openai.New(cfg), rp), name, nil
-}
-
-func knownModels() string {
-	s := ""
-	for i, m := range llm.Models() {
-		if i > 0 {
-			s += ", "
-		}
-		s += m.Name
-	}
-	return s
-}
-
-func envList(vars []string) string {
-	switch len(vars) {
-	case 0:
-		return "the provider's key variable"
-	case 1:
-		return vars[0]
-	}
-	s := vars[0] + " (or "
-	for i, v := range vars[1:] {
-		if i > 0 {
-			s += ", "
-		}
-		s += v
-	}
-	return s + ")"
+	return cfg.Resolve(o.Model, o.APIKey, o.APIURL, rp)
 }
 
 // New builds an engine: provider, tools, session (created, resumed or in
@@ -199,9 +169,13 @@ func New(o Options) (*Engine, error) {
 		dir = real
 	}
 	o.Dir = dir
-	provider, model, err := ResolveProvider(o)
+	res, err := Resolve(o)
 	if err != nil {
 		return nil, err
+	}
+	provider, model := res.Client, res.Model
+	for _, skipped := range res.Skipped {
+		o.Emit(protocol.BackgroundNotice{Content: "[models] skipped " + skipped})
 	}
 	e := &Engine{opts: o}
 	e.root = o.SessionRoot
@@ -275,9 +249,10 @@ func New(o Options) (*Engine, error) {
 	}
 	e.tools = reg
 	window := o.Window
-	if m, ok := llm.LookupModel(model); ok && window == 0 {
-		window = m.Window
+	if window == 0 {
+		window = res.Window
 	}
+	e.price = res.Price
 	e.model = model
 	e.provider = provider
 	e.agent = agent.New(agent.Config{
@@ -397,6 +372,15 @@ func (e *Engine) Compact(ctx context.Context) error { return e.agent.Compact(ctx
 
 // Model is the name of the model the engine talks to.
 func (e *Engine) Model() string { return e.model }
+
+// Cost prices a usage with the model's price table (USD); ok is false
+// when the price is unknown.
+func (e *Engine) Cost(u protocol.Usage) (float64, bool) {
+	if e.price == (llm.Price{}) {
+		return 0, false
+	}
+	return e.price.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
+}
 
 // Active reports whether a turn is running.
 func (e *Engine) Active() bool { return e.agent.Active() }

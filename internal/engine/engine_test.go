@@ -329,3 +329,19 @@ func TestGoalBlockedStopsAutoContinuation(t *testing.T) {
 }
 
 func runtimeGosched() { time.Sleep(5 * time.Millisecond) }
+
+// The first request — system prompt plus tool schemas — is what every
+// request of a session starts with; it is kept lean (the leanest
+// published agent sends about 31 KB).
+func TestFirstRequestIsLean(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("ok"))
+	e, _, _ := newEngine(t, srv, nil)
+	if _, err := e.Prompt(context.Background(), protocol.Text("hi"), nil); err != nil {
+		t.Fatal(err)
+	}
+	req := srv.Requests()[0]
+	t.Logf("first request: %d bytes of prompt (tools + messages), %d bytes of body, %d tools", len(req.Prompt), len(req.Body), len(req.Tools))
+	if len(req.Prompt) > 16<<10 {
+		t.Errorf("the first request grew to %d bytes; keep the system prompt and tool schemas lean", len(req.Prompt))
+	}
+}

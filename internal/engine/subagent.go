@@ -138,11 +138,11 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 		if def.Model != "" && def.Model != e.model {
 			o := e.opts
 			o.Model, o.APIURL = def.Model, ""
-			p, m, err := ResolveProvider(o)
+			res, err := Resolve(o)
 			if err != nil {
 				return agent.Outcome{}, fmt.Errorf("custom agent %s: %w", def.Name, err)
 			}
-			provider, model = p, m
+			provider, model = res.Client, res.Model
 		}
 	}
 	memory, _ := prompt.Memory(e.opts.Home, e.opts.Dir, e.opts.Dir, prompt.DefaultMemoryBytes)

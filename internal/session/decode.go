@@ -230,6 +230,17 @@ func decodeAssistant(payload []byte) (Item, error) {
 				return err
 			}
 			a.Usage, err = readUsage(s)
+		case "reasoning_signature":
+			var sig *string
+			if sig, err = s.optStr(); err == nil && sig != nil {
+				a.ReasoningSignature = *sig
+			}
+		case "reasoning_items":
+			var raw []byte
+			raw, err = s.skip()
+			if err == nil && string(raw) != "null" {
+				a.ReasoningItems = append([]byte(nil), raw...)
+			}
 		default:
 			err = skipField(s)
 		}

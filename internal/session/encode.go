@@ -81,6 +81,14 @@ func appendPayload(b []byte, item Item) []byte {
 			b = strconv.AppendInt(b, int64(u.PromptCacheMissTokens), 10)
 			b = append(b, '}')
 		}
+		if it.ReasoningSignature != "" {
+			b = append(b, `,"reasoning_signature":`...)
+			b = appendString(b, it.ReasoningSignature)
+		}
+		if it.ReasoningItems != nil {
+			b = append(b, `,"reasoning_items":`...)
+			b = append(b, it.ReasoningItems...)
+		}
 		return append(b, '}')
 	case *ToolResult:
 		b = append(b, `{"tool_call_id":`...)

@@ -48,6 +48,12 @@ type Assistant struct {
 	IsReplay bool
 	// Usage is set only on the first durable record of a response.
 	Usage *protocol.Usage
+	// ReasoningSignature and ReasoningItems are opaque provider state that
+	// must travel back with the message (Anthropic's thinking signature,
+	// the Responses API's encrypted reasoning). OpenSeek extensions of the
+	// format, written only when present; other readers ignore them.
+	ReasoningSignature string
+	ReasoningItems     json.RawMessage
 }
 
 // ToolResult is the local result of one assistant tool call.

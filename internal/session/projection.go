@@ -37,7 +37,8 @@ func (s *Session) Messages() []chat.Message {
 		switch it := e.Item.(type) {
 		case *Assistant:
 			flush()
-			m := chat.Message{Role: chat.Assistant, Reasoning: it.Reasoning}
+			m := chat.Message{Role: chat.Assistant, Reasoning: it.Reasoning,
+				ReasoningSignature: it.ReasoningSignature, ReasoningItems: it.ReasoningItems}
 			if it.Content != "" {
 				m.Content = protocol.Text(it.Content)
 			}

@@ -1,0 +1,196 @@
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+
+	"github.com/openseek/openseek/internal/llm"
+)
+
+const (
+	// DefaultBaseURL is Anthropic's API.
+	DefaultBaseURL = "https://api.anthropic.com"
+	// DefaultIdleTimeout is how long a stream may stay silent before it
+	// fails. Anthropic pings during long thinking, so silence means trouble.
+	DefaultIdleTimeout = 90 * time.Second
+	// messagesPath is the Messages endpoint relative to the base URL.
+	messagesPath = "v1/messages"
+)
+
+// Config says where and how to reach the Messages API.
+type Config struct {
+	BaseURL     string            // "" = DefaultBaseURL; /v1/messages is appended
+	APIKey      string            // sent as x-api-key; never printed
+	Headers     map[string]string // extra request headers (anthropic-beta, gateways)
+	HTTPClient  *http.Client      // nil = http.DefaultClient
+	IdleTimeout time.Duration     // no byte for this long → the stream fails, retryably (0 = DefaultIdleTimeout)
+	MaxTokens   int               // max_tokens when the request sets none (0 = DefaultMaxTokens)
+	// ThinkingBudget maps llm.Request.Thinking to budget_tokens: <0 sends
+	// no thinking field, 0 disables thinking, >0 enables it with that
+	// budget. nil = DefaultThinkingBudget.
+	ThinkingBudget func(mode string) int
+}
+
+// Client is an llm.Provider for the Anthropic Messages API. It is safe for
+// concurrent use.
+type Client struct {
+	cfg     Config
+	api     sdk.Client
+	idle    time.Duration
+	initErr error
+}
+
+var _ llm.Provider = (*Client)(nil)
+
+// New returns a client for cfg. A malformed BaseURL is reported by Stream.
+func New(cfg Config) *Client {
+	c := &Client{cfg: cfg, idle: cfg.IdleTimeout}
+	if c.idle <= 0 {
+		c.idle = DefaultIdleTimeout
+	}
+	base := cfg.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
+		c.initErr = fmt.Errorf("invalid Anthropic base URL %q: want a URL such as %s", base, DefaultBaseURL)
+		return c
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0), // llm.WithRetry owns retrying
+		option.WithHeader("Accept", "text/event-stream"),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithHeader("X-Api-Key", cfg.APIKey))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	// A literal Client, not sdk.NewClient: the latter reads
+	// ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, profiles and more from the
+	// environment; the caller resolves keys and endpoints itself.
+	c.api = sdk.Client{Options: opts}
+	return c
+}
+
+// Stream sends req and streams the reply. Errors are *llm.Error except a
+// cancelled ctx, which is returned wrapped as is.
+func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)) (*llm.Response, error) {
+	if c.initErr != nil {
+		return nil, &llm.Error{Message: c.initErr.Error(), Err: c.initErr}
+	}
+	if on == nil {
+		on = func(llm.Delta) {}
+	}
+	body, err := encodeRequest(req, c.maxTokens(req), c.budget(req.Thinking))
+	if err != nil {
+		return nil, &llm.Error{Message: "cannot encode the request: " + err.Error(), Err: err}
+	}
+
+	parent := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(c.idle, func() { cancel(errIdle) })
+	defer idle.Stop()
+
+	var res *http.Response
+	err = c.api.Post(ctx, messagesPath, body, nil, option.WithResponseInto(&res))
+	if res != nil && res.StatusCode >= 400 {
+		return nil, c.statusError(res)
+	}
+	if err != nil {
+		return nil, c.transportError(parent, ctx, err)
+	}
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "" && mt != "text/event-stream" {
+		// A gateway's error object or a proxy's login page, sent with 200.
+		defer res.Body.Close()
+		return nil, c.notStreamed(res, mt)
+	}
+
+	res.Body = &idleBody{ReadCloser: res.Body, timer: idle, d: c.idle}
+	dec := &errorDecoder{Decoder: ssestream.NewDecoder(res)}
+	stream := ssestream.NewStream[event](dec, nil)
+	defer stream.Close()
+	var f fold
+	for stream.Next() {
+		ev := stream.Current()
+		f.add(&ev, on)
+		if f.stopped {
+			break // message_stop is the last event; do not wait for EOF
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, c.streamError(parent, ctx, err, dec.errData)
+	}
+	if !f.done() {
+		return nil, &llm.Error{Message: "the stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF}
+	}
+	return f.response(), nil
+}
+
+func (c *Client) maxTokens(req llm.Request) int {
+	switch {
+	case req.MaxTokens > 0:
+		return req.MaxTokens
+	case c.cfg.MaxTokens > 0:
+		return c.cfg.MaxTokens
+	}
+	return DefaultMaxTokens
+}
+
+func (c *Client) budget(mode string) int {
+	if c.cfg.ThinkingBudget != nil {
+		return c.cfg.ThinkingBudget(mode)
+	}
+	return DefaultThinkingBudget(mode)
+}
+
+// errIdle is the cancel cause when the server went silent.
+var errIdle = errors.New("idle timeout")
+
+// idleBody re-arms the idle timer on every byte received, so pings count
+// as life.
+type idleBody struct {
+	io.ReadCloser
+	timer *time.Timer
+	d     time.Duration
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.d)
+	}
+	return n, err
+}
+
+// errorDecoder keeps the data of an error event, which the SDK's Stream
+// turns into an error that no longer says which API error it was.
+type errorDecoder struct {
+	ssestream.Decoder
+	errData []byte
+}
+
+func (d *errorDecoder) Next() bool {
+	ok := d.Decoder.Next()
+	if ok && d.Event().Type == "error" {
+		d.errData = append([]byte(nil), d.Event().Data...)
+	}
+	return ok
+}
