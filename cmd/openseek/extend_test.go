@@ -303,3 +303,44 @@ func TestAnthropicEndToEnd(t *testing.T) {
 		t.Errorf("second request lacks the signed thinking or cache breakpoints")
 	}
 }
+
+// `openseek mcp serve` offers the agent to another agent: a real go-sdk
+// client starts it over stdio, runs a task and continues the session.
+func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
+	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--dir", ws, "mcp", "serve")...)
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "GORACE=atexit_sleep_ms=0"}
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) map[string]any {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.IsError {
+			t.Fatalf("%s: error result %+v", name, res.Content)
+		}
+		var out map[string]any
+		data, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(data, &out)
+		return out
+	}
+	first := call("run", map[string]any{"task": "say something"})
+	if first["answer"] != "first answer" || first["session_id"] == "" {
+		t.Fatalf("run: %v", first)
+	}
+	second := call("continue", map[string]any{"session_id": first["session_id"], "task": "and more"})
+	if second["answer"] != "second answer" || second["session_id"] != first["session_id"] {
+		t.Errorf("continue: %v", second)
+	}
+	if n := len(srv.Requests()[1].Messages); n != 4 {
+		t.Errorf("the continued session did not carry the first turn (%d messages)", n)
+	}
+}

@@ -345,3 +345,39 @@ func TestFirstRequestIsLean(t *testing.T) {
 		t.Errorf("the first request grew to %d bytes; keep the system prompt and tool schemas lean", len(req.Prompt))
 	}
 }
+
+// Commands run in the sandbox by default; only the user's own config may
+// switch it off — a repository's config cannot.
+func TestSandboxIsOnAndOnlyTheUserCanTurnItOff(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	home, ws := t.TempDir(), t.TempDir()
+	newE := func() *Engine {
+		e, err := New(Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	if e := newE(); e.env.Sandbox == nil || e.env.Sandbox.Network {
+		t.Fatalf("default sandbox %+v", e.env.Sandbox)
+	}
+	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[sandbox]\nenabled = false\n"), 0o644)
+	if e := newE(); e.env.Sandbox == nil {
+		t.Fatal("a repository's config switched the sandbox off")
+	}
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[sandbox]\nnetwork = true\nwritable_roots = [\"~/.gradle\"]\n"), 0o644)
+	if e := newE(); e.env.Sandbox == nil || !e.env.Sandbox.Network || !contains(e.env.Sandbox.WritableRoots, filepath.Join(home, ".gradle")) {
+		t.Fatalf("user sandbox settings not applied: %+v", e.env.Sandbox)
+	}
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[sandbox]\nenabled = false\n"), 0o644)
+	if e := newE(); e.env.Sandbox != nil {
+		t.Fatal("the user's enabled = false was not honoured")
+	}
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[sandbox]\nnetwrk = true\n"), 0o644)
+	if _, err := New(Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }}); err == nil || !strings.Contains(err.Error(), "sandbox.netwrk") {
+		t.Errorf("a misspelt sandbox key: %v", err)
+	}
+}

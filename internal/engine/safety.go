@@ -2,15 +2,20 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/trust"
+	"github.com/openseek/openseek/protocol"
 )
 
 // ErrNoSandbox explains why the engine refuses to start when the kernel
@@ -50,17 +55,75 @@ func (e *Engine) setupSafety() error {
 	}
 	e.env.Guard = guard
 
-	if mode == policy.ModeFullAccess || e.opts.NoSandbox {
+	sc, err := e.sandboxConfig()
+	if err != nil {
+		return err
+	}
+	if mode == policy.ModeFullAccess || e.opts.NoSandbox || (sc.Enabled != nil && !*sc.Enabled) {
 		return nil
 	}
 	sp := sandbox.DefaultPolicy(e.opts.Dir)
-	sp.Network = e.opts.Network
+	sp.Network = e.opts.Network || (sc.Network != nil && *sc.Network)
 	sp.ReadOnly = append(sp.ReadOnly, e.configFiles()...)
+	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
+	for _, r := range sc.WritableRoots {
+		if strings.HasPrefix(r, "~/") {
+			r = filepath.Join(e.opts.Home, r[2:])
+		}
+		if !filepath.IsAbs(r) {
+			return fmt.Errorf("%s: sandbox.writable_roots: %q is not an absolute path", e.configFiles()[0], r)
+		}
+		sp.WritableRoots = append(sp.WritableRoots, r)
+	}
 	if problems := sandbox.Detect().Problems(sp); len(problems) > 0 {
 		return &ErrNoSandbox{Problems: problems}
 	}
 	e.env.Sandbox = &sp
 	return nil
+}
+
+// sandboxConfig is the [sandbox] table of the user's config file:
+//
+//	[sandbox]
+//	enabled = false                 # run commands unsandboxed (an explicit choice)
+//	network = true                  # let sandboxed commands use the network
+//	writable_roots = ["~/.gradle"]  # more directories commands may write in
+//	allow_env = ["GITHUB_TOKEN"]    # secret-looking variables to pass anyway
+//
+// Only the user's own file may change the sandbox: a repository's
+// .openseek/config.toml could otherwise switch it off for whoever runs
+// the agent there, so a [sandbox] table there is ignored (and reported).
+type sandboxConfig struct {
+	Enabled       *bool    `toml:"enabled"`
+	Network       *bool    `toml:"network"`
+	WritableRoots []string `toml:"writable_roots"`
+	AllowEnv      []string `toml:"allow_env"`
+}
+
+func (e *Engine) sandboxConfig() (sandboxConfig, error) {
+	files := e.configFiles()
+	var doc struct {
+		Sandbox sandboxConfig `toml:"sandbox"`
+	}
+	md, err := toml.DecodeFile(files[0], &doc)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return sandboxConfig{}, fmt.Errorf("%s: %w", files[0], err)
+	default:
+		for _, k := range md.Undecoded() {
+			if len(k) == 2 && k[0] == "sandbox" {
+				return sandboxConfig{}, fmt.Errorf("%s: sandbox.%s is not a sandbox setting (enabled, network, writable_roots, allow_env)", files[0], k[1])
+			}
+		}
+	}
+	var ws struct {
+		Sandbox map[string]any `toml:"sandbox"`
+	}
+	if _, err := toml.DecodeFile(files[1], &ws); err == nil && len(ws.Sandbox) > 0 {
+		e.opts.Emit(protocol.BackgroundNotice{Content: "[sandbox] the [sandbox] table of " + files[1] + " is ignored: only ~/.openseek/config.toml may change the sandbox"})
+	}
+	return doc.Sandbox, nil
 }
 
 // ResolveApproval answers an approval_requested question. An unknown id
