@@ -20,6 +20,7 @@ type Text struct {
 	info    io.Writer
 	inText  bool // the last thing written was streamed answer text
 	inThink bool
+	said    string // the last complete assistant message
 	usage   protocol.Usage
 	steps   int
 	cost    CostFunc
@@ -56,6 +57,7 @@ func (t *Text) Emit(e protocol.Event) {
 	case protocol.AssistantMessage:
 		t.endThink()
 		t.breakLine()
+		t.said = e.Content
 	case protocol.StreamRetry:
 		t.breakLine()
 		fmt.Fprintf(t.info, "retrying (attempt %d of %d): %s\n", e.Attempt, e.MaxAttempts, e.Reason)
@@ -85,7 +87,9 @@ func (t *Text) Emit(e protocol.Event) {
 		t.usage = t.usage.Add(e.Usage)
 	case protocol.AgentFinished:
 		t.endThink()
-		if !t.inText && e.Answer != "" {
+		// An answer given through the finish tool was not streamed.
+		if e.Answer != "" && e.Answer != t.said {
+			t.breakLine()
 			fmt.Fprint(t.out, e.Answer)
 			t.inText = true
 		}
