@@ -18,7 +18,7 @@ func main() {
 	flag.Parse()
 	var turns []llmtest.Turn
 	for i := 1; i < *steps; i++ {
-		turns = append(turns, llmtest.Calls(llmtest.Call{ID: fmt.Sprintf("c%d", i), Name: "shell", Args: `{"cmd":"echo step"}`}))
+		turns = append(turns, llmtest.Calls(llmtest.Call{ID: fmt.Sprintf("c%d", i), Name: "shell", Args: fmt.Sprintf(`{"cmd":"echo step %d"}`, i)}))
 	}
 	turns = append(turns, llmtest.Text("done"))
 	srv := llmtest.NewServer(nopTB{}, turns...)
