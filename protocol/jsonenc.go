@@ -8,10 +8,20 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string exactly as encoding/json does with
-// SetEscapeHTML(false): raw UTF-8, invalid bytes as \ufffd, and U+2028/U+2029
-// escaped so the output is also valid JavaScript.
-func appendString(b []byte, s string) []byte {
+func appendString(b []byte, s string) []byte { return AppendJSONString(b, s) }
+
+// AppendJSONString appends s as a JSON string exactly as encoding/json does
+// with SetEscapeHTML(false): raw UTF-8, invalid bytes as \ufffd, and
+// U+2028/U+2029 escaped so the output is also valid JavaScript.
+func AppendJSONString(b []byte, s string) []byte { return appendJSONString(b, s, true) }
+
+// AppendMinimalJSONString appends s as a JSON string escaping only what
+// JSON requires: quotes, backslashes and control characters; invalid UTF-8
+// becomes \ufffd. Unlike AppendJSONString, U+2028 and U+2029 stay raw.
+func AppendMinimalJSONString(b []byte, s string) []byte { return appendJSONString(b, s, false) }
+
+// appendJSONString is both: lineSeps escapes U+2028 and U+2029.
+func appendJSONString(b []byte, s string, lineSeps bool) []byte {
 	// One growth (with room for some escapes) instead of a doubling chain.
 	b = slices.Grow(b, len(s)+len(s)/8+8)
 	b = append(b, '"')
@@ -52,7 +62,7 @@ func appendString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		if r == '\u2028' || r == '\u2029' {
+		if lineSeps && (r == '\u2028' || r == '\u2029') {
 			b = append(b, s[start:i]...)
 			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
 			i += size

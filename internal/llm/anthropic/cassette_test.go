@@ -3,113 +3,31 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/goccy/go-yaml"
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/anthropic"
+	"github.com/openseek/openseek/internal/llm/cassette"
 	"github.com/openseek/openseek/protocol"
 )
 
 // The go-vcr cassettes recorded by charmbracelet/fantasy (see the README
 // beside them) replayed through the client, one test per recorded suite.
 
-func TestAnthropicCommon(t *testing.T)   { replaySuite(t, "TestAnthropicCommon") }
-func TestAnthropicThinking(t *testing.T) { replaySuite(t, "TestAnthropicThinking") }
-
-type cassette struct {
-	Interactions []struct {
-		Request struct {
-			Body string `yaml:"body"`
-			URL  string `yaml:"url"`
-		} `yaml:"request"`
-		Response struct {
-			Body    string              `yaml:"body"`
-			Headers map[string][]string `yaml:"headers"`
-			Code    int                 `yaml:"code"`
-		} `yaml:"response"`
-	} `yaml:"interactions"`
-}
-
-// cassetteDir finds ../shared/reference/cassettes beside the module root.
-func cassetteDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "reference", "cassettes")
-	if _, err := os.Stat(c); err != nil {
-		t.Fatalf("cassettes not found: %v", err)
-	}
-	return c
-}
-
-func replaySuite(t *testing.T, suite string) {
-	files, err := filepath.Glob(filepath.Join(cassetteDir(t), suite, "*", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cassettes for %s (%v)", suite, err)
-	}
-	for _, f := range files {
-		name := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(filepath.Base(f), ".yaml")
-		t.Run(name, func(t *testing.T) { replay(t, f) })
-	}
-}
+func TestAnthropicCommon(t *testing.T)   { cassette.Suite(t, "TestAnthropicCommon", replay) }
+func TestAnthropicThinking(t *testing.T) { cassette.Suite(t, "TestAnthropicThinking", replay) }
 
 func replay(t *testing.T, file string) {
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c cassette
-	if err := yaml.Unmarshal(raw, &c); err != nil {
-		t.Fatalf("parse %s: %v", file, err)
-	}
-
-	var mu sync.Mutex
-	var sent [][]byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		n := len(sent)
-		sent = append(sent, body)
-		mu.Unlock()
+	c := cassette.Load(t, file)
+	srv := cassette.Serve(t, c, func(n int, r *http.Request) {
 		if r.URL.Path != "/v1/messages" || r.Header.Get("X-Api-Key") != "test-key" || r.Header.Get("Anthropic-Version") == "" {
 			t.Errorf("request %d: %s with key %q, version %q", n+1, r.URL.Path, r.Header.Get("X-Api-Key"), r.Header.Get("Anthropic-Version"))
 		}
-		if n >= len(c.Interactions) {
-			t.Errorf("request %d beyond the %d recorded interactions", n+1, len(c.Interactions))
-			http.Error(w, "no more interactions", http.StatusInternalServerError)
-			return
-		}
-		rec := c.Interactions[n].Response
-		for _, ct := range rec.Headers["Content-Type"] {
-			w.Header().Add("Content-Type", ct)
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = io.WriteString(w, rec.Body)
-	}))
-	defer srv.Close()
+	})
 
 	var prev *llm.Response
 	for i, it := range c.Interactions {
@@ -163,8 +81,7 @@ func replay(t *testing.T, file string) {
 		}
 		prev = resp
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	sent := srv.Sent()
 	if len(sent) != len(c.Interactions) {
 		t.Errorf("sent %d requests, recorded %d", len(sent), len(c.Interactions))
 	}

@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -103,11 +102,8 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		return nil, &llm.Error{Message: "cannot encode the request: " + err.Error(), Err: err}
 	}
 
-	parent := ctx
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	idle := time.AfterFunc(c.idle, func() { cancel(errIdle) })
-	defer idle.Stop()
+	ctx, watch := llm.WatchIdle(ctx, c.idle)
+	defer watch.Stop()
 
 	var res *http.Response
 	err = c.api.Post(ctx, messagesPath, body, nil, option.WithResponseInto(&res))
@@ -115,7 +111,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		return nil, c.statusError(res)
 	}
 	if err != nil {
-		return nil, c.transportError(parent, ctx, err)
+		return nil, watch.TransportError(err, c.cfg.APIKey)
 	}
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "" && mt != "text/event-stream" {
 		// A gateway's error object or a proxy's login page, sent with 200.
@@ -123,7 +119,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		return nil, c.notStreamed(res, mt)
 	}
 
-	res.Body = &idleBody{ReadCloser: res.Body, timer: idle, d: c.idle}
+	res.Body = watch.Body(res.Body)
 	dec := &errorDecoder{Decoder: ssestream.NewDecoder(res)}
 	stream := ssestream.NewStream[event](dec, nil)
 	defer stream.Close()
@@ -136,7 +132,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return nil, c.streamError(parent, ctx, err, dec.errData)
+		return nil, c.streamError(watch, err, dec.errData)
 	}
 	if !f.done() {
 		return nil, &llm.Error{Message: "the stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF}
@@ -159,25 +155,6 @@ func (c *Client) budget(mode string) int {
 		return c.cfg.ThinkingBudget(mode)
 	}
 	return DefaultThinkingBudget(mode)
-}
-
-// errIdle is the cancel cause when the server went silent.
-var errIdle = errors.New("idle timeout")
-
-// idleBody re-arms the idle timer on every byte received, so pings count
-// as life.
-type idleBody struct {
-	io.ReadCloser
-	timer *time.Timer
-	d     time.Duration
-}
-
-func (b *idleBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.timer.Reset(b.d)
-	}
-	return n, err
 }
 
 // errorDecoder keeps the data of an error event, which the SDK's Stream

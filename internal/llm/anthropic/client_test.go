@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,45 +17,6 @@ import (
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/protocol"
 )
-
-// recorder collects the deltas of one Stream call.
-type recorder struct {
-	text, reasoning strings.Builder
-	retries         []llm.Delta
-	n               int
-}
-
-func (r *recorder) on(d llm.Delta) {
-	r.n++
-	switch d.Kind {
-	case llm.TextDelta:
-		r.text.WriteString(d.Text)
-	case llm.ReasoningDelta:
-		r.reasoning.WriteString(d.Text)
-	case llm.Retry:
-		r.retries = append(r.retries, d)
-	}
-}
-
-// recordingTB keeps the server's complaints instead of failing the test,
-// for tests that expect a request to be rejected.
-type recordingTB struct {
-	testing.TB
-	mu     sync.Mutex
-	errors []string
-}
-
-func (r *recordingTB) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
-func (r *recordingTB) complaints() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.errors...)
-}
 
 func userRequest(prompt string) llm.Request {
 	return llm.Request{Model: "claude-sonnet-4-5", Messages: []chat.Message{
@@ -87,20 +47,20 @@ func TestStreamReply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.NewAnthropicServer(t, tt.reply)
 			c := anthropic.New(anthropic.Config{BaseURL: srv.URL(), APIKey: "k"})
-			var rec recorder
-			resp, err := c.Stream(context.Background(), userRequest("hi"), rec.on)
+			var rec llmtest.Recorder
+			resp, err := c.Stream(context.Background(), userRequest("hi"), rec.On)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.Content != tt.reply.Text || rec.text.String() != tt.reply.Text {
-				t.Errorf("text %q (deltas %q), want %q", resp.Content, rec.text.String(), tt.reply.Text)
+			if resp.Content != tt.reply.Text || rec.Text.String() != tt.reply.Text {
+				t.Errorf("text %q (deltas %q), want %q", resp.Content, rec.Text.String(), tt.reply.Text)
 			}
 			if tt.reply.Reasoning == "" && (resp.Reasoning != nil || resp.ReasoningSignature != "") {
 				t.Errorf("reasoning %v signature %q, want none", resp.Reasoning, resp.ReasoningSignature)
 			}
 			if tt.reply.Reasoning != "" {
-				if resp.Reasoning == nil || *resp.Reasoning != tt.reply.Reasoning || rec.reasoning.String() != tt.reply.Reasoning {
-					t.Errorf("reasoning %v (deltas %q), want %q", resp.Reasoning, rec.reasoning.String(), tt.reply.Reasoning)
+				if resp.Reasoning == nil || *resp.Reasoning != tt.reply.Reasoning || rec.Reasoning.String() != tt.reply.Reasoning {
+					t.Errorf("reasoning %v (deltas %q), want %q", resp.Reasoning, rec.Reasoning.String(), tt.reply.Reasoning)
 				}
 				if resp.ReasoningSignature != llmtest.Signature(tt.reply.Reasoning) {
 					t.Errorf("signature %q", resp.ReasoningSignature)
@@ -236,7 +196,7 @@ func TestConversation(t *testing.T) {
 }
 
 func TestConversationWithoutSignatureIsRejected(t *testing.T) {
-	rec := &recordingTB{TB: t}
+	rec := &llmtest.RecordingTB{TB: t}
 	srv := llmtest.NewAnthropicServer(rec,
 		llmtest.Reply{Reasoning: "hmm", Calls: []llmtest.Call{{Name: "ls", Args: `{}`}}},
 		llmtest.Text("never"),
@@ -246,7 +206,7 @@ func TestConversationWithoutSignatureIsRejected(t *testing.T) {
 	if !errors.As(err, &e) || e.Status != 400 || e.Retryable || !strings.Contains(e.Message, "thinking") {
 		t.Fatalf("error %v, want a 400 about thinking", err)
 	}
-	if c := rec.complaints(); len(c) != 1 || !strings.Contains(c[0], "signature") {
+	if c := rec.Complaints(); len(c) != 1 || !strings.Contains(c[0], "signature") {
 		t.Errorf("complaints %q", c)
 	}
 }
@@ -276,18 +236,18 @@ func TestCancelMidStream(t *testing.T) {
 	c := anthropic.New(anthropic.Config{BaseURL: srv.URL()})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var rec recorder
+	var rec llmtest.Recorder
 	_, err := c.Stream(ctx, userRequest("hi"), func(d llm.Delta) {
-		rec.on(d)
-		if rec.n == 2 {
+		rec.On(d)
+		if rec.N == 2 {
 			cancel()
 		}
 	})
 	if !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
 		t.Fatalf("error %v: want context.Canceled, not retryable", err)
 	}
-	if rec.n > 5 {
-		t.Errorf("%d deltas after cancel", rec.n)
+	if rec.N > 5 {
+		t.Errorf("%d deltas after cancel", rec.N)
 	}
 }
 
@@ -321,16 +281,16 @@ func TestRetry(t *testing.T) {
 	)
 	hc := &http.Client{Transport: &failingTransport{n: 1}}
 	p := llm.WithRetry(anthropic.New(anthropic.Config{BaseURL: srv.URL(), HTTPClient: hc}), fast)
-	var rec recorder
-	resp, err := p.Stream(context.Background(), userRequest("hi"), rec.on)
+	var rec llmtest.Recorder
+	resp, err := p.Stream(context.Background(), userRequest("hi"), rec.On)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Content != "finally" || rec.text.String() != "finally" {
-		t.Errorf("content %q, deltas %q", resp.Content, rec.text.String())
+	if resp.Content != "finally" || rec.Text.String() != "finally" {
+		t.Errorf("content %q, deltas %q", resp.Content, rec.Text.String())
 	}
 	var reasons []string
-	for _, d := range rec.retries {
+	for _, d := range rec.Retries {
 		reasons = append(reasons, d.Reason)
 	}
 	if len(reasons) != 4 || !strings.Contains(reasons[0], "connection refused") || !strings.Contains(reasons[1], "overloaded") ||

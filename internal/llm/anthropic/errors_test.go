@@ -1,10 +1,8 @@
 package anthropic_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -96,23 +94,7 @@ func TestBrokenStreams(t *testing.T) {
 	}
 }
 
-// canned answers every request with one fixed response, no network.
-type canned struct {
-	status      int
-	contentType string
-	body        []byte
-}
-
-func (c canned) RoundTrip(r *http.Request) (*http.Response, error) {
-	return &http.Response{
-		StatusCode: c.status,
-		Header:     http.Header{"Content-Type": {c.contentType}},
-		Body:       io.NopCloser(bytes.NewReader(c.body)),
-		Request:    r,
-	}, nil
-}
-
-func cannedClient(c canned, key string) *anthropic.Client {
+func cannedClient(c llmtest.Canned, key string) *anthropic.Client {
 	return anthropic.New(anthropic.Config{APIKey: key, HTTPClient: &http.Client{Transport: c}})
 }
 
@@ -121,24 +103,24 @@ const sseStart = "event: message_start\ndata: {\"type\":\"message_start\",\"mess
 func TestCannedStreams(t *testing.T) {
 	tests := []struct {
 		name      string
-		c         canned
+		c         llmtest.Canned
 		status    int
 		retryable bool
 		contains  string
 	}{
-		{"overloaded error event mid-stream", canned{200, "text/event-stream", []byte(sseStart + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")},
+		{"overloaded error event mid-stream", llmtest.Canned{Status: 200, ContentType: "text/event-stream", Body: []byte(sseStart + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")},
 			529, true, "Overloaded"},
-		{"invalid request error event", canned{200, "text/event-stream", []byte(sseStart + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad\"}}\n\n")},
+		{"invalid request error event", llmtest.Canned{Status: 200, ContentType: "text/event-stream", Body: []byte(sseStart + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad\"}}\n\n")},
 			400, false, "bad"},
-		{"unknown error event", canned{200, "text/event-stream", []byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"mystery\"}}\n\n")},
+		{"unknown error event", llmtest.Canned{Status: 200, ContentType: "text/event-stream", Body: []byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"mystery\"}}\n\n")},
 			0, true, "mystery"},
-		{"malformed event", canned{200, "text/event-stream", []byte(sseStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":\"x\"}\n\n")},
+		{"malformed event", llmtest.Canned{Status: 200, ContentType: "text/event-stream", Body: []byte(sseStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":\"x\"}\n\n")},
 			0, false, "malformed"},
-		{"JSON instead of a stream", canned{200, "application/json", []byte(`{"type":"error","error":{"type":"api_error","message":"gateway says no"}}`)},
+		{"JSON instead of a stream", llmtest.Canned{Status: 200, ContentType: "application/json", Body: []byte(`{"type":"error","error":{"type":"api_error","message":"gateway says no"}}`)},
 			200, false, "gateway says no"},
-		{"HTML page with 200", canned{200, "text/html; charset=utf-8", []byte("<html><title>Proxy login</title></html>")},
+		{"HTML page with 200", llmtest.Canned{Status: 200, ContentType: "text/html; charset=utf-8", Body: []byte("<html><title>Proxy login</title></html>")},
 			200, false, "text/html instead of an event stream: Proxy login"},
-		{"empty 200 stream", canned{200, "text/event-stream", nil}, 0, true, "ended before"},
+		{"empty 200 stream", llmtest.Canned{Status: 200, ContentType: "text/event-stream", Body: nil}, 0, true, "ended before"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,7 +139,7 @@ func TestCacheUsage(t *testing.T) {
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}\n\n" +
 		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":42,\"input_tokens\":null}}\n\n" +
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-	resp, err := cannedClient(canned{200, "text/event-stream; charset=utf-8", []byte(body)}, "").Stream(context.Background(), userRequest("hi"), nil)
+	resp, err := cannedClient(llmtest.Canned{Status: 200, ContentType: "text/event-stream; charset=utf-8", Body: []byte(body)}, "").Stream(context.Background(), userRequest("hi"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

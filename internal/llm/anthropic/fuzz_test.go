@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/llmtest"
 )
 
 // FuzzStream feeds arbitrary bytes as the event stream (and as an error
@@ -23,10 +24,10 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("data: {\"type\":\"message_start\",\"message\":null}\n\ndata: [DONE]\n\n"))
 	const key = "sk-fuzz-secret"
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, c := range []canned{
-			{200, "text/event-stream", body},
-			{200, "application/json", body},
-			{529, "text/html", body},
+		for _, c := range []llmtest.Canned{
+			{Status: 200, ContentType: "text/event-stream", Body: body},
+			{Status: 200, ContentType: "application/json", Body: body},
+			{Status: 529, ContentType: "text/html", Body: body},
 		} {
 			resp, err := cannedClient(c, key).Stream(context.Background(), userRequest("hi"), func(d llm.Delta) {
 				if d.Text == "" {
@@ -46,8 +47,8 @@ func FuzzStream(f *testing.F) {
 				}
 				continue
 			}
-			if c.status != 200 || resp == nil {
-				t.Fatalf("status %d accepted: %+v", c.status, resp)
+			if c.Status != 200 || resp == nil {
+				t.Fatalf("status %d accepted: %+v", c.Status, resp)
 			}
 			u := resp.Usage
 			if u.TotalTokens != u.PromptTokens+u.CompletionTokens || u.PromptCacheHitTokens+u.PromptCacheMissTokens != u.PromptTokens {

@@ -90,7 +90,7 @@ func TestAnthropicInvariants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &recordingTB{TB: t}
+			rec := &llmtest.RecordingTB{TB: t}
 			srv := llmtest.NewAnthropicServer(rec, llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
 			var statuses []int
 			var last string
@@ -106,7 +106,7 @@ func TestAnthropicInvariants(t *testing.T) {
 			if fmt.Sprint(statuses) != fmt.Sprint(tt.wantStatus) {
 				t.Fatalf("statuses %v, want %v (last body %s)", statuses, tt.wantStatus, last)
 			}
-			complaints := rec.complaints()
+			complaints := rec.Complaints()
 			if tt.wantError == "" {
 				if len(complaints) > 0 {
 					t.Errorf("unexpected complaints: %q", complaints)

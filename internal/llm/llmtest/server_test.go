@@ -8,32 +8,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/protocol"
 )
-
-// recordingTB keeps the server's complaints instead of failing the test,
-// so the checks themselves can be tested.
-type recordingTB struct {
-	testing.TB
-	mu     sync.Mutex
-	errors []string
-}
-
-func (r *recordingTB) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
-func (r *recordingTB) complaints() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.errors...)
-}
 
 func post(t *testing.T, url, body string) (int, string) {
 	t.Helper()
@@ -99,7 +78,7 @@ func TestInvariants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &recordingTB{TB: t}
+			rec := &llmtest.RecordingTB{TB: t}
 			srv := llmtest.NewServer(rec, llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
 			if tt.setup != nil {
 				tt.setup(srv)
@@ -118,7 +97,7 @@ func TestInvariants(t *testing.T) {
 			if fmt.Sprint(statuses) != fmt.Sprint(tt.wantStatus) {
 				t.Fatalf("statuses %v, want %v (last body %s)", statuses, tt.wantStatus, last)
 			}
-			complaints := rec.complaints()
+			complaints := rec.Complaints()
 			if tt.wantError == "" {
 				if len(complaints) > 0 {
 					t.Errorf("unexpected complaints: %q", complaints)

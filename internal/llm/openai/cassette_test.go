@@ -3,20 +3,13 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/goccy/go-yaml"
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/cassette"
 	"github.com/openseek/openseek/internal/llm/openai"
 	"github.com/openseek/openseek/protocol"
 )
@@ -24,93 +17,20 @@ import (
 // The go-vcr cassettes recorded by charmbracelet/fantasy (see the README
 // beside them) replayed through the client, one test per recorded suite.
 
-func TestOpenAICommon(t *testing.T)             { replaySuite(t, "TestOpenAICommon") }
-func TestAzureThinking(t *testing.T)            { replaySuite(t, "TestAzureThinking") }
-func TestOpenAICompatibleCommon(t *testing.T)   { replaySuite(t, "TestOpenAICompatibleCommon") }
-func TestOpenAICompatibleThinking(t *testing.T) { replaySuite(t, "TestOpenAICompatibleThinking") }
-func TestOpenRouterCommon(t *testing.T)         { replaySuite(t, "TestOpenRouterCommon") }
-func TestOpenRouterThinking(t *testing.T)       { replaySuite(t, "TestOpenRouterThinking") }
-
-type cassette struct {
-	Interactions []struct {
-		Request struct {
-			Body string `yaml:"body"`
-			URL  string `yaml:"url"`
-		} `yaml:"request"`
-		Response struct {
-			Body    string              `yaml:"body"`
-			Headers map[string][]string `yaml:"headers"`
-			Code    int                 `yaml:"code"`
-		} `yaml:"response"`
-	} `yaml:"interactions"`
+func TestOpenAICommon(t *testing.T)  { cassette.Suite(t, "TestOpenAICommon", replay) }
+func TestAzureThinking(t *testing.T) { cassette.Suite(t, "TestAzureThinking", replay) }
+func TestOpenAICompatibleCommon(t *testing.T) {
+	cassette.Suite(t, "TestOpenAICompatibleCommon", replay)
 }
-
-// cassetteDir finds ../shared/reference/cassettes beside the module root.
-func cassetteDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "reference", "cassettes")
-	if _, err := os.Stat(c); err != nil {
-		t.Fatalf("cassettes not found: %v", err)
-	}
-	return c
+func TestOpenAICompatibleThinking(t *testing.T) {
+	cassette.Suite(t, "TestOpenAICompatibleThinking", replay)
 }
-
-func replaySuite(t *testing.T, suite string) {
-	files, err := filepath.Glob(filepath.Join(cassetteDir(t), suite, "*", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cassettes for %s (%v)", suite, err)
-	}
-	for _, f := range files {
-		name := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(filepath.Base(f), ".yaml")
-		t.Run(name, func(t *testing.T) { replay(t, f) })
-	}
-}
+func TestOpenRouterCommon(t *testing.T)   { cassette.Suite(t, "TestOpenRouterCommon", replay) }
+func TestOpenRouterThinking(t *testing.T) { cassette.Suite(t, "TestOpenRouterThinking", replay) }
 
 func replay(t *testing.T, file string) {
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c cassette
-	if err := yaml.Unmarshal(raw, &c); err != nil {
-		t.Fatalf("parse %s: %v", file, err)
-	}
-
-	var mu sync.Mutex
-	var sent [][]byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		n := len(sent)
-		sent = append(sent, body)
-		mu.Unlock()
-		if n >= len(c.Interactions) {
-			t.Errorf("request %d beyond the %d recorded interactions", n+1, len(c.Interactions))
-			http.Error(w, "no more interactions", http.StatusInternalServerError)
-			return
-		}
-		rec := c.Interactions[n].Response
-		for _, ct := range rec.Headers["Content-Type"] {
-			w.Header().Add("Content-Type", ct)
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = io.WriteString(w, rec.Body)
-	}))
-	defer srv.Close()
+	c := cassette.Load(t, file)
+	srv := cassette.Serve(t, c, nil)
 	client := openai.New(openai.Config{URL: srv.URL + "/v1/chat/completions", APIKey: "test-key"})
 
 	var prev *llm.Response
@@ -163,8 +83,7 @@ func replay(t *testing.T, file string) {
 		}
 		prev = resp
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	sent := srv.Sent()
 	if len(sent) != len(c.Interactions) {
 		t.Errorf("sent %d requests, recorded %d", len(sent), len(c.Interactions))
 	}

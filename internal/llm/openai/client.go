@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -116,11 +115,8 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		return nil, &llm.Error{Message: "cannot encode the request: " + err.Error(), Err: err}
 	}
 
-	parent := ctx
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	idle := time.AfterFunc(c.idle, func() { cancel(errIdle) })
-	defer idle.Stop()
+	ctx, watch := llm.WatchIdle(ctx, c.idle)
+	defer watch.Stop()
 
 	var res *http.Response
 	err = c.api.Post(ctx, c.path, body, nil, option.WithResponseInto(&res))
@@ -128,14 +124,14 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		return nil, c.statusError(res)
 	}
 	if err != nil {
-		return nil, c.transportError(parent, ctx, err)
+		return nil, watch.TransportError(err, c.cfg.APIKey)
 	}
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/json" {
 		defer res.Body.Close()
 		return nil, c.notStreamed(res)
 	}
 
-	res.Body = &idleBody{ReadCloser: res.Body, timer: idle, d: c.idle}
+	res.Body = watch.Body(res.Body)
 	dec := &doneDecoder{Decoder: ssestream.NewDecoder(res)}
 	stream := ssestream.NewStream[chunk](dec, nil)
 	defer stream.Close()
@@ -145,7 +141,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		f.add(&ch, on)
 	}
 	if err := stream.Err(); err != nil {
-		return nil, c.streamError(parent, ctx, err)
+		return nil, c.streamError(watch, err)
 	}
 	if !dec.done && !f.done() {
 		return nil, &llm.Error{Message: "the stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF}
@@ -164,25 +160,6 @@ func (c *Client) thinking(req llm.Request) map[string]any {
 		return m.Thinking(req.Thinking)
 	}
 	return llm.GenericThinking(req.Thinking)
-}
-
-// errIdle is the cancel cause when the server went silent.
-var errIdle = errors.New("idle timeout")
-
-// idleBody re-arms the idle timer on every byte received, so comment
-// keep-alives count as life.
-type idleBody struct {
-	io.ReadCloser
-	timer *time.Timer
-	d     time.Duration
-}
-
-func (b *idleBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.timer.Reset(b.d)
-	}
-	return n, err
 }
 
 // doneDecoder notes whether the stream reached its [DONE] sentinel, which

@@ -17,25 +17,6 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-// recorder collects the deltas of one Stream call.
-type recorder struct {
-	text, reasoning strings.Builder
-	retries         []llm.Delta
-	n               int
-}
-
-func (r *recorder) on(d llm.Delta) {
-	r.n++
-	switch d.Kind {
-	case llm.TextDelta:
-		r.text.WriteString(d.Text)
-	case llm.ReasoningDelta:
-		r.reasoning.WriteString(d.Text)
-	case llm.Retry:
-		r.retries = append(r.retries, d)
-	}
-}
-
 func userRequest(model, prompt string) llm.Request {
 	return llm.Request{Model: model, Messages: []chat.Message{
 		{Role: chat.System, Content: protocol.Text("You are terse.")},
@@ -66,19 +47,19 @@ func TestStreamReply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tt.reply)
 			c := openai.New(openai.Config{URL: srv.URL(), APIKey: "k"})
-			var rec recorder
-			resp, err := c.Stream(context.Background(), userRequest("deepseek-v4-flash", "hi"), rec.on)
+			var rec llmtest.Recorder
+			resp, err := c.Stream(context.Background(), userRequest("deepseek-v4-flash", "hi"), rec.On)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.Content != tt.reply.Text || rec.text.String() != tt.reply.Text {
-				t.Errorf("text %q (deltas %q), want %q", resp.Content, rec.text.String(), tt.reply.Text)
+			if resp.Content != tt.reply.Text || rec.Text.String() != tt.reply.Text {
+				t.Errorf("text %q (deltas %q), want %q", resp.Content, rec.Text.String(), tt.reply.Text)
 			}
 			if tt.reply.Reasoning == "" && resp.Reasoning != nil {
 				t.Errorf("reasoning %q, want none", *resp.Reasoning)
 			}
-			if tt.reply.Reasoning != "" && (resp.Reasoning == nil || *resp.Reasoning != tt.reply.Reasoning || rec.reasoning.String() != tt.reply.Reasoning) {
-				t.Errorf("reasoning %v (deltas %q), want %q", resp.Reasoning, rec.reasoning.String(), tt.reply.Reasoning)
+			if tt.reply.Reasoning != "" && (resp.Reasoning == nil || *resp.Reasoning != tt.reply.Reasoning || rec.Reasoning.String() != tt.reply.Reasoning) {
+				t.Errorf("reasoning %v (deltas %q), want %q", resp.Reasoning, rec.Reasoning.String(), tt.reply.Reasoning)
 			}
 			var want []chat.ToolCall
 			for _, c := range tt.reply.Calls {
@@ -363,18 +344,18 @@ func TestCancelMidStream(t *testing.T) {
 	c := openai.New(openai.Config{URL: srv.URL()})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var rec recorder
+	var rec llmtest.Recorder
 	_, err := c.Stream(ctx, userRequest("m", "hi"), func(d llm.Delta) {
-		rec.on(d)
-		if rec.n == 2 {
+		rec.On(d)
+		if rec.N == 2 {
 			cancel()
 		}
 	})
 	if !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
 		t.Fatalf("error %v: want context.Canceled, not retryable", err)
 	}
-	if rec.n > 5 {
-		t.Errorf("%d deltas after cancel", rec.n)
+	if rec.N > 5 {
+		t.Errorf("%d deltas after cancel", rec.N)
 	}
 }
 
@@ -400,16 +381,16 @@ func TestRetry(t *testing.T) {
 		)
 		hc := &http.Client{Transport: &failingTransport{}}
 		p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL(), HTTPClient: hc}), fast)
-		var rec recorder
-		resp, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.on)
+		var rec llmtest.Recorder
+		resp, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.On)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.Content != "finally" || rec.text.String() != "finally" {
-			t.Errorf("content %q, deltas %q", resp.Content, rec.text.String())
+		if resp.Content != "finally" || rec.Text.String() != "finally" {
+			t.Errorf("content %q, deltas %q", resp.Content, rec.Text.String())
 		}
 		var attempts []int
-		for _, d := range rec.retries {
+		for _, d := range rec.Retries {
 			attempts = append(attempts, d.Attempt)
 			if d.MaxAttempts != 5 || d.Reason == "" {
 				t.Errorf("retry delta %+v", d)
@@ -426,13 +407,13 @@ func TestRetry(t *testing.T) {
 		srv := llmtest.NewServer(t, llmtest.Text("up"))
 		hc := &http.Client{Transport: &failingTransport{n: 2}}
 		p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL(), HTTPClient: hc}), fast)
-		var rec recorder
-		resp, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.on)
-		if err != nil || resp.Content != "up" || len(rec.retries) != 2 {
-			t.Fatalf("resp %v err %v retries %d", resp, err, len(rec.retries))
+		var rec llmtest.Recorder
+		resp, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.On)
+		if err != nil || resp.Content != "up" || len(rec.Retries) != 2 {
+			t.Fatalf("resp %v err %v retries %d", resp, err, len(rec.Retries))
 		}
-		if !strings.Contains(rec.retries[0].Reason, "connection refused") {
-			t.Errorf("reason %q", rec.retries[0].Reason)
+		if !strings.Contains(rec.Retries[0].Reason, "connection refused") {
+			t.Errorf("reason %q", rec.Retries[0].Reason)
 		}
 	})
 	t.Run("no retry after the first delta", func(t *testing.T) {
@@ -441,35 +422,35 @@ func TestRetry(t *testing.T) {
 			llmtest.Text("never sent"),
 		)
 		p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), fast)
-		var rec recorder
-		_, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.on)
+		var rec llmtest.Recorder
+		_, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.On)
 		if !llm.IsRetryable(err) {
 			t.Fatalf("error %v", err)
 		}
-		if len(rec.retries) != 0 || len(srv.Requests()) != 1 || srv.Remaining() != 1 {
-			t.Errorf("retried after streaming: %d retries, %d requests", len(rec.retries), len(srv.Requests()))
+		if len(rec.Retries) != 0 || len(srv.Requests()) != 1 || srv.Remaining() != 1 {
+			t.Errorf("retried after streaming: %d retries, %d requests", len(rec.Retries), len(srv.Requests()))
 		}
-		if rec.text.String() != "partial " {
-			t.Errorf("streamed %q", rec.text.String())
+		if rec.Text.String() != "partial " {
+			t.Errorf("streamed %q", rec.Text.String())
 		}
 	})
 	t.Run("401 is not retried", func(t *testing.T) {
 		srv := llmtest.NewServer(t, llmtest.Fail{Status: 401}, llmtest.Text("never"))
 		p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL(), APIKey: "bad"}), fast)
-		var rec recorder
-		_, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.on)
-		if err == nil || len(rec.retries) != 0 || len(srv.Requests()) != 1 {
-			t.Errorf("err %v, %d retries", err, len(rec.retries))
+		var rec llmtest.Recorder
+		_, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.On)
+		if err == nil || len(rec.Retries) != 0 || len(srv.Requests()) != 1 {
+			t.Errorf("err %v, %d retries", err, len(rec.Retries))
 		}
 	})
 	t.Run("gives up after the last attempt", func(t *testing.T) {
 		srv := llmtest.NewServer(t, llmtest.Fail{Status: 502}, llmtest.Fail{Status: 502}, llmtest.Fail{Status: 502})
 		p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), llm.RetryPolicy{Attempts: 3, Base: time.Millisecond, Max: time.Millisecond})
-		var rec recorder
-		_, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.on)
+		var rec llmtest.Recorder
+		_, err := p.Stream(context.Background(), userRequest("m", "hi"), rec.On)
 		var e *llm.Error
-		if !errors.As(err, &e) || e.Status != 502 || len(rec.retries) != 2 {
-			t.Errorf("err %v, %d retries", err, len(rec.retries))
+		if !errors.As(err, &e) || e.Status != 502 || len(rec.Retries) != 2 {
+			t.Errorf("err %v, %d retries", err, len(rec.Retries))
 		}
 	})
 }

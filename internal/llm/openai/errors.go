@@ -1,88 +1,37 @@
 package openai
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/openseek/openseek/internal/llm"
 )
 
-// maxErrorBody bounds how much of an error page is read.
-const maxErrorBody = 64 << 10
+// wording is how this adapter words an HTTP error status.
+var wording = llm.StatusWording{KeyHint: "--api-key or its environment variable"}
 
 // statusError turns an HTTP error response into an *llm.Error.
 func (c *Client) statusError(res *http.Response) error {
-	defer res.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	msg := c.redact(errorMessage(body))
-	e := &llm.Error{Status: res.StatusCode, RetryAfter: retryAfter(res.Header, time.Now())}
-	switch code := res.StatusCode; {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		e.Message = "the API key was refused; check the key for this model (--api-key or its environment variable)"
-		if msg != "" {
-			e.Message += ": " + msg
-		}
-	case code == http.StatusTooManyRequests:
-		e.Message = "rate limited"
-		if msg != "" {
-			e.Message += ": " + msg
-		}
-		e.Retryable = true
-	default:
-		e.Message = msg
-		if e.Message == "" {
-			e.Message = http.StatusText(code)
-		}
-		e.Retryable = code >= 500 || code == http.StatusRequestTimeout || code == http.StatusConflict
-	}
-	e.Err = errors.New(http.StatusText(res.StatusCode))
-	return e
+	return llm.HTTPError(res, c.cfg.APIKey, nil, wording)
 }
 
 // notStreamed handles a 200 answered with a JSON document instead of an
 // event stream: usually an error object from a gateway.
-func (c *Client) notStreamed(res *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	msg := c.redact(errorMessage(body))
-	if msg == "" {
-		msg = "the server answered with JSON instead of an event stream"
-	}
-	return &llm.Error{Status: res.StatusCode, Message: msg}
-}
-
-// transportError classifies a failure to get a response at all.
-func (c *Client) transportError(parent, ctx context.Context, err error) error {
-	if perr := parent.Err(); perr != nil {
-		return fmt.Errorf("model call: %w", perr)
-	}
-	if errors.Is(context.Cause(ctx), errIdle) {
-		return c.idleError()
-	}
-	return &llm.Error{Message: "cannot reach the model API: " + c.redact(err.Error()), Retryable: true, Err: err}
-}
+func (c *Client) notStreamed(res *http.Response) error { return llm.NotStreamed(res, c.cfg.APIKey) }
 
 // streamError classifies a failure while reading the stream.
-func (c *Client) streamError(parent, ctx context.Context, err error) error {
-	if perr := parent.Err(); perr != nil {
-		return fmt.Errorf("model call: %w", perr)
-	}
-	if errors.Is(context.Cause(ctx), errIdle) {
-		return c.idleError()
+func (c *Client) streamError(w *llm.IdleWatch, err error) error {
+	if ierr := w.Interrupted(); ierr != nil {
+		return ierr
 	}
 	var se *ssestream.StreamError
 	if errors.As(err, &se) {
-		msg := c.redact(errorMessage(se.Event.Data))
+		msg := c.redact(llm.ErrorMessage(se.Event.Data))
 		status := errorCode(se.Event.Data)
 		return &llm.Error{
 			Status:    status,
@@ -91,70 +40,11 @@ func (c *Client) streamError(parent, ctx context.Context, err error) error {
 			Err:       err,
 		}
 	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) {
-		return &llm.Error{Message: "the model API sent a malformed chunk: " + err.Error(), Err: err}
-	}
-	return &llm.Error{Message: "the stream broke: " + c.redact(err.Error()), Retryable: true, Err: err}
-}
-
-func (c *Client) idleError() error {
-	return &llm.Error{
-		Message:   fmt.Sprintf("no data from the model API for %s", c.idle),
-		Retryable: true,
-		Err:       errIdle,
-	}
+	return llm.BrokenStream(err, "chunk", c.cfg.APIKey)
 }
 
 // redact removes the API key from text that came from elsewhere.
-func (c *Client) redact(s string) string {
-	if k := c.cfg.APIKey; len(k) >= 4 {
-		s = strings.ReplaceAll(s, k, "[redacted]")
-	}
-	return s
-}
-
-var (
-	titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-	tagRE   = regexp.MustCompile(`(?s)<[^>]*>`)
-)
-
-// errorMessage extracts a readable message from an error body: the
-// OpenAI-style {"error":{"message"}} or {"error":"..."} or {"message"},
-// else the page's title or its text, shortened.
-func errorMessage(body []byte) string {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return ""
-	}
-	var doc struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  string          `json:"detail"`
-	}
-	if json.Unmarshal(body, &doc) == nil {
-		var inner struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(doc.Error, &inner) == nil && inner.Message != "":
-			return inner.Message
-		case json.Unmarshal(doc.Error, &s) == nil && s != "":
-			return s
-		case doc.Message != "":
-			return doc.Message
-		case doc.Detail != "":
-			return doc.Detail
-		}
-		return shorten(string(body))
-	}
-	if m := titleRE.FindSubmatch(body); m != nil {
-		return shorten(string(m[1]))
-	}
-	return shorten(tagRE.ReplaceAllString(string(body), " "))
-}
+func (c *Client) redact(s string) string { return llm.Redact(s, c.cfg.APIKey) }
 
 // errorCode reads a numeric error.code from a stream error event.
 func errorCode(data []byte) int {
@@ -171,37 +61,4 @@ func errorCode(data []byte) int {
 		return 0
 	}
 	return n
-}
-
-func shorten(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	const limit = 200
-	if r := []rune(s); len(r) > limit {
-		return string(r[:limit]) + "…"
-	}
-	return s
-}
-
-// retryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an
-// HTTP date); 0 when absent or unreadable.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

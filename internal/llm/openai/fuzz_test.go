@@ -1,36 +1,19 @@
 package openai_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/llm/openai"
 )
 
-// canned answers every request with one fixed response, no network.
-type canned struct {
-	status      int
-	contentType string
-	body        []byte
-}
-
-func (c canned) RoundTrip(r *http.Request) (*http.Response, error) {
-	return &http.Response{
-		StatusCode: c.status,
-		Header:     http.Header{"Content-Type": {c.contentType}},
-		Body:       io.NopCloser(bytes.NewReader(c.body)),
-		Request:    r,
-	}, nil
-}
-
-func cannedClient(c canned, key string) *openai.Client {
+func cannedClient(c llmtest.Canned, key string) *openai.Client {
 	return openai.New(openai.Config{URL: "https://api.example.com/v1/chat/completions", APIKey: key, HTTPClient: &http.Client{Transport: c}})
 }
 
@@ -42,7 +25,7 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\"},{\"id\":\"b\"}]}}]}\n\ndata: [DONE]\n"))
 	f.Add([]byte("data: {not json\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c := cannedClient(canned{status: 200, contentType: "text/event-stream", body: body}, "")
+		c := cannedClient(llmtest.Canned{Status: 200, ContentType: "text/event-stream", Body: body}, "")
 		var text strings.Builder
 		resp, err := c.Stream(context.Background(), userRequest("m", "hi"), func(d llm.Delta) {
 			if d.Kind == llm.TextDelta {
@@ -74,7 +57,7 @@ func FuzzErrorResponse(f *testing.F) {
 	f.Add(404, "text/plain", []byte{0xff, 0xfe, 0x00})
 	f.Fuzz(func(t *testing.T, status int, contentType string, body []byte) {
 		status = 400 + (status%200+200)%200
-		c := cannedClient(canned{status: status, contentType: contentType, body: body}, key)
+		c := cannedClient(llmtest.Canned{Status: status, ContentType: contentType, Body: body}, key)
 		_, err := c.Stream(context.Background(), userRequest("m", "hi"), nil)
 		var e *llm.Error
 		if !errors.As(err, &e) || e.Status != status {

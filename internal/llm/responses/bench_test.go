@@ -12,6 +12,7 @@ import (
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/cassette"
 	"github.com/openseek/openseek/internal/llm/responses"
 	"github.com/openseek/openseek/protocol"
 )
@@ -20,8 +21,7 @@ import (
 // stream (≈400 events, reasoning summary, a tool call, encrypted
 // reasoning) over loopback HTTP.
 func BenchmarkStreamThinkingCassette(b *testing.B) {
-	dir := filepath.Join("..", "..", "..", "..", "shared", "reference", "cassettes")
-	c := loadCassette(b, filepath.Join(dir, "TestOpenAIResponsesWithSummaryThinking", "openai-gpt-5", "thinking-streaming.yaml"))
+	c := cassette.Load(b, filepath.Join(cassette.Dir(b), "TestOpenAIResponsesWithSummaryThinking", "openai-gpt-5", "thinking-streaming.yaml"))
 	body := c.Interactions[0].Response.Body
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)

@@ -3,20 +3,14 @@ package responses_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/goccy/go-yaml"
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/cassette"
 	"github.com/openseek/openseek/internal/llm/responses"
 	"github.com/openseek/openseek/protocol"
 )
@@ -25,101 +19,21 @@ import (
 // api.openai.com/v1/responses (see the README beside them), replayed
 // through the client in order, one test per recorded suite.
 
-func TestOpenAIResponsesCommon(t *testing.T) { replaySuite(t, "TestOpenAIResponsesCommon") }
+func TestOpenAIResponsesCommon(t *testing.T) { cassette.Suite(t, "TestOpenAIResponsesCommon", replay) }
 func TestOpenAIResponsesWithSummaryThinking(t *testing.T) {
-	replaySuite(t, "TestOpenAIResponsesWithSummaryThinking")
-}
-
-type cassette struct {
-	Interactions []struct {
-		Request struct {
-			Body string `yaml:"body"`
-		} `yaml:"request"`
-		Response struct {
-			Body    string              `yaml:"body"`
-			Headers map[string][]string `yaml:"headers"`
-			Code    int                 `yaml:"code"`
-		} `yaml:"response"`
-	} `yaml:"interactions"`
-}
-
-// cassetteDir finds ../shared/reference/cassettes beside the module root.
-func cassetteDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "reference", "cassettes")
-	if _, err := os.Stat(c); err != nil {
-		t.Fatalf("cassettes not found: %v", err)
-	}
-	return c
-}
-
-func loadCassette(t testing.TB, file string) cassette {
-	t.Helper()
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c cassette
-	if err := yaml.Unmarshal(raw, &c); err != nil {
-		t.Fatalf("parse %s: %v", file, err)
-	}
-	return c
-}
-
-func replaySuite(t *testing.T, suite string) {
-	files, err := filepath.Glob(filepath.Join(cassetteDir(t), suite, "*", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cassettes for %s (%v)", suite, err)
-	}
-	for _, f := range files {
-		name := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(filepath.Base(f), ".yaml")
-		t.Run(name, func(t *testing.T) { replay(t, f) })
-	}
+	cassette.Suite(t, "TestOpenAIResponsesWithSummaryThinking", replay)
 }
 
 func replay(t *testing.T, file string) {
-	c := loadCassette(t, file)
-	var mu sync.Mutex
-	var sent [][]byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+	c := cassette.Load(t, file)
+	srv := cassette.Serve(t, c, func(_ int, r *http.Request) {
 		if r.URL.Path != "/v1/responses" {
 			t.Errorf("request to %s", r.URL.Path)
 		}
 		if got := r.Header.Get("Authorization"); got != "Bearer test-key" {
 			t.Errorf("Authorization %q", got)
 		}
-		mu.Lock()
-		n := len(sent)
-		sent = append(sent, body)
-		mu.Unlock()
-		if n >= len(c.Interactions) {
-			t.Errorf("request %d beyond the %d recorded interactions", n+1, len(c.Interactions))
-			http.Error(w, "no more interactions", http.StatusInternalServerError)
-			return
-		}
-		rec := c.Interactions[n].Response
-		for _, ct := range rec.Headers["Content-Type"] {
-			w.Header().Add("Content-Type", ct)
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = io.WriteString(w, rec.Body)
-	}))
-	defer srv.Close()
+	})
 	client := responses.New(responses.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key"})
 
 	var prev *llm.Response
@@ -164,10 +78,10 @@ func replay(t *testing.T, file string) {
 			t.Errorf("interaction %d model/finish: got %q/%q want %q/%q", i, resp.Model, resp.FinishReason, want.model, want.finish)
 		}
 		checkReasoningItems(t, i, resp.ReasoningItems, want.reasoningItems)
-		checkSent(t, i, sent[i], rec, prevWant)
+		checkSent(t, i, srv.Sent()[i], rec, prevWant)
 		prev, prevWant = resp, want
 	}
-	if len(sent) != len(c.Interactions) {
+	if sent := srv.Sent(); len(sent) != len(c.Interactions) {
 		t.Errorf("sent %d requests, recorded %d", len(sent), len(c.Interactions))
 	}
 }

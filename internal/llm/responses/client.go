@@ -84,11 +84,8 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		return nil, &llm.Error{Message: "cannot encode the request: " + err.Error(), Err: err}
 	}
 
-	parent := ctx
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	idle := time.AfterFunc(c.idle, func() { cancel(errIdle) })
-	defer idle.Stop()
+	ctx, watch := llm.WatchIdle(ctx, c.idle)
+	defer watch.Stop()
 
 	var res *http.Response
 	err = c.api.Post(ctx, "responses", body, nil, option.WithResponseInto(&res))
@@ -96,21 +93,21 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 		return nil, c.statusError(res)
 	}
 	if err != nil {
-		return nil, c.transportError(parent, ctx, err)
+		return nil, watch.TransportError(err, c.cfg.APIKey)
 	}
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/json" {
 		defer res.Body.Close()
 		return nil, c.notStreamed(res)
 	}
 
-	res.Body = &idleBody{ReadCloser: res.Body, timer: idle, d: c.idle}
+	res.Body = watch.Body(res.Body)
 	f, err := consume(res, on)
 	var ef *eventFailure
 	switch {
 	case errors.As(err, &ef):
 		return nil, c.eventError(err)
 	case err != nil:
-		return nil, c.streamError(parent, ctx, err)
+		return nil, c.streamError(watch, err)
 	case !f.finished:
 		return nil, &llm.Error{Message: "the stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF}
 	}
@@ -133,23 +130,4 @@ func consume(res *http.Response, on func(llm.Delta)) (*fold, error) {
 		}
 	}
 	return f, stream.Err()
-}
-
-// errIdle is the cancel cause when the server went silent.
-var errIdle = errors.New("idle timeout")
-
-// idleBody re-arms the idle timer on every byte received, so keep-alive
-// comments count as life.
-type idleBody struct {
-	io.ReadCloser
-	timer *time.Timer
-	d     time.Duration
-}
-
-func (b *idleBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.timer.Reset(b.d)
-	}
-	return n, err
 }
