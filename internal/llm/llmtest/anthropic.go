@@ -4,10 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 )
 
@@ -22,7 +19,9 @@ const AnthropicPath = "/v1/messages"
 // reason and usage, message_stop) and Anthropic's JSON error objects.
 // Thinking is signed with Signature(thinking); tool_use ids default to
 // toolu_llmtest_<request>_<n>. It is safe for concurrent use; turns are
-// consumed in arrival order.
+// consumed in arrival order. Requests records each request with Messages
+// as sent and Prompt the canonical prompt (tools, system, messages,
+// without cache_control) that the usage estimate reads.
 //
 // Every request is checked against the rules the real API enforces, and a
 // violation is answered with HTTP 400 (invalid_request_error) and fails
@@ -50,16 +49,10 @@ const AnthropicPath = "/v1/messages"
 // Usage is sent as input = PromptCacheMissTokens, cache_read =
 // PromptCacheHitTokens, output = CompletionTokens.
 type AnthropicServer struct {
-	t    testing.TB
-	srv  *httptest.Server
-	done chan struct{} // closed at cleanup: releases stalled handlers
+	script // the turns, the requests, the prefix-break state; mu guards the rest
 
-	mu         sync.Mutex
-	script     []Turn
-	reqs       []Request
-	prev       *parsedRequest // the last request that passed the checks
-	allowBreak bool
-	noSigs     bool
+	prev   *parsedRequest // the last request that passed the checks
+	noSigs bool
 	// thought maps a tool_use id this server sent to the signature of the
 	// thinking block that came with it.
 	thought map[string]string
@@ -72,51 +65,13 @@ type AnthropicServer struct {
 // it.
 func NewAnthropicServer(t testing.TB, turns ...Turn) *AnthropicServer {
 	t.Helper()
-	s := &AnthropicServer{
-		t: t, script: turns, done: make(chan struct{}),
-		thought: map[string]string{}, cached: map[[sha256.Size]byte]bool{},
-	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
-	t.Cleanup(func() {
-		close(s.done)
-		s.srv.Close()
-	})
+	s := &AnthropicServer{thought: map[string]string{}, cached: map[[sha256.Size]byte]bool{}}
+	s.start(t, AnthropicPath, writeAnthropicError, s.handle, turns)
 	return s
 }
 
 // URL is the base URL (what a client appends /v1/messages to).
 func (s *AnthropicServer) URL() string { return s.srv.URL }
-
-// Push appends turns to the script.
-func (s *AnthropicServer) Push(turns ...Turn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = append(s.script, turns...)
-}
-
-// Requests returns every request received so far, in order. Messages are
-// the raw messages as sent; Prompt is the canonical prompt (tools, system,
-// messages, without cache_control) that the usage estimate reads.
-func (s *AnthropicServer) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
-}
-
-// Remaining is the number of turns not yet played.
-func (s *AnthropicServer) Remaining() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.script)
-}
-
-// ExpectPrefixBreak exempts the next request from the prefix check, as
-// after compaction rewrites the history.
-func (s *AnthropicServer) ExpectPrefixBreak() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.allowBreak = true
-}
 
 // RequireSignatures sets whether thinking must be passed back with its
 // signature on tool-use turns (default true, as the API requires when
@@ -128,90 +83,36 @@ func (s *AnthropicServer) RequireSignatures(on bool) {
 }
 
 func (s *AnthropicServer) handle(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != AnthropicPath {
-		s.t.Errorf("llmtest: unexpected %s %s", r.Method, r.URL.Path)
-		writeAnthropicError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	body, ok := s.read(w, r)
+	if !ok {
 		return
 	}
 	p, err := parseAnthropic(body)
 	if err != nil {
-		msg := "request body is not valid JSON or not a Messages request: " + err.Error()
-		s.t.Errorf("llmtest: %s", msg)
-		writeAnthropicError(w, http.StatusBadRequest, msg)
+		s.malformed(w, "request body is not valid JSON or not a Messages request: "+err.Error())
 		return
 	}
 	p.req.Header = r.Header.Clone()
-	turn, usage, n, ok := s.admit(w, p)
+	var usage anthropicUsage
+	turn, n, ok := s.admit(w, p.req, func(n int, next Turn) string {
+		if msg := s.check(p); msg != "" {
+			return msg
+		}
+		usage = s.cacheUsage(p)
+		s.prev = p
+		// Remember which tool calls come with thinking, to insist it
+		// returns.
+		if rep, ok := replyOf(next); ok && rep.Reasoning != "" {
+			for i, c := range rep.Calls {
+				s.thought[anthropicCallID(c, n, i)] = Signature(rep.Reasoning)
+			}
+		}
+		return ""
+	})
 	if !ok {
 		return
 	}
-	ap := anthropicPlayer{player: player{w: w, r: r, done: s.done, model: p.wire.Model, id: fmt.Sprintf("msg_llmtest_%d", n), n: n}}
-	switch tt := turn.(type) {
-	case Reply:
-		ap.reply(tt, usage, -1)
-	case Cut:
-		ap.reply(tt.Reply, usage, tt.After)
-		panic(http.ErrAbortHandler) // drop the connection mid-stream
-	case Stall:
-		ap.stall(tt.After, usage)
-	case Fail:
-		ap.fail(tt)
-	default:
-		s.t.Errorf("llmtest: unknown turn type %T", turn)
-		writeAnthropicError(w, http.StatusInternalServerError, fmt.Sprintf("unknown turn %T", turn))
-	}
-}
-
-// admit records the request, checks it and takes the next turn. On
-// failure it has already answered the request.
-func (s *AnthropicServer) admit(w http.ResponseWriter, p *parsedRequest) (Turn, anthropicUsage, int, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, p.req)
-	n := len(s.reqs)
-	summary := false
-	if len(s.script) > 0 {
-		if r, ok := s.script[0].(Reply); ok && r.Summary {
-			summary = true
-			s.allowBreak = true
-		}
-	}
-	if msg := s.check(p); msg != "" {
-		s.t.Errorf("llmtest: request %d rejected: %s", n, msg)
-		writeAnthropicError(w, http.StatusBadRequest, msg)
-		return nil, anthropicUsage{}, n, false
-	}
-	usage := s.cacheUsage(p)
-	s.prev = p
-	s.allowBreak = summary
-	if len(s.script) == 0 {
-		s.t.Errorf("llmtest: request %d: the script has no more turns", n)
-		writeAnthropicError(w, http.StatusInternalServerError, "llmtest: the script has no more turns")
-		return nil, usage, n, false
-	}
-	turn := s.script[0]
-	s.script = s.script[1:]
-	// Remember which tool calls came with thinking, to insist it returns.
-	if rep, ok := replyOf(turn); ok && rep.Reasoning != "" {
-		for i, c := range rep.Calls {
-			s.thought[anthropicCallID(c, n, i)] = Signature(rep.Reasoning)
-		}
-	}
-	return turn, usage, n, true
-}
-
-func replyOf(t Turn) (Reply, bool) {
-	switch tt := t.(type) {
-	case Reply:
-		return tt, true
-	case Cut:
-		return tt.Reply, true
-	}
-	return Reply{}, false
+	s.play(w, r, turn, anthropicStream{id: fmt.Sprintf("msg_llmtest_%d", n), model: p.wire.Model, n: n, est: usage})
 }
 
 // anthropicUsage is the token accounting of one request, Anthropic style:

@@ -3,9 +3,6 @@ package llmtest_test
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -13,22 +10,14 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-// postAnthropic sends body with the headers the real API requires.
+// anthropicHeader is the header the real API requires besides
+// Content-Type.
+var anthropicHeader = []string{"anthropic-version", "2023-06-01"}
+
+// postAnthropic sends body to the server at url with the required header.
 func postAnthropic(t *testing.T, url, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url+llmtest.AnthropicPath, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("anthropic-version", "2023-06-01")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(b)
+	return post(t, url+llmtest.AnthropicPath, body, anthropicHeader...)
 }
 
 func abody(msgs ...string) string {
@@ -92,37 +81,9 @@ func TestAnthropicInvariants(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &llmtest.RecordingTB{TB: t}
 			srv := llmtest.NewAnthropicServer(rec, llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
-			var statuses []int
-			var last string
-			for _, b := range tt.requests {
-				if b == "BREAK" {
-					srv.ExpectPrefixBreak()
-					continue
-				}
-				st, resp := postAnthropic(t, srv.URL(), b)
-				statuses = append(statuses, st)
-				last = resp
-			}
-			if fmt.Sprint(statuses) != fmt.Sprint(tt.wantStatus) {
-				t.Fatalf("statuses %v, want %v (last body %s)", statuses, tt.wantStatus, last)
-			}
-			complaints := rec.Complaints()
-			if tt.wantError == "" {
-				if len(complaints) > 0 {
-					t.Errorf("unexpected complaints: %q", complaints)
-				}
-				return
-			}
-			var e struct {
-				Type  string
-				Error struct{ Type, Message string }
-			}
-			if err := json.Unmarshal([]byte(last), &e); err != nil || e.Type != "error" || e.Error.Type == "" || !strings.Contains(e.Error.Message, tt.wantError) {
-				t.Errorf("error body %s, want an Anthropic error mentioning %q", last, tt.wantError)
-			}
-			if len(complaints) != 1 || !strings.Contains(complaints[0], tt.wantError) {
-				t.Errorf("complaints %q, want one mentioning %q", complaints, tt.wantError)
-			}
+			tg := target{vendor: "Anthropic", rec: rec, expectBreak: srv.ExpectPrefixBreak, errorMessage: anthropicError,
+				post: func(b string) (int, string) { return postAnthropic(t, srv.URL(), b) }}
+			tg.check(t, tt.requests, tt.wantStatus, tt.wantError)
 		})
 	}
 }
@@ -259,18 +220,11 @@ func TestAnthropicFailTurns(t *testing.T) {
 		contentType string
 		errType     string
 	}{{529, "application/json", "overloaded_error"}, {502, "text/html; charset=utf-8", ""}} {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL()+llmtest.AnthropicPath, strings.NewReader(abody(aUser)))
-		req.Header.Set("anthropic-version", "2023-06-01")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
+		res, b := send(t, srv.URL()+llmtest.AnthropicPath, abody(aUser), anthropicHeader...)
 		if res.StatusCode != want.status || res.Header.Get("Content-Type") != want.contentType {
 			t.Errorf("got %d %q, want %+v (%s)", res.StatusCode, res.Header.Get("Content-Type"), want, b)
 		}
-		if want.errType != "" && (!strings.Contains(string(b), want.errType) || res.Header.Get("Retry-After") != "3") {
+		if want.errType != "" && (!strings.Contains(b, want.errType) || res.Header.Get("Retry-After") != "3") {
 			t.Errorf("body %s, Retry-After %q", b, res.Header.Get("Retry-After"))
 		}
 	}

@@ -22,4 +22,10 @@
 // request's prompt bytes (tools, then messages)/4 and cache hits the bytes it shares (as a common prefix)
 // with the previous request /4, so cache-hit ratios computed from it mean
 // something.
+//
+// AnthropicServer plays the same Turns in Anthropic's Messages format
+// under Anthropic's rules (see its doc). Both servers share one script
+// (turns, recorded requests, prefix-break state, running out) and one
+// player (chunking, pacing, stalls, cuts, failures); each adds only its
+// wire format and its vendor's checks.
 package llmtest

@@ -3,10 +3,7 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 )
 
@@ -28,55 +25,24 @@ type Request struct {
 // Server is a scripted chat-completions server. It is safe for concurrent
 // use; turns are consumed in arrival order.
 type Server struct {
-	t    testing.TB
-	srv  *httptest.Server
-	done chan struct{} // closed at cleanup: releases stalled handlers
+	script // the turns, the requests, the prefix-break state; mu guards the rest
 
-	mu          sync.Mutex
-	script      []Turn
-	reqs        []Request
 	prev        *Request   // the last request that passed the checks
 	multi       bool       // several conversations interleave (sub-agents)
 	heads       []*Request // multi: the latest request of each conversation
-	allowBreak  bool
 	noReasoning bool
 }
 
 // NewServer starts a server that plays turns; t.Cleanup closes it.
 func NewServer(t testing.TB, turns ...Turn) *Server {
 	t.Helper()
-	s := &Server{t: t, script: turns, done: make(chan struct{})}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
-	t.Cleanup(func() {
-		close(s.done)
-		s.srv.Close()
-	})
+	s := &Server{}
+	s.start(t, Path, writeError, s.handle, turns)
 	return s
 }
 
 // URL is the full chat-completions URL.
 func (s *Server) URL() string { return s.srv.URL + Path }
-
-// Push appends turns to the script.
-func (s *Server) Push(turns ...Turn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = append(s.script, turns...)
-}
-
-// Requests returns every request received so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
-}
-
-// Remaining is the number of turns not yet played.
-func (s *Server) Remaining() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.script)
-}
 
 // MultiConversation lets several conversations interleave, as when
 // sub-agents run beside their parent: each request must then extend the
@@ -86,14 +52,6 @@ func (s *Server) MultiConversation() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.multi = true
-}
-
-// ExpectPrefixBreak exempts the next request from the prefix check, as
-// after compaction rewrites the history.
-func (s *Server) ExpectPrefixBreak() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.allowBreak = true
 }
 
 // RequireReasoning sets whether assistant tool-call messages must carry
@@ -117,19 +75,13 @@ type wireTool struct {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != Path {
-		s.t.Errorf("llmtest: unexpected %s %s", r.Method, r.URL.Path)
-		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	body, ok := s.read(w, r)
+	if !ok {
 		return
 	}
 	var wr wireRequest
 	if err := json.Unmarshal(body, &wr); err != nil {
-		s.t.Errorf("llmtest: request body is not valid JSON: %v", err)
-		writeError(w, http.StatusBadRequest, "request body is not valid JSON: "+err.Error())
+		s.malformed(w, "request body is not valid JSON: "+err.Error())
 		return
 	}
 	req := Request{Body: body, Model: wr.Model, Messages: wr.Messages, Header: r.Header.Clone()}
@@ -145,68 +97,27 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		req.Prompt = append(req.Prompt, m...)
 	}
 
-	turn, usage, n, ok := s.admit(w, req)
+	var est usageEstimate
+	turn, n, ok := s.admit(w, req, func(int, Turn) string {
+		if msg := s.check(req); msg != "" {
+			return msg
+		}
+		prev := s.prev
+		if s.multi {
+			var why string
+			if prev, why = s.conversation(req); why != "" {
+				return why
+			}
+			s.heads = append(s.heads, &req)
+		}
+		est = estimate(prev, req)
+		s.prev = &req
+		return ""
+	})
 	if !ok {
 		return
 	}
-	p := player{w: w, r: r, done: s.done, model: req.Model, id: fmt.Sprintf("chatcmpl-llmtest-%d", n), n: n}
-	switch tt := turn.(type) {
-	case Reply:
-		p.reply(tt, usage, -1)
-	case Cut:
-		p.reply(tt.Reply, usage, tt.After)
-		panic(http.ErrAbortHandler) // drop the connection mid-stream
-	case Stall:
-		p.stall(tt.After, usage)
-	case Fail:
-		p.fail(tt)
-	default:
-		s.t.Errorf("llmtest: unknown turn type %T", turn)
-		writeError(w, http.StatusInternalServerError, fmt.Sprintf("unknown turn %T", turn))
-	}
-}
-
-// admit records req, checks it and takes the next turn. On failure it has
-// already answered the request.
-func (s *Server) admit(w http.ResponseWriter, req Request) (Turn, usageEstimate, int, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, req)
-	n := len(s.reqs)
-	summary := false
-	if len(s.script) > 0 {
-		if r, ok := s.script[0].(Reply); ok && r.Summary {
-			summary = true
-			s.allowBreak = true
-		}
-	}
-	if msg := s.check(req); msg != "" {
-		s.t.Errorf("llmtest: request %d rejected: %s", n, msg)
-		writeError(w, http.StatusBadRequest, msg)
-		return nil, usageEstimate{}, n, false
-	}
-	prev := s.prev
-	if s.multi {
-		var why string
-		if prev, why = s.conversation(req); why != "" {
-			s.t.Errorf("llmtest: request %d rejected: %s", n, why)
-			writeError(w, http.StatusBadRequest, why)
-			return nil, usageEstimate{}, n, false
-		}
-		s.heads = append(s.heads, &req)
-	}
-	est := estimate(prev, req)
-	s.prev = &req
-	// After a summary the next request starts from the new history.
-	s.allowBreak = summary
-	if len(s.script) == 0 {
-		s.t.Errorf("llmtest: request %d: the script has no more turns", n)
-		writeError(w, http.StatusInternalServerError, "llmtest: the script has no more turns")
-		return nil, est, n, false
-	}
-	turn := s.script[0]
-	s.script = s.script[1:]
-	return turn, est, n, true
+	s.play(w, r, turn, chatStream{id: fmt.Sprintf("chatcmpl-llmtest-%d", n), model: req.Model, n: n, est: est})
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

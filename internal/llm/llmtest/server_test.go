@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -13,17 +12,6 @@ import (
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/protocol"
 )
-
-func post(t *testing.T, url, body string) (int, string) {
-	t.Helper()
-	res, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(b)
-}
 
 func body(msgs ...string) string {
 	return `{"model":"m","messages":[` + strings.Join(msgs, ",") + `],"stream":true}`
@@ -83,36 +71,9 @@ func TestInvariants(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(srv)
 			}
-			var statuses []int
-			var last string
-			for _, b := range tt.requests {
-				if b == "BREAK" {
-					srv.ExpectPrefixBreak()
-					continue
-				}
-				st, resp := post(t, srv.URL(), b)
-				statuses = append(statuses, st)
-				last = resp
-			}
-			if fmt.Sprint(statuses) != fmt.Sprint(tt.wantStatus) {
-				t.Fatalf("statuses %v, want %v (last body %s)", statuses, tt.wantStatus, last)
-			}
-			complaints := rec.Complaints()
-			if tt.wantError == "" {
-				if len(complaints) > 0 {
-					t.Errorf("unexpected complaints: %q", complaints)
-				}
-				return
-			}
-			var e struct {
-				Error struct{ Message, Type string }
-			}
-			if err := json.Unmarshal([]byte(last), &e); err != nil || !strings.Contains(e.Error.Message, tt.wantError) || e.Error.Type == "" {
-				t.Errorf("error body %s, want an OpenAI error mentioning %q", last, tt.wantError)
-			}
-			if len(complaints) != 1 || !strings.Contains(complaints[0], tt.wantError) {
-				t.Errorf("complaints %q, want one mentioning %q", complaints, tt.wantError)
-			}
+			tg := target{vendor: "OpenAI", rec: rec, expectBreak: srv.ExpectPrefixBreak, errorMessage: openAIError,
+				post: func(b string) (int, string) { return post(t, srv.URL(), b) }}
+			tg.check(t, tt.requests, tt.wantStatus, tt.wantError)
 		})
 	}
 }
@@ -236,12 +197,7 @@ func TestFailTurns(t *testing.T) {
 		contentType string
 		retryAfter  string
 	}{{429, "application/json", "3"}, {502, "text/html; charset=utf-8", ""}, {500, "application/json", ""}} {
-		res, err := http.Post(srv.URL(), "application/json", strings.NewReader(body(sys, user)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
+		res, b := send(t, srv.URL(), body(sys, user))
 		if res.StatusCode != want.status || res.Header.Get("Content-Type") != want.contentType || res.Header.Get("Retry-After") != want.retryAfter {
 			t.Errorf("got %d %q %q, want %+v (%s)", res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Retry-After"), want, b)
 		}
