@@ -35,9 +35,10 @@ type ToolCall struct {
 //   - Tool: ToolCallID, Content (the tool result).
 //
 // ReasoningItems is opaque provider state for an assistant message: the
-// OpenAI Responses API's reasoning items (a JSON array, encrypted_content
-// included), which must be sent back verbatim for the model to keep its
-// chain of thought across tool calls. nil when the provider returned none.
+// OpenAI Responses API's reasoning items (encrypted_content included) or
+// OpenRouter's reasoning_details (signatures included) — a JSON array each
+// adapter recognises as its own and sends back verbatim, so the model keeps
+// its chain of thought across tool calls. nil when the provider returned none.
 type Message struct {
 	Role           Role
 	Content        protocol.Content

@@ -3,6 +3,8 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -72,6 +74,15 @@ func replay(t *testing.T, file string) {
 				t.Errorf("interaction %d: call %s arguments are not JSON: %q", i, tc.ID, tc.Arguments)
 			}
 		}
+		var gotDetails []map[string]any
+		if resp.ReasoningItems != nil {
+			if err := json.Unmarshal(resp.ReasoningItems, &gotDetails); err != nil {
+				t.Fatalf("interaction %d: reasoning items are not a JSON array: %v: %s", i, err, resp.ReasoningItems)
+			}
+		}
+		if !reflect.DeepEqual(gotDetails, want.details) {
+			t.Errorf("interaction %d reasoning_details:\n got %s\nwant %v", i, resp.ReasoningItems, want.details)
+		}
 		if resp.Usage != want.usage {
 			t.Errorf("interaction %d usage:\n got %+v\nwant %+v", i, resp.Usage, want.usage)
 		}
@@ -104,10 +115,11 @@ type recordedRequest struct {
 }
 
 type recordedMsg struct {
-	Role             string  `json:"role"`
-	Content          string  `json:"content"`
-	ReasoningContent *string `json:"reasoning_content"`
-	ToolCallID       string  `json:"tool_call_id"`
+	Role             string          `json:"role"`
+	Content          string          `json:"content"`
+	ReasoningContent *string         `json:"reasoning_content"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details"`
+	ToolCallID       string          `json:"tool_call_id"`
 	ToolCalls        []struct {
 		ID       string `json:"id"`
 		Function struct {
@@ -141,7 +153,7 @@ func (r recordedRequest) toRequest(t *testing.T, prev *llm.Response) llm.Request
 			if prev == nil {
 				t.Fatal("recorded assistant message before any response")
 			}
-			req.Messages = append(req.Messages, chat.Message{Role: chat.Assistant, Content: protocol.Text(prev.Content), ToolCalls: prev.ToolCalls, Reasoning: prev.Reasoning})
+			req.Messages = append(req.Messages, chat.Message{Role: chat.Assistant, Content: protocol.Text(prev.Content), ToolCalls: prev.ToolCalls, Reasoning: prev.Reasoning, ReasoningItems: prev.ReasoningItems})
 		case "tool":
 			req.Messages = append(req.Messages, chat.Message{Role: chat.Tool, Content: protocol.Text(m.Content), ToolCallID: m.ToolCallID})
 		default:
@@ -180,6 +192,11 @@ func checkEcho(t *testing.T, resp *llm.Response, nextBody string) {
 		if m.ReasoningContent != nil && (resp.Reasoning == nil || *resp.Reasoning != *m.ReasoningContent) {
 			t.Errorf("reasoning: got %v, recorded %q", resp.Reasoning, *m.ReasoningContent)
 		}
+		if m.ReasoningDetails != nil {
+			if err := sameDetails(resp.ReasoningItems, m.ReasoningDetails); err != nil {
+				t.Errorf("reasoning_details of the response vs the recorded echo: %v", err)
+			}
+		}
 	}
 }
 
@@ -215,6 +232,11 @@ func checkSent(t *testing.T, i int, body []byte, recordedBody string) {
 		if w.ReasoningContent != nil && (m.ReasoningContent == nil || *m.ReasoningContent != *w.ReasoningContent) {
 			t.Errorf("request %d message %d: reasoning_content differs from the recording", i, j)
 		}
+		if w.ReasoningDetails != nil {
+			if err := sameDetails(m.ReasoningDetails, w.ReasoningDetails); err != nil {
+				t.Errorf("request %d message %d: reasoning_details: %v", i, j, err)
+			}
+		}
 	}
 	for j, tl := range got.Tools {
 		w := want.Tools[j].Function
@@ -227,6 +249,54 @@ func checkSent(t *testing.T, i int, body []byte, recordedBody string) {
 	}
 }
 
+// sameDetails compares reasoning_details items with the ones the recording
+// client sent back. Items carrying a signature (Claude) must match exactly,
+// byte for byte.
+// For the others fantasy's echo lost the item's first text fragment (its
+// GLM and Kimi recordings echo " user wants…" for a streamed "The user
+// wants…"), so there the recorded text need only end ours.
+func sameDetails(got, recorded json.RawMessage) error {
+	var g, r []map[string]any
+	if err := json.Unmarshal(got, &g); err != nil {
+		return fmt.Errorf("ours are not a JSON array: %v: %s", err, got)
+	}
+	if err := json.Unmarshal(recorded, &r); err != nil {
+		return err
+	}
+	if len(g) != len(r) {
+		return fmt.Errorf("%d items, recorded %d:\n got %s\nwant %s", len(g), len(r), got, recorded)
+	}
+	signed := false
+	for _, it := range r {
+		_, ok := it["signature"]
+		signed = signed || ok
+	}
+	if signed && string(got) != string(recorded) {
+		// Both encode each item with sorted keys, so the bytes agree too.
+		return fmt.Errorf("bytes differ:\n got %s\nwant %s", got, recorded)
+	}
+	for i := range g {
+		if _, signed := r[i]["signature"]; signed {
+			if !reflect.DeepEqual(g[i], r[i]) {
+				return fmt.Errorf("item %d:\n got %v\nwant %v", i, g[i], r[i])
+			}
+			continue
+		}
+		gt, _ := g[i]["text"].(string)
+		rt, _ := r[i]["text"].(string)
+		if !strings.HasSuffix(gt, rt) || rt == "" {
+			return fmt.Errorf("item %d text %q does not end with the recorded %q", i, gt, rt)
+		}
+		gc, rc := maps.Clone(g[i]), maps.Clone(r[i])
+		delete(gc, "text")
+		delete(rc, "text")
+		if !reflect.DeepEqual(gc, rc) {
+			return fmt.Errorf("item %d:\n got %v\nwant %v", i, g[i], r[i])
+		}
+	}
+	return nil
+}
+
 func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
@@ -237,6 +307,7 @@ func jsonEqual(a, b json.RawMessage) bool {
 type expected struct {
 	text, reasoning string
 	sawReasoning    bool
+	details         []map[string]any // reasoning_details items, merged
 	calls           []chat.ToolCall
 	usage           protocol.Usage
 	finish, model   string
@@ -275,6 +346,7 @@ func foldSSE(t *testing.T, body string) expected {
 				e.reasoning += r
 				e.sawReasoning = true
 			}
+			e.addDetails(d["reasoning_details"])
 			if s, _ := d["content"].(string); s != "" {
 				e.text += s
 			}
@@ -329,4 +401,37 @@ func foldSSE(t *testing.T, body string) expected {
 		t.Errorf("recorded usage looks empty: %v", lastUsage)
 	}
 	return e
+}
+
+// addDetails merges OpenRouter reasoning_details fragments: one item per
+// type and index, text and summary concatenated, other fields replaced by
+// later non-null values.
+func (e *expected) addDetails(v any) {
+	frags, _ := v.([]any)
+	for _, fr := range frags {
+		fr, ok := fr.(map[string]any)
+		if !ok {
+			continue
+		}
+		var item map[string]any
+		for _, it := range e.details {
+			if it["type"] == fr["type"] && it["index"] == fr["index"] {
+				item = it
+			}
+		}
+		if item == nil {
+			item = map[string]any{}
+			e.details = append(e.details, item)
+		}
+		for k, v := range fr {
+			switch {
+			case v == nil:
+			case k == "text" || k == "summary":
+				prev, _ := item[k].(string)
+				item[k] = prev + v.(string)
+			default:
+				item[k] = v
+			}
+		}
+	}
 }

@@ -11,7 +11,7 @@ import (
 
 // chunk is one chat.completion.chunk with the vendor extensions this client
 // reads: reasoning_content (DeepSeek, Kimi, GLM, xAI, llama.cpp), reasoning
-// (OpenRouter) and the several spellings of prompt-cache usage.
+// and reasoning_details (OpenRouter) and the several spellings of prompt-cache usage.
 type chunk struct {
 	Model   string        `json:"model"`
 	Choices []chunkChoice `json:"choices"`
@@ -21,10 +21,11 @@ type chunk struct {
 type chunkChoice struct {
 	Index int `json:"index"`
 	Delta struct {
-		Content          string          `json:"content"`
-		ReasoningContent string          `json:"reasoning_content"`
-		Reasoning        string          `json:"reasoning"`
-		ToolCalls        []toolCallDelta `json:"tool_calls"`
+		Content          string            `json:"content"`
+		ReasoningContent string            `json:"reasoning_content"`
+		Reasoning        string            `json:"reasoning"`
+		ReasoningDetails []json.RawMessage `json:"reasoning_details"` // OpenRouter
+		ToolCalls        []toolCallDelta   `json:"tool_calls"`
 	} `json:"delta"`
 	FinishReason string `json:"finish_reason"`
 }
@@ -83,6 +84,7 @@ func (u wireUsage) usage() protocol.Usage {
 type fold struct {
 	text, reasoning strings.Builder
 	sawReasoning    bool
+	details         details
 	calls           []*chat.ToolCall
 	byIndex         map[int]int // tool-call index on the wire → calls slot
 	usage           *wireUsage
@@ -107,6 +109,9 @@ func (f *fold) add(c *chunk, on func(llm.Delta)) {
 			f.addReasoning(r, on)
 		} else if r := ch.Delta.Reasoning; r != "" {
 			f.addReasoning(r, on)
+		}
+		if len(ch.Delta.ReasoningDetails) > 0 {
+			f.details.add(ch.Delta.ReasoningDetails)
 		}
 		if t := ch.Delta.Content; t != "" {
 			f.text.WriteString(t)
@@ -171,6 +176,7 @@ func (f *fold) response() *llm.Response {
 		s := f.reasoning.String()
 		r.Reasoning = &s
 	}
+	r.ReasoningItems = f.details.raw()
 	for _, c := range f.calls {
 		r.ToolCalls = append(r.ToolCalls, *c)
 	}

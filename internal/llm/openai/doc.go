@@ -10,6 +10,15 @@
 //   - Text arrives as llm.TextDelta and reasoning as llm.ReasoningDelta,
 //     read from delta.reasoning_content (DeepSeek, Kimi, GLM, xAI,
 //     llama.cpp) or delta.reasoning (OpenRouter).
+//   - OpenRouter's delta.reasoning_details fragments are merged into whole
+//     items (one per type and index: text and summary concatenated,
+//     signature, format, id and data kept as they arrive) and returned as
+//     llm.Response.ReasoningItems, a JSON array with sorted keys (nil when
+//     the stream had none). An assistant chat.Message whose ReasoningItems
+//     are all such items (type "reasoning.*") sends them back verbatim as
+//     reasoning_details, so Claude via OpenRouter keeps its signed thinking
+//     across tool calls; items from other providers (the Responses API's
+//     "reasoning") are never sent.
 //   - Tool calls are assembled by index from fragments or whole arguments;
 //     ids are kept verbatim (Kimi's functions.weather:0 included).
 //   - Usage includes prompt-cache hits and misses from DeepSeek's

@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -24,6 +25,7 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("data: {\"error\":{\"message\":\"overloaded\",\"code\":529}}\n\n"))
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\"},{\"id\":\"b\"}]}}]}\n\ndata: [DONE]\n"))
 	f.Add([]byte("data: {not json\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_details\":[{\"type\":\"reasoning.text\",\"text\":\"a\",\"index\":0},{\"type\":\"reasoning.encrypted\",\"data\":\"e\"}]}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_details\":[{\"type\":\"reasoning.text\",\"signature\":\"S\",\"index\":0}]},\"finish_reason\":\"stop\"}]}\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		c := cannedClient(llmtest.Canned{Status: 200, ContentType: "text/event-stream", Body: body}, "")
 		var text strings.Builder
@@ -41,6 +43,9 @@ func FuzzStream(f *testing.F) {
 		}
 		if resp.Content != text.String() {
 			t.Fatalf("content %q differs from deltas %q", resp.Content, text.String())
+		}
+		if resp.ReasoningItems != nil && !json.Valid(resp.ReasoningItems) {
+			t.Fatalf("reasoning items are not JSON: %s", resp.ReasoningItems)
 		}
 		u := resp.Usage
 		if u.PromptCacheMissTokens < 0 || (u.TotalTokens == 0 && u.PromptTokens+u.CompletionTokens != 0) {

@@ -30,6 +30,7 @@ type wireMessage struct {
 	Role             string          `json:"role"`
 	Content          json.RawMessage `json:"content,omitempty"`
 	ReasoningContent *string         `json:"reasoning_content,omitempty"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"` // OpenRouter
 	ToolCalls        []wireToolCall  `json:"tool_calls,omitempty"`
 	ToolCallID       string          `json:"tool_call_id,omitempty"`
 }
@@ -123,6 +124,10 @@ func encodeMessage(m chat.Message) (wireMessage, error) {
 	var err error
 	switch m.Role {
 	case chat.Assistant:
+		// OpenRouter needs its reasoning items back to continue the
+		// reasoning (Claude's signature included); other providers' items
+		// are left out.
+		wm.ReasoningDetails = echoDetails(m.ReasoningItems)
 		if len(m.ToolCalls) > 0 {
 			// DeepSeek rejects a tool-call turn whose reasoning is not sent
 			// back; "" stands in for none.
