@@ -70,15 +70,8 @@ status 0 when the turn finished, 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			dir, created, err := prepareDir(c.g.dir)
-			if err != nil {
-				return err
-			}
-			opts.Dir, opts.Emit = dir, emit
-			if created {
-				emit(protocol.WorkspaceCreated{Dir: dir})
-			}
-			eng, err := engine.New(opts)
+			opts.Resolved = res
+			eng, err := c.startEngine(opts, emit)
 			if err != nil {
 				return err
 			}
@@ -216,6 +209,20 @@ func (c *cli) sink(format string, cost render.CostFunc) (func(protocol.Event), e
 		return render.NewText(c.stdout, c.stderr, cost).Emit, nil
 	}
 	return nil, fmt.Errorf("--format must be jsonl or text, not %q", format)
+}
+
+// startEngine creates the workspace directory if needed (reporting
+// workspace_created) and builds the engine that emits to emit.
+func (c *cli) startEngine(opts engine.Options, emit func(protocol.Event)) (*engine.Engine, error) {
+	dir, created, err := prepareDir(c.g.dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir, opts.Emit = dir, emit
+	if created {
+		emit(protocol.WorkspaceCreated{Dir: dir})
+	}
+	return engine.New(opts)
 }
 
 // prepareDir resolves the workspace directory, creating its last

@@ -33,19 +33,11 @@ exits 0.`,
 				return err
 			}
 			opts.Holder = "openseek serve"
-			if _, err := engine.Resolve(opts); err != nil {
+			if opts.Resolved, err = engine.Resolve(opts); err != nil {
 				emit(protocol.AgentSetupFailed{Error: err.Error()})
 				return err
 			}
-			dir, created, err := prepareDir(c.g.dir)
-			if err != nil {
-				return err
-			}
-			opts.Dir, opts.Emit = dir, emit
-			if created {
-				emit(protocol.WorkspaceCreated{Dir: dir})
-			}
-			eng, err := engine.New(opts)
+			eng, err := c.startEngine(opts, emit)
 			if err != nil {
 				emit(protocol.AgentSetupFailed{Error: err.Error()})
 				return err

@@ -68,6 +68,10 @@ type Options struct {
 	// Network lets sandboxed commands reach the network.
 	NoSandbox, Network bool
 
+	// Resolved is the model already resolved by Resolve(o) (the CLI
+	// resolves first to fail before creating anything); nil = resolve here.
+	Resolved *config.Resolved
+
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
 	Getenv     func(string) string // default os.Getenv
@@ -169,9 +173,11 @@ func New(o Options) (*Engine, error) {
 		dir = real
 	}
 	o.Dir = dir
-	res, err := Resolve(o)
-	if err != nil {
-		return nil, err
+	res := o.Resolved
+	if res == nil {
+		if res, err = Resolve(o); err != nil {
+			return nil, err
+		}
 	}
 	provider, model := res.Client, res.Model
 	for _, skipped := range res.Skipped {
