@@ -25,7 +25,10 @@ import (
 const MaxLine = 16 << 20
 
 // Serve reads commands from in until EOF or ctx ends, driving eng, and
-// writes events through emit (the same sink the engine emits to).
+// writes events through emit (the same sink the engine emits to). At EOF
+// the queued work finishes first; when ctx ends (SIGINT, SIGTERM) the
+// running turn is cancelled and Serve returns at once. A line longer than
+// MaxLine is skipped with a command_error.
 func Serve(ctx context.Context, eng *engine.Engine, in io.Reader, emit func(protocol.Event)) error {
 	s := &server{eng: eng, emit: emit, work: make(chan func(context.Context), 64)}
 	var wg sync.WaitGroup
@@ -37,24 +40,21 @@ func Serve(ctx context.Context, eng *engine.Engine, in io.Reader, emit func(prot
 		}
 	}()
 
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	// The reader runs apart so that a signal is noticed while stdin is
+	// quiet; it ends with the process when stdin never closes.
+	lines := make(chan []byte)
+	done := make(chan error, 1)
+	go func() { done <- readLines(in, lines, emit) }()
 	var err error
-	for sc.Scan() {
-		if ctx.Err() != nil {
-			break
-		}
-		line := sc.Bytes()
-		if len(trimSpace(line)) == 0 {
-			continue
-		}
-		s.handle(line)
-	}
-	if e := sc.Err(); e != nil {
-		if errors.Is(e, bufio.ErrTooLong) {
-			emit(protocol.CommandError{Error: fmt.Sprintf("command line longer than %d bytes", MaxLine)})
-		} else {
-			err = fmt.Errorf("read commands: %w", e)
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case line := <-lines:
+			s.handle(line)
+		case err = <-done:
+			break loop
 		}
 	}
 	close(s.work)
@@ -63,6 +63,38 @@ func Serve(ctx context.Context, eng *engine.Engine, in io.Reader, emit func(prot
 	}
 	wg.Wait()
 	return err
+}
+
+// readLines sends each non-blank line of in to lines and reports
+// command_error for over-long ones.
+func readLines(in io.Reader, lines chan<- []byte, emit func(protocol.Event)) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			buf = append(buf, chunk...)
+			if len(buf) > MaxLine {
+				tooLong, buf = true, buf[:0]
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			emit(protocol.CommandError{Error: fmt.Sprintf("command line longer than %d bytes; skipped", MaxLine)})
+		} else if line := trimSpace(buf); len(line) > 0 {
+			lines <- append([]byte(nil), line...)
+		}
+		buf, tooLong = buf[:0], false
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return fmt.Errorf("read commands: %w", err)
+		}
+	}
 }
 
 type server struct {
@@ -119,7 +151,7 @@ func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
 		b = b[1:]
 	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
 		b = b[:len(b)-1]
 	}
 	return b
