@@ -118,12 +118,13 @@ func costFunc(p llm.Price) render.CostFunc {
 }
 
 // costOf prices usage for the selected model when its price is known
-// without a key (sessions show works offline).
-func (c *cli) costOf() render.CostFunc {
+// without a key (sessions show works offline), and names that model: a
+// session does not record which model's prices apply.
+func (c *cli) costOf() (render.CostFunc, string) {
 	dir, _ := filepath.Abs(c.g.dir)
 	cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	spec := c.g.model
 	if spec == "" {
@@ -134,10 +135,10 @@ func (c *cli) costOf() render.CostFunc {
 	}
 	for _, m := range cfg.List() {
 		if m.Spec() == spec || m.Name == spec {
-			return costFunc(m.Price)
+			return costFunc(m.Price), m.Spec()
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // engineOptions turns the global flags into engine options.

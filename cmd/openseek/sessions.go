@@ -96,7 +96,11 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			case "", "json":
 				fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
 			case "text":
-				render.Transcript(c.stdout, s, c.costOf())
+				cost, spec := c.costOf()
+				render.Transcript(c.stdout, s, cost)
+				if cost != nil {
+					fmt.Fprintf(c.stdout, "(cost at %s prices; --model prices another)\n", spec)
+				}
 			default:
 				return fmt.Errorf("--format must be json or text, not %q", showFormat)
 			}

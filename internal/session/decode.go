@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/protocol"
 )
 
 // The event decoder is typed: each field is read straight into the item
-// it belongs to by a strict scanner (scan.go); payloads are decoded by
+// it belongs to from jsontext tokens (read.go); payloads are decoded by
 // kind. No generic maps are built.
 
 type wireHeader struct {
@@ -28,7 +30,12 @@ func missing(field string) error { return fmt.Errorf("missing field `%s`", field
 
 // ParseEvent decodes one event line (without its newline).
 func ParseEvent(line []byte) (Event, error) {
-	s := scanner{b: line}
+	return new(lineReader).parseEvent(line)
+}
+
+// parseEvent decodes one event line with r's decoder.
+func (r *lineReader) parseEvent(line []byte) (Event, error) {
+	d := r.start(line)
 	var (
 		seq     *int
 		ts      []byte
@@ -36,48 +43,45 @@ func ParseEvent(line []byte) (Event, error) {
 		payload []byte
 		hasItem bool
 	)
-	err := s.object(func(key []byte) error {
+	err := readObject(d, func(key []byte) (err error) {
 		switch string(key) {
 		case "sequence":
-			if isNull, err := s.null(); isNull || err != nil {
-				seq = nil
-				return err
-			}
-			v, err := s.integer("sequence")
-			seq = &v
+			seq, err = readOptInt(d, "sequence")
 			return err
 		case "ts":
-			if isNull, err := s.null(); isNull || err != nil {
-				ts = nil
+			ts = nil
+			if isNull, err := readNull(d); isNull || err != nil {
 				return err
 			}
-			tok, _, err := s.number()
-			ts = tok
+			if ts, err = readNumber(d); err == nil {
+				ts = inLine(line, d, ts)
+			}
 			return err
 		case "item":
 			kind, payload, hasItem = nil, nil, false
-			if isNull, err := s.null(); isNull || err != nil {
+			if isNull, err := readNull(d); isNull || err != nil {
 				return err
 			}
 			hasItem = true
-			return s.object(func(key []byte) error {
-				var err error
+			return readObject(d, func(key []byte) (err error) {
 				switch string(key) {
 				case "kind":
-					kind, err = s.optStr()
+					kind, err = readOptStr(d)
 				case "payload":
-					payload, err = s.skip()
+					// Decoded once the kind is known.
+					if payload, err = d.ReadValue(); err == nil {
+						payload = inLine(line, d, payload)
+					}
 				default:
-					_, err = s.skip()
+					err = skipValue(d)
 				}
 				return err
 			})
 		}
-		_, err := s.skip()
-		return err
+		return skipValue(d)
 	})
 	if err == nil {
-		err = s.end()
+		err = atEnd(d)
 	}
 	if err != nil {
 		return Event{}, err
@@ -98,11 +102,19 @@ func ParseEvent(line []byte) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	item, err := decodeItem(*kind, payload)
+	item, err := decodeItem(r.start(payload), *kind)
 	if err != nil {
 		return Event{}, err
 	}
 	return Event{Sequence: *seq, TS: stamp, Item: item}, nil
+}
+
+// inLine returns the bytes of v, the value d just read from line, as a
+// slice of line itself: the decoder's view is only valid until its next
+// read, line outlives it.
+func inLine(line []byte, d *jsontext.Decoder, v []byte) []byte {
+	end := int(d.InputOffset())
+	return line[end-len(v) : end]
 }
 
 // parseTS accepts an integral JSON number; older builds typed ts as a
@@ -115,39 +127,33 @@ func parseTS(tok []byte) (int64, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
 		return int64(f), nil
 	}
-	return 0, fmt.Errorf("invalid ts %s: want integral unix milliseconds", tok)
+	return 0, fmt.Errorf("invalid ts %s: want integral unix milliseconds", s)
 }
 
 // payloadFields reads a payload object, handing each key to field.
-func payloadFields(kind string, payload []byte, field func(s *scanner, key []byte) error) error {
-	s := &scanner{b: payload}
-	if s.peek() != '{' {
+func payloadFields(d *jsontext.Decoder, kind string, field func(key []byte) error) error {
+	if d.PeekKind() != '{' {
 		return fmt.Errorf("%s payload must be an object", kind)
 	}
-	return s.object(func(key []byte) error { return field(s, key) })
+	return readObject(d, field)
 }
 
-func skipField(s *scanner) error {
-	_, err := s.skip()
-	return err
-}
-
-func decodeItem(kind string, payload []byte) (Item, error) {
+func decodeItem(d *jsontext.Decoder, kind string) (Item, error) {
 	switch kind {
 	case KindUser:
-		return decodeUser(payload)
+		return decodeUser(d)
 	case KindAssistant:
-		return decodeAssistant(payload)
+		return decodeAssistant(d)
 	case KindToolResult:
-		return decodeToolResult(payload)
+		return decodeToolResult(d)
 	case KindNotice:
 		var content *string
-		err := payloadFields(kind, payload, func(s *scanner, key []byte) (err error) {
+		err := payloadFields(d, kind, func(key []byte) (err error) {
 			if string(key) == "content" {
-				content, err = s.optStr()
+				content, err = readOptStr(d)
 				return err
 			}
-			return skipField(s)
+			return skipValue(d)
 		})
 		if err != nil {
 			return nil, err
@@ -157,33 +163,33 @@ func decodeItem(kind string, payload []byte) (Item, error) {
 		}
 		return &Notice{Content: *content}, nil
 	case KindSummary:
-		return decodeSummary(payload)
+		return decodeSummary(d)
 	case KindTerminal:
-		return decodeTerminal(payload)
+		return decodeTerminal(d)
 	}
 	return nil, fmt.Errorf("unknown session item kind: %s", kind)
 }
 
 // optContent reads content or null (nil, false).
-func optContent(s *scanner) (protocol.Content, bool, error) {
-	if isNull, err := s.null(); isNull || err != nil {
+func optContent(d *jsontext.Decoder) (protocol.Content, bool, error) {
+	if isNull, err := readNull(d); isNull || err != nil {
 		return nil, false, err
 	}
-	c, err := readContent(s)
+	c, err := readContent(d)
 	return c, err == nil, err
 }
 
-func decodeUser(payload []byte) (Item, error) {
+func decodeUser(d *jsontext.Decoder) (Item, error) {
 	u := &User{}
 	hasContent := false
-	err := payloadFields(KindUser, payload, func(s *scanner, key []byte) (err error) {
+	err := payloadFields(d, KindUser, func(key []byte) (err error) {
 		switch string(key) {
 		case "content":
-			u.Content, hasContent, err = optContent(s)
+			u.Content, hasContent, err = optContent(d)
 		case "submission_id":
-			u.SubmissionID, err = s.optStr()
+			u.SubmissionID, err = readOptStr(d)
 		default:
-			err = skipField(s)
+			err = skipValue(d)
 		}
 		return err
 	})
@@ -196,53 +202,53 @@ func decodeUser(payload []byte) (Item, error) {
 	return u, nil
 }
 
-func decodeAssistant(payload []byte) (Item, error) {
+func decodeAssistant(d *jsontext.Decoder) (Item, error) {
 	a := &Assistant{}
 	var content *string
 	var calls []chat.ToolCall
 	hasCalls := false
-	err := payloadFields(KindAssistant, payload, func(s *scanner, key []byte) (err error) {
+	err := payloadFields(d, KindAssistant, func(key []byte) (err error) {
 		switch string(key) {
 		case "content":
-			content, err = s.optStr()
+			content, err = readOptStr(d)
 		case "tool_calls":
 			calls, hasCalls = nil, false
-			if isNull, err := s.null(); isNull || err != nil {
+			if isNull, err := readNull(d); isNull || err != nil {
 				return err
 			}
 			calls, hasCalls = []chat.ToolCall{}, true
-			err = s.array(func() error {
-				c, err := readToolCall(s)
+			err = readArray(d, func() error {
+				c, err := readToolCall(d)
 				calls = append(calls, c)
 				return err
 			})
 		case "reasoning_content":
-			a.Reasoning, err = s.optStr()
+			a.Reasoning, err = readOptStr(d)
 		case "is_replay":
 			a.IsReplay = false
-			if isNull, err := s.null(); isNull || err != nil {
+			if isNull, err := readNull(d); isNull || err != nil {
 				return err
 			}
-			a.IsReplay, err = s.boolean()
+			a.IsReplay, err = readBool(d)
 		case "usage":
 			a.Usage = nil
-			if isNull, err := s.null(); isNull || err != nil {
+			if isNull, err := readNull(d); isNull || err != nil {
 				return err
 			}
-			a.Usage, err = readUsage(s)
+			a.Usage, err = readUsage(d)
 		case "reasoning_signature":
 			var sig *string
-			if sig, err = s.optStr(); err == nil && sig != nil {
+			if sig, err = readOptStr(d); err == nil && sig != nil {
 				a.ReasoningSignature = *sig
 			}
 		case "reasoning_items":
 			var raw []byte
-			raw, err = s.skip()
+			raw, err = readRaw(d)
 			if err == nil && string(raw) != "null" {
-				a.ReasoningItems = append([]byte(nil), raw...)
+				a.ReasoningItems = raw
 			}
 		default:
-			err = skipField(s)
+			err = skipValue(d)
 		}
 		return err
 	})
@@ -259,18 +265,18 @@ func decodeAssistant(payload []byte) (Item, error) {
 	return a, nil
 }
 
-func readToolCall(s *scanner) (chat.ToolCall, error) {
+func readToolCall(d *jsontext.Decoder) (chat.ToolCall, error) {
 	var id, name, args *string
-	err := s.object(func(key []byte) (err error) {
+	err := readObject(d, func(key []byte) (err error) {
 		switch string(key) {
 		case "id":
-			id, err = s.optStr()
+			id, err = readOptStr(d)
 		case "name":
-			name, err = s.optStr()
+			name, err = readOptStr(d)
 		case "arguments":
-			args, err = s.optStr()
+			args, err = readOptStr(d)
 		default:
-			err = skipField(s)
+			err = skipValue(d)
 		}
 		return err
 	})
@@ -287,23 +293,23 @@ func readToolCall(s *scanner) (chat.ToolCall, error) {
 	return chat.ToolCall{ID: *id, Name: *name, Arguments: *args}, nil
 }
 
-func readUsage(s *scanner) (*protocol.Usage, error) {
+func readUsage(d *jsontext.Decoder) (*protocol.Usage, error) {
 	usageFields := [5]string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_cache_hit_tokens", "prompt_cache_miss_tokens"}
 	var v [5]int
 	var seen [5]bool
-	err := s.object(func(key []byte) error {
+	err := readObject(d, func(key []byte) error {
 		for i, name := range usageFields {
 			if string(key) == name {
-				if isNull, err := s.null(); isNull || err != nil {
+				if isNull, err := readNull(d); isNull || err != nil {
 					seen[i] = false
 					return err
 				}
-				n, err := s.integer(name)
+				n, err := readInt(d, name)
 				v[i], seen[i] = n, true
 				return err
 			}
 		}
-		return skipField(s)
+		return skipValue(d)
 	})
 	if err != nil {
 		return nil, err
@@ -316,33 +322,31 @@ func readUsage(s *scanner) (*protocol.Usage, error) {
 	return &protocol.Usage{PromptTokens: v[0], CompletionTokens: v[1], TotalTokens: v[2], PromptCacheHitTokens: v[3], PromptCacheMissTokens: v[4]}, nil
 }
 
-func decodeToolResult(payload []byte) (Item, error) {
+func decodeToolResult(d *jsontext.Decoder) (Item, error) {
 	r := &ToolResult{}
 	var callID, name *string
 	hasContent, hasErr := false, false
-	err := payloadFields(KindToolResult, payload, func(s *scanner, key []byte) (err error) {
+	err := payloadFields(d, KindToolResult, func(key []byte) (err error) {
 		switch string(key) {
 		case "tool_call_id":
-			callID, err = s.optStr()
+			callID, err = readOptStr(d)
 		case "tool_name":
-			name, err = s.optStr()
+			name, err = readOptStr(d)
 		case "content":
-			r.Content, hasContent, err = optContent(s)
+			r.Content, hasContent, err = optContent(d)
 		case "is_error":
 			hasErr = false
-			if isNull, err := s.null(); isNull || err != nil {
+			if isNull, err := readNull(d); isNull || err != nil {
 				return err
 			}
-			r.IsError, err = s.boolean()
+			r.IsError, err = readBool(d)
 			hasErr = err == nil
 		case "brief":
-			r.Brief, err = s.optStr()
+			r.Brief, err = readOptStr(d)
 		case "data":
-			var raw []byte
-			raw, err = s.skip()
-			r.Data = append([]byte(nil), raw...)
+			r.Data, err = readRaw(d)
 		default:
-			err = skipField(s)
+			err = skipValue(d)
 		}
 		return err
 	})
@@ -362,26 +366,19 @@ func decodeToolResult(payload []byte) (Item, error) {
 	return r, nil
 }
 
-func decodeSummary(payload []byte) (Item, error) {
+func decodeSummary(d *jsontext.Decoder) (Item, error) {
 	var content *string
 	var from, to *int
-	optInt := func(s *scanner, name string) (*int, error) {
-		if isNull, err := s.null(); isNull || err != nil {
-			return nil, err
-		}
-		v, err := s.integer(name)
-		return &v, err
-	}
-	err := payloadFields(KindSummary, payload, func(s *scanner, key []byte) (err error) {
+	err := payloadFields(d, KindSummary, func(key []byte) (err error) {
 		switch string(key) {
 		case "content":
-			content, err = s.optStr()
+			content, err = readOptStr(d)
 		case "from_sequence":
-			from, err = optInt(s, string(key))
+			from, err = readOptInt(d, "from_sequence")
 		case "to_sequence":
-			to, err = optInt(s, string(key))
+			to, err = readOptInt(d, "to_sequence")
 		default:
-			err = skipField(s)
+			err = skipValue(d)
 		}
 		return err
 	})
@@ -400,27 +397,27 @@ func decodeSummary(payload []byte) (Item, error) {
 
 // decodeTerminal reads both the newest encoding and the legacy forms that
 // smuggled a context yield or step exhaustion through finished/failed.
-func decodeTerminal(payload []byte) (Item, error) {
+func decodeTerminal(d *jsontext.Decoder) (Item, error) {
 	var kindText, message *string
 	var verbatim *bool
-	err := payloadFields(KindTerminal, payload, func(s *scanner, key []byte) (err error) {
+	err := payloadFields(d, KindTerminal, func(key []byte) (err error) {
 		switch string(key) {
 		case "kind":
-			kindText, err = s.optStr()
+			kindText, err = readOptStr(d)
 		case "message":
-			message, err = s.optStr()
+			message, err = readOptStr(d)
 		case "verbatim":
 			verbatim = nil
-			if isNull, err := s.null(); isNull || err != nil {
+			if isNull, err := readNull(d); isNull || err != nil {
 				return err
 			}
 			var v bool
-			if v, err = s.boolean(); err != nil {
+			if v, err = readBool(d); err != nil {
 				return fmt.Errorf("verbatim must be a boolean: %w", err)
 			}
 			verbatim = &v
 		default:
-			err = skipField(s)
+			err = skipValue(d)
 		}
 		return err
 	})
@@ -455,18 +452,18 @@ func decodeTerminal(payload []byte) (Item, error) {
 
 // readContent reads content as a bare string (one text part) or an array
 // of text/image parts.
-func readContent(s *scanner) (protocol.Content, error) {
-	switch s.peek() {
+func readContent(d *jsontext.Decoder) (protocol.Content, error) {
+	switch d.PeekKind() {
 	case '"':
-		v, err := s.str()
+		v, err := readStr(d)
 		if err != nil {
 			return nil, err
 		}
 		return protocol.Text(v), nil
 	case '[':
 		c := protocol.Content{}
-		err := s.array(func() error {
-			p, err := readPart(s)
+		err := readArray(d, func() error {
+			p, err := readPart(d)
 			c = append(c, p)
 			return err
 		})
@@ -478,20 +475,20 @@ func readContent(s *scanner) (protocol.Content, error) {
 	return nil, errors.New("content must be a string or an array of parts")
 }
 
-func readPart(s *scanner) (protocol.Part, error) {
+func readPart(d *jsontext.Decoder) (protocol.Part, error) {
 	var typ, text, media, data *string
-	err := s.object(func(key []byte) (err error) {
+	err := readObject(d, func(key []byte) (err error) {
 		switch string(key) {
 		case "type":
-			typ, err = s.optStr()
+			typ, err = readOptStr(d)
 		case "text":
-			text, err = s.optStr()
+			text, err = readOptStr(d)
 		case "media_type":
-			media, err = s.optStr()
+			media, err = readOptStr(d)
 		case "data":
-			data, err = s.optStr()
+			data, err = readOptStr(d)
 		default:
-			err = skipField(s)
+			err = skipValue(d)
 		}
 		return err
 	})
@@ -525,10 +522,10 @@ func readPart(s *scanner) (protocol.Part, error) {
 
 // decodeContent decodes a standalone content value.
 func decodeContent(raw []byte) (protocol.Content, error) {
-	s := &scanner{b: raw}
-	c, err := readContent(s)
+	d := new(lineReader).start(raw)
+	c, err := readContent(d)
 	if err == nil {
-		err = s.end()
+		err = atEnd(d)
 	}
 	return c, err
 }

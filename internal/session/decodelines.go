@@ -16,11 +16,12 @@ func decodeLines(id string, lines [][]byte, torn bool) ([]Event, error) {
 	decoded := make([]Event, len(lines))
 	errs := make([]error, len(lines))
 	decodeRange := func(lo, hi int) {
+		var r lineReader // one decoder per goroutine, reset for each line
 		for i := lo; i < hi; i++ {
 			if isBlank(lines[i]) {
 				continue
 			}
-			decoded[i], errs[i] = ParseEvent(lines[i])
+			decoded[i], errs[i] = r.parseEvent(lines[i])
 			if errs[i] != nil {
 				return // the ordered pass below stops here anyway
 			}

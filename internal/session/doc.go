@@ -34,10 +34,13 @@
 // result, drops orphan results and turns terminals into status text.
 // Session.Goal derives the standing goal from runtime-notice markers.
 //
-// Event lines are decoded by a strict purpose-built JSON scanner (scan.go)
-// rather than encoding/json, whose reflection made a 100,000-event load
-// several times slower; it accepts only valid JSON (the fuzz target checks
-// this against encoding/json) and decodes strings the same way. Items are
+// Event lines are decoded token by token with jsontext (the encoding/json/v2
+// text layer, github.com/go-json-experiment/json) straight into typed
+// items, rather than with encoding/json, whose reflection made a
+// 100,000-event load several times slower. Syntax is checked strictly (the
+// fuzz target checks every accepted line against encoding/json); strings
+// decode as encoding/json decodes them (invalid UTF-8 and lone surrogates
+// become U+FFFD) and a duplicated key is allowed, the last one winning. Items are
 // *User, *Assistant, *ToolResult, *Notice, *Summary and *Terminal; their
 // tag is Item.ItemKind (not Kind: Terminal has a Kind field).
 package session
