@@ -121,7 +121,7 @@ func (c *cli) trustCmd() *cobra.Command {
 	var list bool
 	cmd := &cobra.Command{
 		Use:   "trust [file...]",
-		Short: "Trust this repository's .mcp.json and .openseek/hooks.json (they start programs); --list shows what is trusted",
+		Short: "Trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml allow rules (they run code); --list shows what is trusted",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store := trust.Open(c.getenv("HOME"))
 			if list {
@@ -150,7 +150,7 @@ func (c *cli) trustCmd() *cobra.Command {
 					}
 				}
 				if len(files) == 0 {
-					return errors.New("nothing to trust: this workspace has no .mcp.json or .openseek/hooks.json")
+					return errors.New("nothing to trust: this workspace has no .mcp.json, .openseek/hooks.json or .openseek/config.toml")
 				}
 			}
 			if err := store.Trust(files...); err != nil {

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -71,13 +70,22 @@ type Config struct {
 	Hooks Hooks
 }
 
+// PreToolDecision is what PreToolUse hooks decided about one call.
+type PreToolDecision struct {
+	Block     bool
+	Reason    string // why it was blocked (for the model)
+	Context   string // extra context for the model
+	Arguments string // replacement arguments (JSON object); "" = unchanged
+}
+
 // Hooks are the user's guard rails around the loop (see package hooks).
 // Each method may run external commands; the engine adapts them.
 type Hooks interface {
 	// UserPromptSubmit may refuse a prompt or add context to it.
 	UserPromptSubmit(ctx context.Context, prompt string) (block bool, reason, context string)
-	// PreToolUse may refuse a tool call before it runs.
-	PreToolUse(ctx context.Context, call chat.ToolCall) (block bool, reason, context string)
+	// PreToolUse may refuse a tool call before it runs, add context for
+	// the model, or rewrite the call's arguments.
+	PreToolUse(ctx context.Context, call chat.ToolCall) PreToolDecision
 	// PostToolUse may add feedback for the model to a tool's result.
 	PostToolUse(ctx context.Context, call chat.ToolCall, res tool.Result) (feedback string)
 	// Stop may turn a final answer into "keep going" with a reason.
@@ -692,16 +700,18 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = tool.Result{Content: protocol.Text(fmt.Sprintf("error: %s crashed: %v", c.Name, p)), IsError: true}
-			_ = debug.Stack()
 		}
 	}()
 	var extra string
 	if cfg.Hooks != nil {
-		block, reason, more := cfg.Hooks.PreToolUse(t.ctx, c)
-		if block {
-			return tool.Result{Content: protocol.Text("error: a PreToolUse hook blocked this call: " + reason), IsError: true}
+		d := cfg.Hooks.PreToolUse(t.ctx, c)
+		if d.Block {
+			return tool.Result{Content: protocol.Text("error: a PreToolUse hook blocked this call: " + d.Reason), IsError: true}
 		}
-		extra = more
+		extra = d.Context
+		if d.Arguments != "" {
+			args = d.Arguments
+		}
 	}
 	res, err := tl.Run(t.ctx, cfg.Env, json.RawMessage(args))
 	var ae *tool.ArgError

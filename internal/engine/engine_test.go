@@ -381,3 +381,31 @@ func TestSandboxIsOnAndOnlyTheUserCanTurnItOff(t *testing.T) {
 		t.Errorf("a misspelt sandbox key: %v", err)
 	}
 }
+
+// A repository's allow rules count only once the workspace is trusted;
+// its deny rules always count.
+func TestProjectAllowRulesNeedTrust(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	home, ws := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
+	cfg := filepath.Join(ws, ".openseek", "config.toml")
+	os.WriteFile(cfg, []byte("[[rules]]\npattern = [\"make\"]\ndecision = \"allow\"\n\n[[rules]]\npattern = [\"git\", \"push\"]\ndecision = \"deny\"\n"), 0o644)
+	build := func(trusted bool) *Engine {
+		e, err := New(Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Approval: "ask", TrustWorkspace: trusted, Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	untrusted := build(false).env.Guard.Policy
+	if v := untrusted.CheckCommand("make install"); v.Decision.String() != "ask" {
+		t.Errorf("untrusted allow rule applied: %s", v.Decision)
+	}
+	if v := untrusted.CheckCommand("git push"); v.Decision.String() != "deny" {
+		t.Errorf("untrusted deny rule ignored: %s", v.Decision)
+	}
+	if v := build(true).env.Guard.Policy.CheckCommand("make install"); v.Decision.String() != "allow" {
+		t.Errorf("trusted allow rule not applied: %s", v.Decision)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/hooks"
 	"github.com/openseek/openseek/internal/tool"
@@ -50,14 +51,19 @@ func (h *hookAdapter) UserPromptSubmit(ctx context.Context, prompt string) (bool
 	return out.Block, out.Reason, out.AdditionalContext
 }
 
-func (h *hookAdapter) PreToolUse(ctx context.Context, call chat.ToolCall) (bool, string, string) {
+func (h *hookAdapter) PreToolUse(ctx context.Context, call chat.ToolCall) agent.PreToolDecision {
 	in := h.input()
 	in.ToolName, in.ToolInput = call.Name, json.RawMessage(call.Arguments)
 	out := h.run(ctx, hooks.PreToolUse, in)
 	if out.Halt {
-		return true, firstNonEmpty(out.HaltReason, out.Reason), ""
+		return agent.PreToolDecision{Block: true, Reason: firstNonEmpty(out.HaltReason, out.Reason)}
 	}
-	return out.Block, out.Reason, out.AdditionalContext
+	d := agent.PreToolDecision{Block: out.Block, Reason: out.Reason, Context: out.AdditionalContext}
+	// updatedInput (Claude Code's PreToolUse output) rewrites the call.
+	if len(out.UpdatedInput) > 0 && json.Valid(out.UpdatedInput) && out.UpdatedInput[0] == '{' {
+		d.Arguments = string(out.UpdatedInput)
+	}
+	return d
 }
 
 func (h *hookAdapter) PostToolUse(ctx context.Context, call chat.ToolCall, res tool.Result) string {

@@ -58,3 +58,26 @@ func TestStopHookKeepsTheTurnGoingAndPromptHookRefuses(t *testing.T) {
 	}
 	_ = rec
 }
+
+// A PreToolUse hook answering with updatedInput (Claude Code's shape)
+// rewrites the call before it runs.
+func TestPreToolUseUpdatedInputRewritesTheCall(t *testing.T) {
+	home := t.TempDir()
+	writeHooks(t, home, map[string]string{
+		"PreToolUse": `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"cmd":"echo rewritten"}}}'`,
+	})
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "s", Name: "shell", Args: `{"cmd":"echo original"}`}), llmtest.Text("ok"))
+	e, _, _ := newEngine(t, srv, func(o *Options) { o.Home = home })
+	if out, err := e.Prompt(context.Background(), protocol.Text("go"), nil); err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	var got string
+	for _, ev := range e.Session().Events {
+		if r, ok := ev.Item.(*session.ToolResult); ok {
+			got = r.Content.Text()
+		}
+	}
+	if !strings.Contains(got, "rewritten") || strings.Contains(got, "original") {
+		t.Errorf("result %q", got)
+	}
+}

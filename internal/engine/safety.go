@@ -43,7 +43,7 @@ func (e *Engine) setupSafety() error {
 	if err != nil {
 		return err
 	}
-	rules, err := policy.LoadRules(e.configFiles()...)
+	rules, err := e.loadRules()
 	if err != nil {
 		return err
 	}
@@ -80,6 +80,37 @@ func (e *Engine) setupSafety() error {
 	}
 	e.env.Sandbox = &sp
 	return nil
+}
+
+// loadRules reads the user's and the project's command rules. A
+// repository's allow rules would let its own commands run unasked, so
+// they count only once the user trusted its config (openseek trust, or
+// --trust-workspace); its ask and deny rules always count.
+func (e *Engine) loadRules() ([]policy.Rule, error) {
+	files := e.configFiles()
+	user, err := policy.LoadRules(files[0])
+	if err != nil {
+		return nil, err
+	}
+	project, err := policy.LoadRules(files[1])
+	if err != nil {
+		return nil, err
+	}
+	if e.opts.TrustWorkspace || trust.Open(e.opts.Home).Trusted(files[1]) {
+		return append(user, project...), nil
+	}
+	dropped := 0
+	for _, r := range project {
+		if r.Decision == policy.Allow {
+			dropped++
+			continue
+		}
+		user = append(user, r)
+	}
+	if dropped > 0 {
+		e.opts.Emit(protocol.BackgroundNotice{Content: fmt.Sprintf("[rules] %d allow rule(s) in %s are ignored until you trust this workspace (openseek trust)", dropped, files[1])})
+	}
+	return user, nil
 }
 
 // sandboxConfig is the [sandbox] table of the user's config file:

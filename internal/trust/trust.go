@@ -1,7 +1,9 @@
 // Package trust remembers which repository-defined files the user has
-// trusted. A repository's .mcp.json starts programs and its
-// .openseek/hooks.json runs commands: they are code from whoever wrote the
-// repository, so they take effect only once the user trusted them. Trust
+// trusted. A repository's .mcp.json starts programs, its
+// .openseek/hooks.json runs commands and the allow rules of its
+// .openseek/config.toml let commands run unasked: they come from whoever
+// wrote the repository, so they take effect only once the user trusted
+// them. Trust
 // is recorded per absolute path together with the SHA-256 of the content
 // trusted: a file that changes must be trusted again.
 package trust
@@ -137,10 +139,13 @@ func (s *Store) save(m map[string]string) error {
 	return os.Rename(tmp, s.path)
 }
 
-// WorkspaceFiles are the repository-defined files that need trust.
+// WorkspaceFiles are the repository-defined files that need trust: MCP
+// servers and hooks start programs; the config's allow rules let commands
+// run unasked.
 func WorkspaceFiles(workspace string) []string {
 	return []string{
 		filepath.Join(workspace, ".mcp.json"),
 		filepath.Join(workspace, ".openseek", "hooks.json"),
+		filepath.Join(workspace, ".openseek", "config.toml"),
 	}
 }
