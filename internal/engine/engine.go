@@ -94,6 +94,7 @@ type Engine struct {
 	window    int
 	price     llm.Price
 	sys       string
+	memory    string // project memory (AGENTS.md), read once, shared with sub-agents
 	hooks     *hookAdapter
 	base      *tool.Registry // the tools without the agent tool
 	broker    *policy.Broker // pending approvals (--approval ask)
@@ -193,6 +194,7 @@ func New(o Options) (*Engine, error) {
 	}
 	ext := e.loadExtensions()
 	memory, _ := prompt.Memory(e.opts.Home, dir, dir, prompt.DefaultMemoryBytes)
+	e.memory = memory
 	sys := prompt.Build(prompt.Options{
 		Workspace: dir, OS: runtime.GOOS, Shell: "bash",
 		Replace: o.SystemPrompt, Addendum: o.SystemPromptAddendum,

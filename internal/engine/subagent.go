@@ -145,8 +145,7 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 			provider, model = res.Client, res.Model
 		}
 	}
-	memory, _ := prompt.Memory(e.opts.Home, e.opts.Dir, e.opts.Dir, prompt.DefaultMemoryBytes)
-	sys := prompt.Build(prompt.Options{Workspace: e.opts.Dir, OS: runtime.GOOS, Shell: "bash", Addendum: instructions, Memory: memory})
+	sys := prompt.Build(prompt.Options{Workspace: e.opts.Dir, OS: runtime.GOOS, Shell: "bash", Addendum: instructions, Memory: e.memory})
 
 	tools := e.base
 	if def != nil && len(def.Tools) > 0 {
