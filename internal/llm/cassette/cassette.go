@@ -1,7 +1,7 @@
 // Package cassette is test support for the model adapters: it loads the
-// go-vcr cassettes recorded by charmbracelet/fantasy (kept in
-// ../shared/reference/cassettes beside the module root, see the README
-// there) and replays their responses, in order, from an httptest server
+// go-vcr cassettes recorded by charmbracelet/fantasy (kept in this
+// package's testdata/cassettes with their licence and notice, see the
+// README there) and replays their responses, in order, from an httptest server
 // that records what the client sent.
 //
 // It imports package testing and is meant only for _test.go files.
@@ -40,8 +40,8 @@ type Interaction struct {
 	} `yaml:"response"`
 }
 
-// Dir finds ../shared/reference/cassettes beside the module root (the
-// first directory above the working directory with a go.mod).
+// Dir finds internal/llm/cassette/testdata/cassettes below the module
+// root (the first directory above the working directory with a go.mod).
 func Dir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -58,7 +58,7 @@ func Dir(t testing.TB) string {
 		}
 		dir = parent
 	}
-	c := filepath.Join(dir, "..", "shared", "reference", "cassettes")
+	c := filepath.Join(dir, "internal", "llm", "cassette", "testdata", "cassettes")
 	if _, err := os.Stat(c); err != nil {
 		t.Fatalf("cassettes not found: %v", err)
 	}
