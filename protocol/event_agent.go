@@ -50,6 +50,9 @@ type ToolResult struct {
 	IsError              bool
 	Content              string
 	Brief                *string
+	// Diff is an additive key (omitted when nil): the unified diff of the
+	// files an edit tool changed, for clients that show it.
+	Diff *string
 }
 
 // ToolCallDecodeError: the model's arguments for a tool call did not decode.
@@ -97,7 +100,8 @@ func (e ToolResult) appendFields(b []byte) []byte {
 	b = appendStrField(b, "tool_name", e.ToolName)
 	b = appendBoolField(b, "is_error", e.IsError)
 	b = appendStrField(b, "content", e.Content)
-	return appendOptStrField(b, "brief", e.Brief)
+	b = appendOptStrField(b, "brief", e.Brief)
+	return appendOmitStrField(b, "diff", e.Diff)
 }
 func (e ToolCallDecodeError) appendFields(b []byte) []byte {
 	b = appendStrField(b, "tool_call_id", e.ToolCallID)
@@ -135,7 +139,7 @@ func parseAgentEvent(name string, f *fields) Event {
 		return UsageEvent{Usage: u}
 	case "tool_result":
 		return ToolResult{ToolCallID: f.str("tool_call_id"), ToolName: f.str("tool_name"),
-			IsError: f.bool("is_error"), Content: f.str("content"), Brief: f.optStr("brief")}
+			IsError: f.bool("is_error"), Content: f.str("content"), Brief: f.optStr("brief"), Diff: f.optStr("diff")}
 	case "tool_call_decode_error":
 		return ToolCallDecodeError{ToolCallID: f.str("tool_call_id"), ToolName: f.str("tool_name"), Error: f.str("error")}
 	}

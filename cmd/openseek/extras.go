@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/internal/mcp"
-	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/server/mcpserver"
 	"github.com/openseek/openseek/internal/trust"
 	"github.com/openseek/openseek/protocol"
@@ -26,35 +23,23 @@ func (c *cli) mcpCmd() *cobra.Command {
 		Short: "List the configured MCP servers and the tools they expose",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, _, err := prepareDir(c.g.dir)
+			if _, _, err := prepareDir(c.g.dir); err != nil {
+				return err
+			}
+			host, err := c.newHost(cmd, "", "")
 			if err != nil {
 				return err
 			}
-			home := c.getenv("HOME")
-			wsFile := filepath.Join(dir, ".mcp.json")
-			trusted := c.g.trustWS || trust.Open(home).Trusted(wsFile)
-			var problems []string
-			emit := func(e protocol.Event) {
-				switch e := e.(type) {
-				case protocol.McpConfigIgnored:
-					problems = append(problems, e.Reason)
-				case protocol.McpConfigInvalid:
-					problems = append(problems, e.Path+": "+e.Error)
-				case protocol.McpConfigUnreadable:
-					problems = append(problems, e.Path+": "+e.Error)
-				}
-			}
-			servers := mcp.Load(mcp.ConfigFiles(home, dir, c.g.mcpConfig, trusted), emit)
-			for _, p := range problems {
+			defer host.Close()
+			status := host.MCPStatus(cmd.Context())
+			for _, p := range host.Warnings() {
 				fmt.Fprintf(c.stderr, "warning: %s\n", p)
 			}
-			if len(servers) == 0 {
+			if len(status) == 0 {
 				fmt.Fprintln(c.stdout, "no MCP servers configured (~/.openseek/mcp.json, .mcp.json or --mcp-config)")
 				return nil
 			}
-			m := mcp.Start(cmd.Context(), servers, mcp.Options{Dir: dir})
-			defer m.Close()
-			for _, st := range m.Status() {
+			for _, st := range status {
 				state := string(st.State)
 				if st.Error != "" {
 					state += ": " + st.Error
@@ -72,47 +57,45 @@ func (c *cli) mcpCmd() *cobra.Command {
 		Short: "Offer OpenSeek itself as an MCP server over stdio (tools: run, continue)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := c.engineOptions(cmd, "", "")
-			if err != nil {
-				return err
-			}
 			if c.g.approval == "ask" {
 				return errors.New("--approval ask needs a controller to ask; mcp serve has none")
 			}
-			if _, err := engine.Resolve(opts); err != nil {
+			if _, _, err := prepareDir(c.g.dir); err != nil {
 				return err
 			}
-			dir, _, err := prepareDir(c.g.dir)
+			host, err := c.newHost(cmd, "", "")
 			if err != nil {
 				return err
 			}
-			opts.Dir, opts.Holder = dir, "openseek mcp serve"
-			return mcpserver.Serve(cmd.Context(), engineRunner{opts: opts}, c.stdin, c.stdout)
+			defer host.Close()
+			if _, err := host.ResolveModel(cmd.Context()); err != nil {
+				return err
+			}
+			return mcpserver.Serve(cmd.Context(), hostRunner{host: host}, c.stdin, c.stdout)
 		},
 	}
 	cmd.AddCommand(serve)
 	return cmd
 }
 
-// engineRunner runs each MCP task in its own engine (one session each).
-type engineRunner struct{ opts engine.Options }
+// hostRunner runs each MCP task as a turn of a session of the host; a
+// session stays open for follow-ups until the server stops, and turns of
+// one session run one at a time.
+type hostRunner struct{ host *engine.Host }
 
-func (r engineRunner) Run(ctx context.Context, task, sessionID string) (string, string, error) {
-	o := r.opts
-	o.SessionID = sessionID
-	eng, err := engine.New(o)
+func (r hostRunner) Run(ctx context.Context, task, sessionID string) (string, string, error) {
+	s, err := r.host.Open(ctx, engine.OpenOptions{ID: sessionID, Holder: "openseek mcp serve"})
 	if err != nil {
 		return "", sessionID, err
 	}
-	defer eng.Close()
-	out, err := eng.Prompt(ctx, protocol.Text(task), nil)
+	out, err := s.Prompt(ctx, protocol.Text(task), nil)
 	if err != nil {
-		return "", eng.SessionID(), err
+		return "", s.ID(), err
 	}
 	if !out.OK() {
-		return "", eng.SessionID(), fmt.Errorf("the turn ended %s: %s", out.Kind, out.Answer)
+		return "", s.ID(), fmt.Errorf("the turn ended %s: %s", out.Kind, out.Answer)
 	}
-	return out.Answer, eng.SessionID(), nil
+	return out.Answer, s.ID(), nil
 }
 
 // trustCmd is `openseek trust`: trust the repository's own .mcp.json and
@@ -174,20 +157,15 @@ func (c *cli) rulesCmd() *cobra.Command {
 		Short: "Show which rules match a command and the decision",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, _, err := prepareDir(c.g.dir)
+			host, err := c.newHost(cmd, "", "")
 			if err != nil {
 				return err
 			}
-			mode, err := policy.ParseMode(c.g.approval)
-			if err != nil {
-				return err
+			defer host.Close()
+			for _, p := range host.Warnings() {
+				fmt.Fprintf(c.stderr, "warning: %s\n", p)
 			}
-			rules, err := policy.LoadRules(filepath.Join(c.getenv("HOME"), ".openseek", "config.toml"), filepath.Join(dir, ".openseek", "config.toml"))
-			if err != nil {
-				return err
-			}
-			p := &policy.Policy{Mode: mode, Rules: rules, Workspace: dir}
-			fmt.Fprint(c.stdout, p.CheckCommand(strings.Join(args, " ")).Explain())
+			fmt.Fprint(c.stdout, host.CheckCommand(strings.Join(args, " ")).Explain())
 			return nil
 		},
 	}

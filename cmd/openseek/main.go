@@ -37,7 +37,7 @@ func main() {
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	root := newRoot(&cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	root.SetArgs(args)

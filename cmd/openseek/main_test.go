@@ -122,8 +122,11 @@ func TestRunEditsFilesAndRecordsTheSession(t *testing.T) {
 	if got[0] != "session_started" {
 		t.Errorf("first event %q, want session_started", got[0])
 	}
-	if last := got[len(got)-1]; last != "agent_finished" {
-		t.Errorf("last event %q, want agent_finished", last)
+	if last := got[len(got)-1]; last != "turn_summary" {
+		t.Errorf("last event %q, want turn_summary", last)
+	}
+	if end := got[len(got)-2]; end != "agent_finished" {
+		t.Errorf("turn ended with %q, want agent_finished", end)
 	}
 	if n := len(find[protocol.AgentStep](r.events)); n != 3 {
 		t.Errorf("%d agent_step events, want 3", n)
@@ -277,8 +280,8 @@ func TestRunMaxSteps(t *testing.T) {
 	if r.code != 1 {
 		t.Errorf("exit %d, want 1", r.code)
 	}
-	if got := names(r.events); got[len(got)-1] != "max_steps_exhausted" {
-		t.Errorf("last event %q", got[len(got)-1])
+	if got := names(r.events); got[len(got)-2] != "max_steps_exhausted" {
+		t.Errorf("terminal event %q", got[len(got)-2])
 	}
 }
 

@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/doctor"
-	"github.com/openseek/openseek/internal/policy"
-	"github.com/openseek/openseek/internal/sandbox"
 )
 
 // modelsCmd is `openseek models`: what is configured, and which models
@@ -20,17 +18,15 @@ func (c *cli) modelsCmd() *cobra.Command {
 		Short: "List the configured models (provider/model), their windows and prices, and whether each is ready to use",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := filepath.Abs(c.g.dir)
+			host, err := c.newHost(cmd, "", "")
 			if err != nil {
 				return err
 			}
-			cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv)
-			if err != nil {
-				return err
-			}
-			for _, m := range cfg.List() {
+			defer host.Close()
+			cfg := host.Config()
+			for _, m := range host.Models() {
 				state := "no key"
-				if cfg.Ready(m.Provider) {
+				if m.Ready {
 					state = "ready"
 				}
 				window := "-"
@@ -59,19 +55,18 @@ func (c *cli) doctorCmd() *cobra.Command {
 		Short: "Check config files, keys, endpoints (one cheap request each) and the OS sandbox, and say what is wrong",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := filepath.Abs(c.g.dir)
+			var checks []doctor.Check
+			host, err := c.newHost(cmd, "", "")
 			if err != nil {
-				return err
-			}
-			checks := doctor.Diagnose(cmd.Context(), c.getenv("HOME"), dir, c.getenv, nil)
-			sup := sandbox.Detect()
-			sb := doctor.Check{Name: "sandbox", Status: "ok", Detail: sup.String()}
-			if problems := sup.Problems(sandbox.DefaultPolicy(dir)); len(problems) > 0 {
-				sb.Status, sb.Detail = "fail", fmt.Sprintf("%s — %v; commands can only run with --no-sandbox", sup.String(), problems)
-			}
-			checks = append(checks, sb)
-			if _, err := policy.LoadRules(filepath.Join(c.getenv("HOME"), ".openseek", "config.toml"), filepath.Join(dir, ".openseek", "config.toml")); err != nil {
-				checks = append(checks, doctor.Check{Name: "rules", Status: "fail", Detail: err.Error()})
+				// A config or rules file that does not parse: say which.
+				name := "config"
+				if strings.Contains(err.Error(), "rule") {
+					name = "rules"
+				}
+				checks = append(checks, doctor.Check{Name: name, Status: "fail", Detail: err.Error() + "\nfix the file above; OpenSeek will not start until it parses"})
+			} else {
+				defer host.Close()
+				checks = host.Doctor(cmd.Context())
 			}
 			failed := false
 			for _, ch := range checks {

@@ -17,7 +17,6 @@ import (
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/render"
-	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -55,33 +54,21 @@ status 0 when the turn finished, 1 otherwise.`,
 			if cont && c.g.session != "" {
 				return errors.New("--continue contradicts --session; pick one session")
 			}
-			opts, err := c.engineOptions(cmd, sysFile, addendum)
+			host, err := c.newHost(cmd, sysFile, addendum)
 			if err != nil {
 				return err
 			}
-			opts.NoSession, opts.Continue, opts.Holder = noSession, cont, "openseek run"
-			// Check the config, model and key before anything is created
-			// or printed.
-			res, err := engine.Resolve(opts)
+			defer host.Close()
+			// Check the model and key before anything is created or printed.
+			if _, err := host.ResolveModel(cmd.Context()); err != nil {
+				return err
+			}
+			sess, err := c.openSession(cmd.Context(), host, engine.OpenOptions{NoSession: noSession, Continue: cont, ID: c.g.session, Holder: "openseek run"}, format)
 			if err != nil {
 				return err
 			}
-			emit, err := c.sink(format, costFunc(res.Price))
-			if err != nil {
-				return err
-			}
-			opts.Resolved = res
-			eng, err := c.startEngine(opts, emit)
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
-			out, err := eng.Prompt(cmd.Context(), protocol.Text(task), nil)
-			// A turn that reached the context ceiling was checkpointed;
-			// a headless run carries on from the summary.
-			for yields := 0; err == nil && out.Kind == session.ContextYield && yields < maxYields; yields++ {
-				out, err = eng.Prompt(cmd.Context(), protocol.Text(continuePrompt), nil)
-			}
+			defer sess.close()
+			out, err := sess.Prompt(cmd.Context(), protocol.Text(task), nil)
 			if err != nil {
 				return err
 			}
@@ -99,13 +86,6 @@ status 0 when the turn finished, 1 otherwise.`,
 	f.StringVar(&format, "format", "", "output: jsonl or text (default: text on a terminal, jsonl otherwise)")
 	return cmd
 }
-
-// A headless run continues after this many context-ceiling checkpoints
-// at most, with this prompt.
-const (
-	maxYields      = 20
-	continuePrompt = "Continue the task from the checkpoint summary."
-)
 
 // costFunc prices usage with a price table (nil when it is unknown).
 func costFunc(p llm.Price) render.CostFunc {
@@ -141,7 +121,7 @@ func (c *cli) costOf() (render.CostFunc, string) {
 	return nil, ""
 }
 
-// engineOptions turns the global flags into engine options.
+// engineOptions turns the global flags into the host's options.
 func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engine.Options, error) {
 	sys, err := prompt.ReadFile(sysFile, "--system-prompt-file")
 	if err != nil {
@@ -162,12 +142,6 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 	default:
 		return engine.Options{}, fmt.Errorf("--thinking must be no, high or max, not %q", c.g.thinking)
 	}
-	thinking := c.g.thinking
-	if _, known := llm.LookupModel(c.g.model); !known && !cmd.Flags().Changed("thinking") && c.getenv("OPENSEEK_THINKING") == "" {
-		// A model of an arbitrary server may reject reasoning knobs
-		// (OpenAI's gpt-4o refuses reasoning_effort): send none unless asked.
-		thinking = ""
-	}
 	dir, err := filepath.Abs(c.g.dir)
 	if err != nil {
 		return engine.Options{}, err
@@ -179,7 +153,8 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		Model:                c.g.model,
 		APIKey:               c.g.apiKey,
 		APIURL:               c.g.apiURL,
-		Thinking:             thinking,
+		Thinking:             c.g.thinking,
+		ThinkingSet:          cmd.Flags().Changed("thinking") || c.getenv("OPENSEEK_THINKING") != "",
 		MaxSteps:             c.g.maxSteps,
 		Window:               c.g.window,
 		SystemPrompt:         sys,
@@ -210,20 +185,6 @@ func (c *cli) sink(format string, cost render.CostFunc) (func(protocol.Event), e
 		return render.NewText(c.stdout, c.stderr, cost).Emit, nil
 	}
 	return nil, fmt.Errorf("--format must be jsonl or text, not %q", format)
-}
-
-// startEngine creates the workspace directory if needed (reporting
-// workspace_created) and builds the engine that emits to emit.
-func (c *cli) startEngine(opts engine.Options, emit func(protocol.Event)) (*engine.Engine, error) {
-	dir, created, err := prepareDir(c.g.dir)
-	if err != nil {
-		return nil, err
-	}
-	opts.Dir, opts.Emit = dir, emit
-	if created {
-		emit(protocol.WorkspaceCreated{Dir: dir})
-	}
-	return engine.New(opts)
 }
 
 // prepareDir resolves the workspace directory, creating its last

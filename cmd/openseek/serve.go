@@ -27,23 +27,31 @@ exits 0.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := protocol.NewWriter(c.stdout)
-			emit := func(e protocol.Event) { _ = w.Emit(e) }
-			opts, err := c.engineOptions(cmd, sysFile, addendum)
+			fail := func(err error) error {
+				_ = w.Emit(protocol.AgentSetupFailed{Error: err.Error()})
+				return err
+			}
+			host, err := c.newHost(cmd, sysFile, addendum)
 			if err != nil {
-				return err
+				return fail(err)
 			}
-			opts.Holder = "openseek serve"
-			if opts.Resolved, err = engine.Resolve(opts); err != nil {
-				emit(protocol.AgentSetupFailed{Error: err.Error()})
-				return err
+			defer host.Close()
+			if _, err := host.ResolveModel(cmd.Context()); err != nil {
+				return fail(err)
 			}
-			eng, err := c.startEngine(opts, emit)
+			_, created, err := prepareDir(c.g.dir)
 			if err != nil {
-				emit(protocol.AgentSetupFailed{Error: err.Error()})
-				return err
+				return fail(err)
 			}
-			defer eng.Close()
-			return stdio.Serve(cmd.Context(), eng, c.stdin, emit)
+			if created {
+				_ = w.Emit(protocol.WorkspaceCreated{Dir: host.Workspace()})
+			}
+			sess, err := host.Open(cmd.Context(), engine.OpenOptions{ID: c.g.session, Holder: "openseek serve"})
+			if err != nil {
+				return fail(err)
+			}
+			defer sess.Close()
+			return stdio.Serve(cmd.Context(), sess, c.stdin, c.stdout)
 		},
 	}
 	f := cmd.Flags()

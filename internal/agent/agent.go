@@ -16,6 +16,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -656,7 +657,7 @@ func (t *turn) record(c chat.ToolCall, res tool.Result) error {
 	if err := t.append(item); err != nil {
 		return err
 	}
-	t.emit(protocol.ToolResult{ToolCallID: c.ID, ToolName: c.Name, IsError: res.IsError, Content: res.Content.Text(), Brief: brief})
+	t.emit(protocol.ToolResult{ToolCallID: c.ID, ToolName: c.Name, IsError: res.IsError, Content: res.Content.Text(), Brief: brief, Diff: diffOf(res.Data)})
 	return nil
 }
 
@@ -673,6 +674,21 @@ func (t *turn) markerEvent(n string) {
 		t.goal.Blocked = false
 		t.emit(protocol.GoalUnblocked{})
 	}
+}
+
+// diffOf is the "diff" string an edit tool put in its result's data, for
+// clients that show edits; nil when there is none.
+func diffOf(data json.RawMessage) *string {
+	if len(data) == 0 || !bytes.Contains(data, []byte(`"diff"`)) {
+		return nil
+	}
+	var d struct {
+		Diff string `json:"diff"`
+	}
+	if json.Unmarshal(data, &d) != nil || d.Diff == "" {
+		return nil
+	}
+	return &d.Diff
 }
 
 func goalStatus(data json.RawMessage) string {
@@ -713,6 +729,7 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 			args = d.Arguments
 		}
 	}
+	t.emit(protocol.ToolStarted{ToolCallID: c.ID, ToolName: c.Name, Arguments: args})
 	res, err := tl.Run(t.ctx, cfg.Env, json.RawMessage(args))
 	var ae *tool.ArgError
 	switch {

@@ -41,6 +41,12 @@ type Resolved struct {
 // key is "an API key is required for <model>: pass --api-key or set
 // <VARS>". A zero retry policy means llm.DefaultRetry.
 func (c *Config) Resolve(spec, apiKeyFlag, apiURLFlag string, retry llm.RetryPolicy) (*Resolved, error) {
+	return c.ResolveContext(context.Background(), spec, apiKeyFlag, apiURLFlag, retry)
+}
+
+// ResolveContext is Resolve with a context that bounds the key commands
+// it may run (cancelling it ends them).
+func (c *Config) ResolveContext(ctx context.Context, spec, apiKeyFlag, apiURLFlag string, retry llm.RetryPolicy) (*Resolved, error) {
 	if spec == "" {
 		spec = cmp.Or(c.Model, DefaultSpec)
 	}
@@ -51,16 +57,16 @@ func (c *Config) Resolve(spec, apiKeyFlag, apiURLFlag string, retry llm.RetryPol
 		if apiKeyFlag != "" || apiURLFlag != "" {
 			return nil, fmt.Errorf("profile %s lists several models, so --api-key and --api-url cannot apply to it; set the keys in the providers' config instead", spec)
 		}
-		return c.resolveProfile(prof, retry)
+		return c.resolveProfile(ctx, prof, retry)
 	}
 	prov, name, ok := c.lookup(spec)
 	if !ok {
 		if apiURLFlag != "" {
-			return c.single(spec, Provider{API: APIOpenAI}, spec, apiKeyFlag, apiURLFlag, retry)
+			return c.single(ctx, spec, Provider{API: APIOpenAI}, spec, apiKeyFlag, apiURLFlag, retry)
 		}
 		return nil, c.unknown(spec)
 	}
-	return c.single(spec, c.Providers[prov], name, apiKeyFlag, apiURLFlag, retry)
+	return c.single(ctx, spec, c.Providers[prov], name, apiKeyFlag, apiURLFlag, retry)
 }
 
 // lookup finds the provider and wire name of a non-profile spec.
@@ -128,8 +134,8 @@ func (c *Config) describe(provider, name string) Model {
 }
 
 // single builds the client of one model.
-func (c *Config) single(label string, p Provider, name, apiKeyFlag, apiURLFlag string, retry llm.RetryPolicy) (*Resolved, error) {
-	client, err := c.client(label, p, name, apiKeyFlag, apiURLFlag)
+func (c *Config) single(ctx context.Context, label string, p Provider, name, apiKeyFlag, apiURLFlag string, retry llm.RetryPolicy) (*Resolved, error) {
+	client, err := c.client(ctx, label, p, name, apiKeyFlag, apiURLFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -143,8 +149,8 @@ func (c *Config) single(label string, p Provider, name, apiKeyFlag, apiURLFlag s
 }
 
 // client builds the bare client of one model, bound to its name.
-func (c *Config) client(label string, p Provider, name, apiKeyFlag, apiURLFlag string) (llm.Provider, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), KeyCommandTimeout)
+func (c *Config) client(ctx context.Context, label string, p Provider, name, apiKeyFlag, apiURLFlag string) (llm.Provider, error) {
+	ctx, cancel := context.WithTimeout(ctx, KeyCommandTimeout)
 	defer cancel()
 	var cred Credential
 	if p.Name == "" {
@@ -188,7 +194,7 @@ func keyHint(p Provider) string {
 // resolveProfile builds a failover client over a profile's candidates,
 // leaving out those without a key (they are listed in Skipped); it fails
 // only when none is usable.
-func (c *Config) resolveProfile(prof Profile, retry llm.RetryPolicy) (*Resolved, error) {
+func (c *Config) resolveProfile(ctx context.Context, prof Profile, retry llm.RetryPolicy) (*Resolved, error) {
 	r := &Resolved{Spec: prof.Name}
 	var cands []llm.Candidate
 	var errs []error
@@ -198,7 +204,7 @@ func (c *Config) resolveProfile(prof Profile, retry llm.RetryPolicy) (*Resolved,
 			return nil, fmt.Errorf("profile %s: %w", prof.Name, c.unknown(spec))
 		}
 		p := c.Providers[prov]
-		client, err := c.client(spec, p, name, "", "")
+		client, err := c.client(ctx, spec, p, name, "", "")
 		if err != nil {
 			errs = append(errs, err)
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", spec, err))

@@ -72,6 +72,21 @@ type Options struct {
 	// resolves first to fail before creating anything); nil = resolve here.
 	Resolved *config.Resolved
 
+	// ThinkingSet says the user chose Thinking (flag or environment); the
+	// host otherwise decides it from the resolved model.
+	ThinkingSet bool
+	// Rules are the command rules already loaded (with the trust filter)
+	// by the host; RulesLoaded says they are (nil rules are valid).
+	Rules       []policy.Rule
+	RulesLoaded bool
+	// MCP is the host's shared MCP manager; the engine uses its tools and
+	// never closes it. nil = connect the configured servers here.
+	MCP       *mcp.Manager
+	MCPLoaded bool // the host loaded the MCP config (MCP may be nil: none)
+	// Context bounds start-up steps that may block (SessionStart hooks);
+	// nil = context.Background().
+	Context context.Context
+
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
 	Getenv     func(string) string // default os.Getenv
@@ -135,20 +150,32 @@ func Resolve(o Options) (*config.Resolved, error) {
 		return nil, err
 	}
 	cfg.HTTPClient = o.HTTPClient
+	o.Getenv = getenv
+	return cfg.Resolve(o.Model, o.APIKey, o.APIURL, retryPolicy(o))
+}
+
+// retryPolicy is the options' retry policy, else the default adjusted by
+// OPENSEEK_RETRY_ATTEMPTS and OPENSEEK_RETRY_BACKOFF_MS.
+func retryPolicy(o Options) llm.RetryPolicy {
 	rp := o.Retry
-	if rp.Attempts == 0 {
-		rp = llm.DefaultRetry()
-		if n, err := strconv.Atoi(getenv("OPENSEEK_RETRY_ATTEMPTS")); err == nil && n > 0 {
-			rp.Attempts = n
-		}
-		if ms, err := strconv.Atoi(getenv("OPENSEEK_RETRY_BACKOFF_MS")); err == nil && ms >= 0 {
-			rp.Base = time.Duration(ms) * time.Millisecond
-			if rp.Max < rp.Base {
-				rp.Max = rp.Base
-			}
+	if rp.Attempts != 0 {
+		return rp
+	}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	rp = llm.DefaultRetry()
+	if n, err := strconv.Atoi(getenv("OPENSEEK_RETRY_ATTEMPTS")); err == nil && n > 0 {
+		rp.Attempts = n
+	}
+	if ms, err := strconv.Atoi(getenv("OPENSEEK_RETRY_BACKOFF_MS")); err == nil && ms >= 0 {
+		rp.Base = time.Duration(ms) * time.Millisecond
+		if rp.Max < rp.Base {
+			rp.Max = rp.Base
 		}
 	}
-	return cfg.Resolve(o.Model, o.APIKey, o.APIURL, rp)
+	return rp
 }
 
 // New builds an engine: provider, tools, session (created, resumed or in
@@ -231,7 +258,11 @@ func New(o Options) (*Engine, error) {
 	if len(ext.skills) > 0 {
 		sets = append(sets, []tool.Tool{skills.Tool(ext.skills)})
 	}
-	if e.mcp = e.startMCP(); e.mcp != nil {
+	if o.MCPLoaded {
+		if o.MCP != nil {
+			sets = append(sets, o.MCP.Tools())
+		}
+	} else if e.mcp = e.startMCP(); e.mcp != nil {
 		sets = append(sets, e.mcp.Tools())
 	}
 	for _, set := range sets {
@@ -285,7 +316,11 @@ func New(o Options) (*Engine, error) {
 		if e.log.Session().LastSequence() > 0 {
 			trigger = "resume"
 		}
-		if extra := e.hooks.session(context.Background(), hooks.SessionStart, trigger); extra != "" {
+		ctx := o.Context
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if extra := e.hooks.session(ctx, hooks.SessionStart, trigger); extra != "" {
 			e.agent.Notify(extra)
 		}
 	}

@@ -29,10 +29,12 @@ func (e *ErrNoSandbox) Error() string {
 
 // configFiles are the user's and the project's config files, lowest
 // precedence first.
-func (e *Engine) configFiles() []string {
+func (e *Engine) configFiles() []string { return configFiles(e.opts.Home, e.opts.Dir) }
+
+func configFiles(home, dir string) []string {
 	return []string{
-		filepath.Join(e.opts.Home, ".openseek", "config.toml"),
-		filepath.Join(e.opts.Dir, ".openseek", "config.toml"),
+		filepath.Join(home, ".openseek", "config.toml"),
+		filepath.Join(dir, ".openseek", "config.toml"),
 	}
 }
 
@@ -82,24 +84,36 @@ func (e *Engine) setupSafety() error {
 	return nil
 }
 
-// loadRules reads the user's and the project's command rules. A
+// loadRules is the engine's command rules: the host's, or LoadRules.
+func (e *Engine) loadRules() ([]policy.Rule, error) {
+	if e.opts.RulesLoaded {
+		return e.opts.Rules, nil
+	}
+	rules, dropped, err := LoadRules(e.opts.Home, e.opts.Dir, e.opts.TrustWorkspace)
+	if dropped > 0 {
+		e.opts.Emit(droppedRulesNotice(dropped, e.opts.Dir))
+	}
+	return rules, err
+}
+
+// LoadRules reads the user's and the project's command rules. A
 // repository's allow rules would let its own commands run unasked, so
 // they count only once the user trusted its config (openseek trust, or
-// --trust-workspace); its ask and deny rules always count.
-func (e *Engine) loadRules() ([]policy.Rule, error) {
-	files := e.configFiles()
+// trustWorkspace); its ask and deny rules always count. dropped is how
+// many allow rules were left out.
+func LoadRules(home, dir string, trustWorkspace bool) (rules []policy.Rule, dropped int, err error) {
+	files := configFiles(home, dir)
 	user, err := policy.LoadRules(files[0])
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	project, err := policy.LoadRules(files[1])
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if e.opts.TrustWorkspace || trust.Open(e.opts.Home).Trusted(files[1]) {
-		return append(user, project...), nil
+	if trustWorkspace || trust.Open(home).Trusted(files[1]) {
+		return append(user, project...), 0, nil
 	}
-	dropped := 0
 	for _, r := range project {
 		if r.Decision == policy.Allow {
 			dropped++
@@ -107,10 +121,12 @@ func (e *Engine) loadRules() ([]policy.Rule, error) {
 		}
 		user = append(user, r)
 	}
-	if dropped > 0 {
-		e.opts.Emit(protocol.BackgroundNotice{Content: fmt.Sprintf("[rules] %d allow rule(s) in %s are ignored until you trust this workspace (openseek trust)", dropped, files[1])})
-	}
-	return user, nil
+	return user, dropped, nil
+}
+
+func droppedRulesNotice(dropped int, dir string) protocol.Event {
+	return protocol.BackgroundNotice{Content: fmt.Sprintf("[rules] %d allow rule(s) in %s are ignored until you trust this workspace (openseek trust)",
+		dropped, configFiles("", dir)[1])}
 }
 
 // sandboxConfig is the [sandbox] table of the user's config file:

@@ -1,12 +1,15 @@
 // Package stdio serves the OpenSeek wire protocol over a pair of streams:
 // JSONL commands in (stdin), JSONL events out (stdout). It is what
-// `openseek serve` runs and what interactive frontends spawn.
+// `openseek serve` runs and what interactive frontends spawn. It is a
+// transport over one session engine (engine.Session) and nothing more.
 //
 // Behaviour (reference/openseek-protocol.md §4.4): a line that does not
 // parse gets command_error and serving goes on; prompts run one turn at a
 // time, in order; a steer while idle is answered with steer_dropped;
 // cancel while idle is a no-op; at end of input the queued turns finish
-// and Serve returns nil.
+// and Serve returns nil. Events are read from the session's stream, so a
+// stdout that cannot keep up never stalls the turn (it gets stream_reset
+// if it falls out of the session's in-memory window).
 package stdio
 
 import (
@@ -24,50 +27,86 @@ import (
 // MaxLine is the longest command line accepted (images travel inline).
 const MaxLine = 16 << 20
 
-// Serve reads commands from in until EOF or ctx ends, driving eng, and
-// writes events through emit (the same sink the engine emits to). At EOF
-// the queued work finishes first; when ctx ends (SIGINT, SIGTERM) the
-// running turn is cancelled and Serve returns at once. A line longer than
-// MaxLine is skipped with a command_error.
-func Serve(ctx context.Context, eng *engine.Engine, in io.Reader, emit func(protocol.Event)) error {
-	s := &server{eng: eng, emit: emit, work: make(chan func(context.Context), 64)}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for job := range s.work {
-			job(ctx)
-		}
-	}()
+// Serve reads commands from in until EOF or ctx ends, applying them to s,
+// and writes s's events (from its first one still in memory) to out. At
+// EOF the queued work finishes first; when ctx ends (SIGINT, SIGTERM) the
+// running and queued turns are cancelled and Serve returns once their
+// last events are written. A line longer than MaxLine is skipped with a
+// command_error.
+func Serve(ctx context.Context, s *engine.Session, in io.Reader, out io.Writer) error {
+	w := &lineWriter{w: out}
+	sub := s.Subscribe(0)
+	defer sub.Close()
+	pumpCtx, stopPump := context.WithCancel(context.Background())
+	pumped := make(chan error, 1)
+	go func() { pumped <- sub.Follow(pumpCtx, w.entry) }()
 
 	// The reader runs apart so that a signal is noticed while stdin is
 	// quiet; it ends with the process when stdin never closes.
 	lines := make(chan []byte)
 	done := make(chan error, 1)
-	go func() { done <- readLines(in, lines, emit) }()
+	go func() { done <- readLines(in, lines, w) }()
 	var err error
 loop:
 	for {
 		select {
 		case <-ctx.Done():
+			s.CancelAll()
 			break loop
 		case line := <-lines:
-			s.handle(line)
+			handle(s, line, w)
 		case err = <-done:
 			break loop
 		}
 	}
-	close(s.work)
-	if ctx.Err() != nil {
-		eng.Cancel()
+	s.Drain()
+	stopPump()
+	if perr := <-pumped; perr != nil && !errors.Is(perr, context.Canceled) {
+		return perr
 	}
-	wg.Wait()
+	if ferr := sub.Flush(w.entry); ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// handle applies one command line; a refusal is a command_error.
+func handle(s *engine.Session, line []byte, w *lineWriter) {
+	cmd, err := protocol.ParseCommand(line)
+	if err == nil {
+		err = s.Apply(cmd)
+	}
+	if err != nil {
+		w.event(protocol.CommandError{Error: err.Error()})
+	}
+}
+
+// lineWriter writes whole lines to the client under a lock, so event
+// lines and command errors never interleave.
+type lineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+func (l *lineWriter) entry(e engine.Entry) error { return l.write(e.Line) }
+
+func (l *lineWriter) event(e protocol.Event) { _ = l.write(protocol.Emit(e)) }
+
+func (l *lineWriter) write(line []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(append(l.buf[:0], line...), '\n')
+	_, err := l.w.Write(l.buf)
+	if cap(l.buf) > 64<<10 {
+		l.buf = nil
+	}
 	return err
 }
 
 // readLines sends each non-blank line of in to lines and reports
 // command_error for over-long ones.
-func readLines(in io.Reader, lines chan<- []byte, emit func(protocol.Event)) error {
+func readLines(in io.Reader, lines chan<- []byte, w *lineWriter) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	tooLong := false
@@ -83,7 +122,7 @@ func readLines(in io.Reader, lines chan<- []byte, emit func(protocol.Event)) err
 			continue
 		}
 		if tooLong {
-			emit(protocol.CommandError{Error: fmt.Sprintf("command line longer than %d bytes; skipped", MaxLine)})
+			w.event(protocol.CommandError{Error: fmt.Sprintf("command line longer than %d bytes; skipped", MaxLine)})
 		} else if line := trimSpace(buf); len(line) > 0 {
 			lines <- append([]byte(nil), line...)
 		}
@@ -94,56 +133,6 @@ func readLines(in io.Reader, lines chan<- []byte, emit func(protocol.Event)) err
 		case err != nil:
 			return fmt.Errorf("read commands: %w", err)
 		}
-	}
-}
-
-type server struct {
-	eng  *engine.Engine
-	emit func(protocol.Event)
-	// work holds prompts and compactions, run in order by one goroutine.
-	work chan func(context.Context)
-}
-
-func (s *server) handle(line []byte) {
-	cmd, err := protocol.ParseCommand(line)
-	if err != nil {
-		s.emit(protocol.CommandError{Error: err.Error()})
-		return
-	}
-	switch c := cmd.(type) {
-	case protocol.PromptCmd:
-		s.work <- func(ctx context.Context) {
-			if _, err := s.eng.Prompt(ctx, c.Content, c.SubmissionID); err != nil {
-				s.emit(protocol.SessionError{Error: err.Error()})
-			}
-		}
-	case protocol.SteerCmd:
-		if !s.eng.Steer(c.Kind, c.Content, c.SubmissionID) {
-			s.emit(protocol.SteerDropped{Content: c.Content, SubmissionID: c.SubmissionID})
-		}
-	case protocol.CancelCmd:
-		s.eng.Cancel()
-	case protocol.GoalCmd:
-		var text *string
-		if c.Action == "set" {
-			text = &c.Text
-		}
-		if err := s.eng.SetGoal(text, c.Auto); err != nil {
-			s.emit(protocol.CommandError{Error: err.Error()})
-		}
-	case protocol.CompactCmd:
-		// Failures are reported by compaction_failed.
-		s.work <- func(ctx context.Context) { _ = s.eng.Compact(ctx) }
-	case protocol.ApprovalCmd:
-		if err := s.eng.ResolveApproval(c.ID, c.Allow, c.Remember); err != nil {
-			s.emit(protocol.CommandError{Error: err.Error()})
-		}
-	case protocol.JobsSnapshotCmd:
-		s.emit(protocol.JobsSnapshot{RequestID: c.RequestID, Jobs: s.eng.Jobs()})
-	case protocol.JobStopCmd:
-		s.emit(protocol.JobStopResult{RequestID: c.RequestID, Generation: c.Generation, JobID: c.JobID, Outcome: s.eng.StopJob(c.Generation, c.JobID)})
-	default:
-		s.emit(protocol.CommandError{Error: "unknown command: " + cmd.CommandName()})
 	}
 }
 

@@ -34,27 +34,41 @@ func (s *sink) names() string {
 	return strings.Join(n, " ")
 }
 
-func newEngine(t *testing.T, srv *llmtest.Server, emit func(protocol.Event)) *engine.Engine {
+// sink is also the client's stdout: it parses the lines it is written.
+func (s *sink) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if e, ok := protocol.ParseEvent([]byte(line)); ok {
+			s.emit(e)
+		}
+	}
+	return len(p), nil
+}
+
+func newSession(t *testing.T, srv *llmtest.Server) *engine.Session {
 	t.Helper()
-	e, err := engine.New(engine.Options{Dir: t.TempDir(), Home: t.TempDir(), Model: "m", APIURL: srv.URL(),
-		NoSandbox: true, NoSession: true, Getenv: func(string) string { return "" }, Emit: emit})
+	h, err := engine.NewHost(context.Background(), engine.Options{Dir: t.TempDir(), Home: t.TempDir(), Model: "m", APIURL: srv.URL(),
+		NoSandbox: true, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	s, err := h.Open(context.Background(), engine.OpenOptions{NoSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(); h.Close() })
+	return s
 }
 
 func TestOverlongLineIsSkippedAndServingGoesOn(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("still here"))
 	out := &sink{}
-	eng := newEngine(t, srv, out.emit)
+	eng := newSession(t, srv)
 	in := `{"command":"prompt","content":"` + strings.Repeat("x", MaxLine+10) + `"}` + "\n" +
 		"\r\n   \n" + `{"command":"prompt","content":"hi"}`
-	if err := Serve(context.Background(), eng, strings.NewReader(in), out.emit); err != nil {
+	if err := Serve(context.Background(), eng, strings.NewReader(in), out); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.names(); got != "command_error agent_step assistant_delta assistant_message usage agent_finished" {
+	if got := out.names(); got != "command_error agent_step assistant_delta assistant_message usage agent_finished turn_summary" {
 		t.Errorf("events %s", got)
 	}
 }
@@ -62,12 +76,12 @@ func TestOverlongLineIsSkippedAndServingGoesOn(t *testing.T) {
 func TestSignalEndsServingWhileStdinStaysOpen(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Stall{After: 1})
 	out := &sink{}
-	eng := newEngine(t, srv, out.emit)
+	eng := newSession(t, srv)
 	r, w := io.Pipe()
 	defer w.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- Serve(ctx, eng, r, out.emit) }()
+	go func() { done <- Serve(ctx, eng, r, out) }()
 	io.WriteString(w, `{"command":"prompt","content":"hang"}`+"\n")
 	for !strings.Contains(out.names(), "agent_step") {
 		time.Sleep(5 * time.Millisecond)

@@ -1,0 +1,417 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/doctor"
+	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/mcp"
+	"github.com/openseek/openseek/internal/policy"
+	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/trust"
+	"github.com/openseek/openseek/protocol"
+)
+
+// Host is one workspace's agent runtime, built once from the config: the
+// resolved default model and the model catalogue, the command rules (with
+// the trust filter), the MCP servers and the session store. Workspace
+// questions (sessions, models, doctor, rules check, MCP status, cost) are
+// answered here and nowhere else, so every frontend answers them alike.
+//
+// The host opens session engines (*Session) whose whole API is the
+// protocol: Apply a protocol.Command, Subscribe to the event stream. Any
+// number of clients may drive and watch one session.
+type Host struct {
+	opts     Options // the template every session starts from
+	cfg      *config.Config
+	res      *config.Resolved
+	thinking string
+	rules    []policy.Rule
+	// startup are workspace-level notices (ignored allow rules, MCP
+	// servers that failed, skipped failover candidates): every session
+	// shows them at its start, so every client sees them.
+	startup   []protocol.Event // guarded by smu
+	smu       sync.Mutex
+	mcpMu     sync.Mutex // held while the MCP servers start
+	mcp       *mcp.Manager
+	mcpLoaded bool // the MCP config was read (guarded by mcpMu)
+
+	mu     sync.Mutex
+	open   map[string]*Session
+	closed bool
+}
+
+// NewHost loads the configuration and the command rules. It needs no key
+// and touches no network, so workspace questions (models, doctor, rules
+// check) work without one; ResolveModel and Open resolve the model. A
+// malformed config or rules file is an error naming the file, and nothing
+// is created on disk.
+func NewHost(ctx context.Context, o Options) (*Host, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Home == "" {
+		o.Home = o.Getenv("HOME")
+	}
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	o.Dir = dir
+	if o.SessionRoot == "" {
+		o.SessionRoot = ".openseek"
+	}
+	if _, err := policy.ParseMode(o.Approval); err != nil {
+		return nil, err
+	}
+	h := &Host{opts: o, open: map[string]*Session{}}
+	if h.cfg, err = loadConfig(o); err != nil {
+		return nil, err
+	}
+	rules, dropped, err := LoadRules(o.Home, dir, o.TrustWorkspace)
+	if err != nil {
+		return nil, err
+	}
+	h.rules = rules
+	if dropped > 0 {
+		h.notice(droppedRulesNotice(dropped, dir))
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return h, nil
+}
+
+// ResolveModel resolves the default model (the options' Model, else the
+// config's, else the built-in default) once: an unknown model (with the
+// known ones) or a missing key (with the variables to set) is an error a
+// user can act on. ctx bounds a key command.
+func (h *Host) ResolveModel(ctx context.Context) (*config.Resolved, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.res != nil {
+		return h.res, nil
+	}
+	res, err := h.resolve(ctx, h.opts.Model)
+	if err != nil {
+		return nil, err
+	}
+	h.res, h.thinking = res, h.thinkingFor(res)
+	for _, skipped := range res.Skipped {
+		h.notice(protocol.BackgroundNotice{Content: "[models] skipped " + skipped})
+	}
+	return res, nil
+}
+
+func loadConfig(o Options) (*config.Config, error) {
+	cfg, err := config.Load(o.Home, o.Dir, o.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg.HTTPClient = o.HTTPClient
+	return cfg, nil
+}
+
+// resolve turns a model spec ("" = the configured default) into a client.
+func (h *Host) resolve(ctx context.Context, spec string) (*config.Resolved, error) {
+	return h.cfg.ResolveContext(ctx, spec, h.opts.APIKey, h.opts.APIURL, retryPolicy(h.opts))
+}
+
+// thinkingFor decides the reasoning knob once the model is known: what
+// the user chose, else high for catalogue models, else none (a model of an
+// arbitrary server may reject reasoning knobs).
+func (h *Host) thinkingFor(res *config.Resolved) string {
+	if h.opts.ThinkingSet {
+		return h.opts.Thinking
+	}
+	if _, known := llm.LookupModel(res.Model); known {
+		return "high"
+	}
+	return ""
+}
+
+// Workspace is the absolute workspace root.
+func (h *Host) Workspace() string { return h.opts.Dir }
+
+// Thinking is the reasoning knob sessions of the default model use ("" =
+// none is sent), once ResolveModel succeeded.
+func (h *Host) Thinking() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.thinking
+}
+
+// Config is the loaded configuration.
+func (h *Host) Config() *config.Config { return h.cfg }
+
+// SessionRoot is the absolute directory holding the workspace's sessions.
+func (h *Host) SessionRoot() string {
+	if filepath.IsAbs(h.opts.SessionRoot) {
+		return h.opts.SessionRoot
+	}
+	return filepath.Join(h.opts.Dir, h.opts.SessionRoot)
+}
+
+// Store is the workspace's session store.
+func (h *Host) Store() *session.Store { return session.NewStore(h.SessionRoot()) }
+
+// Sessions lists the workspace's sessions, most recently active first.
+func (h *Host) Sessions() ([]session.Listing, error) { return h.Store().List() }
+
+// LoadSession reads a session from disk (read-only; no lease taken).
+func (h *Host) LoadSession(id string) (*session.Session, error) {
+	if err := session.ValidateID(id); err != nil {
+		return nil, err
+	}
+	return h.Store().Load(id)
+}
+
+// CheckCommand explains which command rules match a command line and the
+// decision, with the same rules (and trust filter) a session applies.
+func (h *Host) CheckCommand(command string) policy.Verdict {
+	mode, _ := policy.ParseMode(h.opts.Approval)
+	p := &policy.Policy{Mode: mode, Rules: h.rules, Workspace: h.opts.Dir, Protected: configFiles(h.opts.Home, h.opts.Dir)}
+	return p.CheckCommand(command)
+}
+
+func priceCost(p llm.Price, u protocol.Usage) (float64, bool) {
+	if p == (llm.Price{}) {
+		return 0, false
+	}
+	return p.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
+}
+
+// ModelInfo is one configured model and whether it can be used now.
+type ModelInfo struct {
+	config.Model
+	Ready bool // its provider has a key, or needs none
+}
+
+// Models lists the configured models without touching the network.
+func (h *Host) Models() []ModelInfo {
+	var out []ModelInfo
+	for _, m := range h.cfg.List() {
+		out = append(out, ModelInfo{Model: m, Ready: h.cfg.Ready(m.Provider)})
+	}
+	return out
+}
+
+// Doctor checks the config, each provider's key and endpoint (one cheap
+// request each), the OS sandbox and the rules, in plain words.
+func (h *Host) Doctor(ctx context.Context) []doctor.Check {
+	checks := doctor.Run(ctx, h.cfg, h.opts.Getenv, h.opts.HTTPClient)
+	sup := sandbox.Detect()
+	sb := doctor.Check{Name: "sandbox", Status: "ok", Detail: sup.String()}
+	if problems := sup.Problems(sandbox.DefaultPolicy(h.opts.Dir)); len(problems) > 0 {
+		sb.Status, sb.Detail = "fail", fmt.Sprintf("%s — %v; commands can only run with --no-sandbox", sup.String(), problems)
+	}
+	return append(checks, sb)
+}
+
+// MCPStatus connects the configured MCP servers (once per host) and
+// reports each one's state and tools.
+func (h *Host) MCPStatus(ctx context.Context) []mcp.ServerStatus {
+	m := h.mcpManager(ctx)
+	if m == nil {
+		return nil
+	}
+	return m.Status()
+}
+
+// mcpManager starts the workspace's MCP servers the first time a session
+// (or a status query) needs them; their tools are shared by every session
+// of the host. Configuration problems and failed servers become startup
+// notices.
+func (h *Host) mcpManager(ctx context.Context) *mcp.Manager {
+	h.mcpMu.Lock()
+	defer h.mcpMu.Unlock()
+	h.mu.Lock()
+	m, closed := h.mcp, h.closed
+	h.mu.Unlock()
+	if m != nil || closed || h.mcpLoaded {
+		return m
+	}
+	h.mcpLoaded = true
+	wsFile := filepath.Join(h.opts.Dir, ".mcp.json")
+	trusted := h.opts.TrustWorkspace || trust.Open(h.opts.Home).Trusted(wsFile)
+	servers := mcp.Load(mcp.ConfigFiles(h.opts.Home, h.opts.Dir, h.opts.MCPConfig, trusted), h.notice)
+	if len(servers) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	m = mcp.Start(ctx, servers, mcp.Options{Emit: h.notice, Dir: h.opts.Dir, ConnectTimeout: 15 * time.Second, ListTimeout: 15 * time.Second})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		m.Close()
+		return nil
+	}
+	h.mcp = m
+	return m
+}
+
+// notice records a workspace-level event every session shows at its start.
+func (h *Host) notice(e protocol.Event) {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	h.startup = append(h.startup, e)
+}
+
+// startupEvents are the workspace-level events so far.
+func (h *Host) startupEvents() []protocol.Event {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	return slices.Clone(h.startup)
+}
+
+// OpenOptions choose the session a host opens.
+type OpenOptions struct {
+	ID        string // create or resume this id; "" = a new generated id
+	Continue  bool   // resume the workspace's most recent session
+	NoSession bool   // record nothing on disk
+	Model     string // another model than the host's default; "" = the default
+	Holder    string // who writes the session, shown to a second writer
+	// Window and Bytes bound the replay window of the session's event
+	// stream (0 = DefaultWindowEvents, DefaultWindowBytes).
+	Window, Bytes int
+}
+
+// ErrHostClosed is returned by Open after Close.
+var ErrHostClosed = errors.New("the workspace host is shutting down")
+
+// Open opens a session engine: a new session, or an existing one resumed
+// from its log. Opening a session that is already open returns the same
+// engine, so several clients can share it. ctx reaches the start-up steps
+// (MCP connects, SessionStart hooks).
+func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
+	if oo.NoSession && (oo.ID != "" || oo.Continue) {
+		return nil, errors.New("--no-session contradicts --session; pick one behavior")
+	}
+	if oo.Continue && oo.ID != "" {
+		return nil, errors.New("--continue contradicts --session; pick one session")
+	}
+	if oo.Continue {
+		latest, err := h.Store().Latest()
+		if err != nil {
+			return nil, fmt.Errorf("--continue: no session to continue in %s: %w", h.SessionRoot(), err)
+		}
+		oo.ID = latest
+	}
+	if oo.ID != "" {
+		if err := session.ValidateID(oo.ID); err != nil {
+			return nil, err
+		}
+		if s, ok := h.Get(oo.ID); ok {
+			return s, nil
+		}
+	}
+	res, err := h.ResolveModel(ctx)
+	if err != nil && oo.Model == "" {
+		return nil, err
+	}
+	thinking := h.Thinking()
+	if oo.Model != "" && (res == nil || oo.Model != res.Spec) {
+		r, err := h.resolve(ctx, oo.Model)
+		if err != nil {
+			return nil, err
+		}
+		res, thinking = r, h.thinkingFor(r)
+	}
+	o := h.opts
+	o.SessionID, o.Continue, o.NoSession, o.Resolved, o.Thinking = oo.ID, false, oo.NoSession, res, thinking
+	if oo.Holder != "" {
+		o.Holder = oo.Holder
+	}
+	o.Rules = h.rules
+	o.RulesLoaded = true
+	o.MCP, o.MCPLoaded = h.mcpManager(ctx), true
+	o.Context = ctx
+	hub := NewHub(oo.Window, oo.Bytes)
+	for _, e := range h.startupEvents() {
+		hub.Publish(e)
+	}
+	s := newSession(h, hub, res)
+	o.Emit = s.emit
+	eng, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	s.start(eng)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		s.Close()
+		return nil, ErrHostClosed
+	}
+	if !oo.NoSession {
+		h.open[s.ID()] = s
+	}
+	return s, nil
+}
+
+// Get returns an open session engine by id.
+func (h *Host) Get(id string) (*Session, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, ok := h.open[id]
+	return s, ok
+}
+
+// forget drops a closed session from the open set.
+func (h *Host) forget(s *Session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open[s.ID()] == s {
+		delete(h.open, s.ID())
+	}
+}
+
+// Close closes every open session (cancelling their turns) and the MCP
+// servers.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	open := make([]*Session, 0, len(h.open))
+	for _, s := range h.open {
+		open = append(open, s)
+	}
+	m := h.mcp
+	h.mcp = nil
+	h.mu.Unlock()
+	for _, s := range open {
+		s.Close()
+	}
+	if m != nil {
+		m.Close()
+	}
+	return nil
+}
+
+// Warnings are the workspace-level warnings so far (rules ignored until
+// trusted, MCP servers that failed, failover candidates skipped), as
+// sentences for a person.
+func (h *Host) Warnings() []string {
+	var out []string
+	for _, e := range h.startupEvents() {
+		if w, ok := protocol.Warning(e); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}

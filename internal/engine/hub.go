@@ -1,0 +1,291 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/openseek/openseek/protocol"
+)
+
+// Hub fans one session's event stream out to any number of subscribers
+// without ever blocking the publisher (the turn loop).
+//
+// Every event gets a sequence number (1, 2, … for the life of the hub)
+// and is encoded once; the hub keeps the most recent events in a window
+// bounded by count and bytes. A subscriber is only a cursor into that
+// window plus a wake-up channel, so an idle subscriber costs a few hundred
+// bytes, and a slow one costs nothing until it falls out of the window:
+// then its next read reports a *Lag saying what was missed and where the
+// stream resumes, and the client re-reads the session for the gap.
+type Hub struct {
+	mu       sync.Mutex
+	ring     []Entry // circular; ring[(start+i)%len] for i < n
+	start, n int
+	bytes    int
+	next     int64 // sequence of the next event
+	maxBytes int
+	subs     map[*Subscription]struct{}
+	closed   bool
+}
+
+// Entry is one published event with its sequence number and wire line
+// (protocol.Emit's bytes, no newline). Line is shared: never modify it.
+type Entry struct {
+	Seq   int64
+	Event protocol.Event
+	Line  []byte
+}
+
+// Default bounds of a hub's replay window.
+const (
+	DefaultWindowEvents = 4096
+	DefaultWindowBytes  = 8 << 20
+)
+
+// NewHub makes a hub that keeps at most events events and about maxBytes
+// bytes of encoded lines for replay (0 = the defaults).
+func NewHub(events, maxBytes int) *Hub {
+	if events <= 0 {
+		events = DefaultWindowEvents
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultWindowBytes
+	}
+	return &Hub{ring: make([]Entry, events), next: 1, maxBytes: maxBytes, subs: map[*Subscription]struct{}{}}
+}
+
+// Publish appends e to the stream and wakes every subscriber. It never
+// blocks on a subscriber. It returns e's sequence number (0 after Close).
+func (h *Hub) Publish(e protocol.Event) int64 {
+	line := protocol.Emit(e)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return 0
+	}
+	seq := h.next
+	h.next++
+	if h.n == len(h.ring) {
+		h.evict()
+	}
+	h.ring[(h.start+h.n)%len(h.ring)] = Entry{Seq: seq, Event: e, Line: line}
+	h.n++
+	h.bytes += len(line)
+	for h.bytes > h.maxBytes && h.n > 1 {
+		h.evict()
+	}
+	for s := range h.subs {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+	return seq
+}
+
+func (h *Hub) evict() {
+	old := &h.ring[h.start]
+	h.bytes -= len(old.Line)
+	*old = Entry{}
+	h.start = (h.start + 1) % len(h.ring)
+	h.n--
+}
+
+// Head is the sequence number of the newest event (0 before the first).
+func (h *Hub) Head() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.next - 1
+}
+
+// Subscribe returns a subscription that reads the events after since:
+// since 0 replays the whole window, Head() reads only what comes next.
+func (h *Hub) Subscribe(since int64) *Subscription {
+	s := &Subscription{h: h, cursor: since + 1, wake: make(chan struct{}, 1)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		s.closed = true
+	} else {
+		h.subs[s] = struct{}{}
+	}
+	if since > h.next-1 {
+		// A sequence this hub never issued (the server restarted):
+		// the client must re-read.
+		s.future = true
+	}
+	return s
+}
+
+// Subscribers is the number of open subscriptions.
+func (h *Hub) Subscribers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
+// Close ends the stream: subscribers read what is left, then ErrClosed.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.closed = true
+	for s := range h.subs {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// ErrClosed is returned by Next once the hub is closed and drained.
+var ErrClosed = errors.New("the session's event stream is closed")
+
+// Lag is returned by Next when events the subscriber had not read left
+// the window (or never existed in this process): Since is the last
+// sequence it read, Resume the first it can read now.
+type Lag struct{ Since, Resume int64 }
+
+func (l *Lag) Error() string {
+	return fmt.Sprintf("events %d to %d are no longer in memory; re-read the session and continue from %d", l.Since+1, l.Resume-1, l.Resume)
+}
+
+// Reset is the protocol event that tells a client about l.
+func (l *Lag) Reset() protocol.StreamReset {
+	return protocol.StreamReset{Since: l.Since, Resume: l.Resume, Reason: l.Error()}
+}
+
+// Subscription is one reader's cursor into a Hub.
+type Subscription struct {
+	h      *Hub
+	cursor int64 // next sequence to read
+	wake   chan struct{}
+	closed bool
+	future bool
+}
+
+// Next blocks until events are available, then returns up to max of them
+// (max <= 0: all available) in order. After a *Lag the cursor has moved to
+// the oldest event still held, so the next call goes on from there. It
+// returns ctx.Err() when ctx ends and ErrClosed once the hub is closed and
+// every event was read.
+func (s *Subscription) Next(ctx context.Context, max int) ([]Entry, error) {
+	for {
+		batch, ok, err := s.poll(max)
+		if ok {
+			return batch, err
+		}
+		select {
+		case <-s.wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Pending reports whether events are ready to read without blocking.
+func (s *Subscription) Pending() bool {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	return s.cursor < s.h.next
+}
+
+// Cursor is the sequence of the next event the subscription will read.
+func (s *Subscription) Cursor() int64 {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	return s.cursor
+}
+
+func (s *Subscription) poll(max int) ([]Entry, bool, error) {
+	h := s.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.future {
+		s.future = false
+		lag := &Lag{Since: s.cursor - 1, Resume: h.next}
+		s.cursor = h.next
+		return nil, true, lag
+	}
+	oldest := h.next - int64(h.n)
+	if s.cursor < oldest {
+		lag := &Lag{Since: s.cursor - 1, Resume: oldest}
+		s.cursor = oldest
+		return nil, true, lag
+	}
+	avail := int(h.next - s.cursor)
+	if avail == 0 {
+		if h.closed || s.closed {
+			return nil, true, ErrClosed
+		}
+		return nil, false, nil
+	}
+	if max > 0 && avail > max {
+		avail = max
+	}
+	out := make([]Entry, avail)
+	first := int(s.cursor - oldest)
+	for i := range out {
+		out[i] = h.ring[(h.start+first+i)%len(h.ring)]
+	}
+	s.cursor += int64(avail)
+	return out, true, nil
+}
+
+// Close ends the subscription; the hub forgets it.
+func (s *Subscription) Close() {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	delete(s.h.subs, s)
+	s.closed = true
+}
+
+// Follow calls fn with each event of the subscription, in order, until
+// ctx ends (ctx.Err()), the hub closes and is drained (nil) or fn fails
+// (its error). A lag reaches fn as a stream_reset entry with Seq 0, and
+// reading goes on from where the window now starts.
+func (s *Subscription) Follow(ctx context.Context, fn func(Entry) error) error {
+	for {
+		batch, err := s.Next(ctx, 256)
+		if err := s.deliver(batch, err, fn); err != nil {
+			if errors.Is(err, ErrClosed) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// Flush calls fn with every event ready now, without waiting for more.
+func (s *Subscription) Flush(fn func(Entry) error) error {
+	for {
+		batch, ok, err := s.poll(256)
+		if !ok || errors.Is(err, ErrClosed) {
+			return nil
+		}
+		if err := s.deliver(batch, err, fn); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Subscription) deliver(batch []Entry, err error, fn func(Entry) error) error {
+	var lag *Lag
+	if errors.As(err, &lag) {
+		reset := lag.Reset()
+		return fn(Entry{Event: reset, Line: protocol.Emit(reset)})
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range batch {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

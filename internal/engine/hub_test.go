@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openseek/openseek/protocol"
+)
+
+func delta(i int) protocol.Event { return protocol.AssistantDelta{Content: fmt.Sprint(i)} }
+
+// Every subscriber sees every event once, in order, with increasing
+// sequence numbers, however many subscribe.
+func TestHubFansOutInOrder(t *testing.T) {
+	h := NewHub(0, 0)
+	const subs, events = 50, 500
+	var wg sync.WaitGroup
+	errs := make(chan error, subs)
+	for range subs {
+		s := h.Subscribe(0)
+		wg.Go(func() {
+			defer s.Close()
+			want := int64(1)
+			err := s.Follow(context.Background(), func(e Entry) error {
+				if e.Seq != want || string(e.Line) != string(protocol.Emit(delta(int(want)))) {
+					return fmt.Errorf("got seq %d %s, want %d", e.Seq, e.Line, want)
+				}
+				want++
+				return nil
+			})
+			if err == nil && want != events+1 {
+				err = fmt.Errorf("read %d events, want %d", want-1, events)
+			}
+			errs <- err
+		})
+	}
+	for i := 1; i <= events; i++ {
+		if seq := h.Publish(delta(i)); seq != int64(i) {
+			t.Fatalf("Publish returned %d, want %d", seq, i)
+		}
+	}
+	h.Close()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// Reconnecting with the last sequence seen replays exactly the later events.
+func TestHubResumeFromSequence(t *testing.T) {
+	h := NewHub(0, 0)
+	for i := 1; i <= 10; i++ {
+		h.Publish(delta(i))
+	}
+	s := h.Subscribe(7)
+	defer s.Close()
+	got, err := s.Next(context.Background(), 0)
+	if err != nil || len(got) != 3 || got[0].Seq != 8 || got[2].Seq != 10 {
+		t.Fatalf("resume after 7: %v %v", got, err)
+	}
+	if s.Pending() {
+		t.Error("pending after reading everything")
+	}
+	live := h.Subscribe(h.Head())
+	defer live.Close()
+	h.Publish(delta(11))
+	got, err = live.Next(context.Background(), 0)
+	if err != nil || len(got) != 1 || got[0].Seq != 11 {
+		t.Fatalf("live subscriber: %v %v", got, err)
+	}
+}
+
+// A subscriber that falls out of the window is told what it missed and
+// goes on from the oldest event still held; the publisher never waits.
+func TestHubSlowSubscriberIsReset(t *testing.T) {
+	h := NewHub(8, 0)
+	slow := h.Subscribe(0)
+	defer slow.Close()
+	for i := 1; i <= 20; i++ {
+		h.Publish(delta(i)) // nobody reads: must not block
+	}
+	_, err := slow.Next(context.Background(), 0)
+	var lag *Lag
+	if !errors.As(err, &lag) || lag.Since != 0 || lag.Resume != 13 {
+		t.Fatalf("want a lag since 0 resuming at 13, got %v", err)
+	}
+	got, err := slow.Next(context.Background(), 0)
+	if err != nil || len(got) != 8 || got[0].Seq != 13 {
+		t.Fatalf("after the reset: %v %v", got, err)
+	}
+	var lines []string
+	reset := h.Subscribe(2)
+	defer reset.Close()
+	reset.Flush(func(e Entry) error { lines = append(lines, e.Event.EventName()); return nil })
+	if len(lines) != 9 || lines[0] != "stream_reset" {
+		t.Errorf("Flush after a lag: %v", lines)
+	}
+}
+
+// The byte bound evicts old events even when the count bound is not met.
+func TestHubByteBound(t *testing.T) {
+	h := NewHub(1000, 1024)
+	big := protocol.AssistantDelta{Content: string(make([]byte, 400))}
+	for range 10 {
+		h.Publish(big)
+	}
+	s := h.Subscribe(0)
+	defer s.Close()
+	_, err := s.Next(context.Background(), 0)
+	var lag *Lag
+	if !errors.As(err, &lag) || lag.Resume < 8 {
+		t.Fatalf("byte bound not applied: %v", err)
+	}
+}
+
+// A client coming back with a sequence this process never issued (the
+// server restarted) must re-read the session.
+func TestHubFutureSequenceResets(t *testing.T) {
+	h := NewHub(0, 0)
+	h.Publish(delta(1))
+	s := h.Subscribe(500)
+	defer s.Close()
+	_, err := s.Next(context.Background(), 0)
+	var lag *Lag
+	if !errors.As(err, &lag) || lag.Resume != 2 {
+		t.Fatalf("want a reset resuming at 2, got %v", err)
+	}
+	if e := lag.Reset(); e.Since != 500 || e.Resume != 2 || e.Reason == "" {
+		t.Errorf("reset event %+v", e)
+	}
+}
+
+func TestHubNextHonoursContextAndClose(t *testing.T) {
+	h := NewHub(0, 0)
+	s := h.Subscribe(0)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := s.Next(ctx, 0); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Next on an idle hub: %v", err)
+	}
+	h.Publish(delta(1))
+	h.Close()
+	if got, err := s.Next(context.Background(), 0); err != nil || len(got) != 1 {
+		t.Errorf("events before Close are still read: %v %v", got, err)
+	}
+	if _, err := s.Next(context.Background(), 0); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+	if h.Publish(delta(2)) != 0 {
+		t.Error("Publish after Close issued a sequence")
+	}
+}
+
+func BenchmarkHubPublish(b *testing.B) {
+	for _, n := range []int{1, 10, 1000} {
+		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
+			h := NewHub(0, 0)
+			var wg sync.WaitGroup
+			ctx, cancel := context.WithCancel(context.Background())
+			for range n {
+				s := h.Subscribe(0)
+				wg.Go(func() { _ = s.Follow(ctx, func(Entry) error { return nil }) })
+			}
+			ev := protocol.AssistantDelta{Content: "a token"}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				h.Publish(ev)
+			}
+			b.StopTimer()
+			cancel()
+			wg.Wait()
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package protocol
+
+import "strconv"
+
+// Events added for the host's clients (web app, TUI, ACP, SSE). They are
+// additive: clients that do not know them ignore them, and the reference
+// events keep their exact bytes.
+
+// ToolStarted announces a tool call before it runs, so a client can show
+// it while it works. Arguments is the raw JSON the model sent.
+type ToolStarted struct {
+	ToolCallID, ToolName string
+	Arguments            string
+}
+
+// StreamReset tells a subscriber that it fell behind the in-memory event
+// window (or asked for events this process never had): the events after
+// Since up to Resume-1 are not replayed. The client re-reads the session
+// (its log, or GET /v1/sessions/{id}) and continues from Resume.
+type StreamReset struct {
+	Since, Resume int64
+	Reason        string
+}
+
+// TurnSummary closes a turn for clients that want totals: the session, the
+// turn's wall time, model calls, token usage (sub-agents included) and its
+// cost in USD (null when the model's price is unknown).
+type TurnSummary struct {
+	Session    string
+	Outcome    string // the terminal kind: finished, aborted, failed, max_steps, context_yield
+	DurationMs int64
+	Steps      int
+	Usage      Usage
+	CostUSD    *float64
+}
+
+func (ToolStarted) EventName() string { return "tool_started" }
+func (StreamReset) EventName() string { return "stream_reset" }
+func (TurnSummary) EventName() string { return "turn_summary" }
+
+func (e ToolStarted) appendFields(b []byte) []byte {
+	b = appendStrField(b, "tool_call_id", e.ToolCallID)
+	b = appendStrField(b, "tool_name", e.ToolName)
+	return appendStrField(b, "arguments", e.Arguments)
+}
+
+func (e StreamReset) appendFields(b []byte) []byte {
+	b = appendInt64Field(b, "since", e.Since)
+	b = appendInt64Field(b, "resume", e.Resume)
+	return appendStrField(b, "reason", e.Reason)
+}
+
+func (e TurnSummary) appendFields(b []byte) []byte {
+	b = appendStrField(b, "session", e.Session)
+	b = appendStrField(b, "outcome", e.Outcome)
+	b = appendInt64Field(b, "duration_ms", e.DurationMs)
+	b = appendIntField(b, "steps", e.Steps)
+	b = e.Usage.AppendJSON(appendKey(b, "usage"))
+	b = appendKey(b, "cost_usd")
+	if e.CostUSD == nil {
+		return append(b, "null"...)
+	}
+	return appendFloat(b, *e.CostUSD)
+}
+
+func parseHostEvent(name string, f *fields) Event {
+	switch name {
+	case "tool_started":
+		return ToolStarted{ToolCallID: f.str("tool_call_id"), ToolName: f.str("tool_name"), Arguments: f.str("arguments")}
+	case "stream_reset":
+		return StreamReset{Since: f.int64("since"), Resume: f.int64("resume"), Reason: f.str("reason")}
+	case "turn_summary":
+		var u Usage
+		f.ok = f.ok && u.UnmarshalJSON(f.o["usage"]) == nil
+		return TurnSummary{Session: f.str("session"), Outcome: f.str("outcome"), DurationMs: f.int64("duration_ms"),
+			Steps: f.int("steps"), Usage: u, CostUSD: f.optFloat("cost_usd")}
+	}
+	return nil
+}
+
+// int64 reads a required non-negative integer up to 2^53-1.
+func (f *fields) int64(key string) int64 {
+	raw, ok := f.o[key]
+	if !ok {
+		f.ok = false
+		return 0
+	}
+	n, ok := rawSafeUint(raw)
+	f.ok = f.ok && ok
+	return n
+}
+
+// optFloat is a defaulted number: absent, null or not a number mean none.
+func (f *fields) optFloat(key string) *float64 {
+	raw, ok := f.o[key]
+	if !ok {
+		return nil
+	}
+	v, ok := rawNumber(raw)
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+func appendInt64Field(b []byte, key string, v int64) []byte {
+	return strconv.AppendInt(appendKey(b, key), v, 10)
+}
+
+// appendFloat writes a float in its shortest exact form ('g' style
+// without an exponent for ordinary magnitudes, as JavaScript prints it).
+func appendFloat(b []byte, v float64) []byte {
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
