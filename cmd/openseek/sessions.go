@@ -44,22 +44,14 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			}
 			switch format {
 			case "json":
-				type row struct {
-					ID          string  `json:"id"`
-					Title       *string `json:"title"`
-					UpdatedAtMs *int64  `json:"updated_at_ms"`
+				host, err := c.newHost(cmd, "", "")
+				if err != nil {
+					return err
 				}
-				rows := make([]row, 0, len(ls))
-				for _, l := range ls {
-					r := row{ID: l.ID}
-					if t := listingTitle(l); t != "" {
-						r.Title = &t
-					}
-					if l.HasTime {
-						ms := l.UpdatedAt.UnixMilli()
-						r.UpdatedAtMs = &ms
-					}
-					rows = append(rows, r)
+				defer host.Close()
+				rows, err := host.SessionInfos()
+				if err != nil {
+					return err
 				}
 				data, _ := json.Marshal(rows)
 				fmt.Fprintln(c.stdout, string(data))

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -414,4 +415,39 @@ func (h *Host) Warnings() []string {
 		}
 	}
 	return out
+}
+
+// SessionInfo is one row of the session list, as `sessions list --format
+// json` and GET /v1/sessions give it. Open and Busy are for live clients
+// (a turn runs or waits); both are false for a session not open here.
+type SessionInfo struct {
+	ID          string  `json:"id"`
+	Title       *string `json:"title"`
+	UpdatedAtMs *int64  `json:"updated_at_ms"`
+	Open        bool    `json:"open,omitempty"`
+	Busy        bool    `json:"busy,omitempty"`
+}
+
+// SessionInfos lists the workspace's sessions, most recently active first.
+func (h *Host) SessionInfos() ([]SessionInfo, error) {
+	ls, err := h.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]SessionInfo, 0, len(ls))
+	for _, l := range ls {
+		r := SessionInfo{ID: l.ID}
+		if t := cmp.Or(l.Title, l.FirstPrompt); t != "" {
+			r.Title = &t
+		}
+		if l.HasTime {
+			ms := l.UpdatedAt.UnixMilli()
+			r.UpdatedAtMs = &ms
+		}
+		if s, ok := h.Get(l.ID); ok {
+			r.Open, r.Busy = true, s.Busy()
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
