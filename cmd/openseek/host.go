@@ -44,7 +44,7 @@ func (c *cli) openSession(ctx context.Context, host *engine.Host, oo engine.Open
 	if _, err := host.ResolveModel(ctx); err != nil && oo.Model == "" {
 		return nil, err
 	}
-	emit, err := c.sink(format, nil)
+	emit, err := c.sink(format)
 	if err != nil {
 		return nil, err
 	}
@@ -57,11 +57,6 @@ func (c *cli) openSession(ctx context.Context, host *engine.Host, oo engine.Open
 	}
 	s, err := host.Open(ctx, oo)
 	if err != nil {
-		return nil, err
-	}
-	// The text renderer prices usage with the session's model.
-	if emit, err = c.sink(format, s.Cost); err != nil {
-		s.Close()
 		return nil, err
 	}
 	pctx, stop := context.WithCancel(context.Background())

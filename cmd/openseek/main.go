@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -63,6 +64,7 @@ type cli struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	g              globals
+	envErrs        []error // environment values that did not parse
 }
 
 // globals are the options every subcommand accepts.
@@ -97,14 +99,17 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 			return errors.New("the following required argument was not provided: 'subcommand'")
 		},
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return errors.Join(c.envErrs...)
+		},
 	}
 	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()
 	f.StringVar(&c.g.apiKey, "api-key", "", "API key for the selected chat provider (default: the provider's environment variable)")
 	f.StringVar(&c.g.model, "model", c.getenv("OPENSEEK_MODEL"), "provider/model, a model name or a profile (default: the config's model, else deepseek-v4-flash) [env OPENSEEK_MODEL]")
 	f.StringVar(&c.g.apiURL, "api-url", c.getenv("OPENSEEK_API_URL"), "full OpenAI-compatible chat-completions URL; any model name is accepted with it [env OPENSEEK_API_URL]")
-	f.IntVar(&c.g.maxSteps, "max-steps", envInt(c.getenv, "OPENSEEK_MAX_STEPS"), "max model calls per turn; 0 = unbounded [env OPENSEEK_MAX_STEPS]")
-	f.IntVar(&c.g.window, "context-window", envInt(c.getenv, "OPENSEEK_CONTEXT_WINDOW"), "context window in tokens for models the catalogue does not know [env OPENSEEK_CONTEXT_WINDOW]")
+	f.IntVar(&c.g.maxSteps, "max-steps", c.envInt("OPENSEEK_MAX_STEPS"), "max model calls per turn; 0 = unbounded [env OPENSEEK_MAX_STEPS]")
+	f.IntVar(&c.g.window, "context-window", c.envInt("OPENSEEK_CONTEXT_WINDOW"), "context window in tokens for models the catalogue does not know [env OPENSEEK_CONTEXT_WINDOW]")
 	f.StringVar(&c.g.thinking, "thinking", envOr(c.getenv, "OPENSEEK_THINKING", "high"), "reasoning effort: no, high or max [env OPENSEEK_THINKING]")
 	f.StringVar(&c.g.session, "session", "", "create or resume this durable session id")
 	f.StringVar(&c.g.sessionRoot, "session-root", ".openseek", "directory holding sessions (relative roots resolve under --dir)")
@@ -154,10 +159,18 @@ func envOr(getenv func(string) string, key, def string) string {
 	return def
 }
 
-func envInt(getenv func(string) string, key string) int {
-	var n int
-	if v := getenv(key); v != "" {
-		fmt.Sscanf(v, "%d", &n)
+// envInt reads an integer variable; a value that is not a whole number
+// is remembered as an error naming the variable, reported before any
+// command runs.
+func (c *cli) envInt(key string) int {
+	v := strings.TrimSpace(c.getenv(key))
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		c.envErrs = append(c.envErrs, fmt.Errorf("%s=%q is not a whole number ≥ 0; fix or unset it", key, v))
+		return 0
 	}
 	return n
 }

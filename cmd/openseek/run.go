@@ -170,19 +170,24 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 	}, nil
 }
 
-// sink returns where events go for the chosen output format.
-func (c *cli) sink(format string, cost render.CostFunc) (func(protocol.Event), error) {
+// sink returns where events go for the chosen output format: readable
+// text (coloured and live only on a terminal that allows it) or JSONL.
+func (c *cli) sink(format string) (func(protocol.Event), error) {
+	text := func() func(protocol.Event) {
+		tty := isTerminal(c.stderr)
+		return render.NewText(c.stdout, c.stderr, render.Options{Color: render.ColorAllowed(tty, c.getenv), Live: tty}).Emit
+	}
 	switch format {
 	case "":
 		if isTerminal(c.stdout) {
-			return render.NewText(c.stdout, c.stderr, cost).Emit, nil
+			return text(), nil
 		}
 		fallthrough
 	case "jsonl", "json":
 		w := protocol.NewWriter(c.stdout)
 		return func(e protocol.Event) { _ = w.Emit(e) }, nil
 	case "text":
-		return render.NewText(c.stdout, c.stderr, cost).Emit, nil
+		return text(), nil
 	}
 	return nil, fmt.Errorf("--format must be jsonl or text, not %q", format)
 }

@@ -89,7 +89,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 				fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
 			case "text":
 				cost, spec := c.costOf()
-				render.Transcript(c.stdout, s, cost)
+				render.Transcript(c.stdout, s, cost, subSessions(store, s.ID)...)
 				if cost != nil {
 					fmt.Fprintf(c.stdout, "(cost at %s prices; --model prices another)\n", spec)
 				}
@@ -133,4 +133,23 @@ func oneLine(s string, max int) string {
 		s = string(r[:max-1]) + "…"
 	}
 	return s
+}
+
+// subSessions loads the sub-agent sessions of a session (<id>-sr-N), in
+// order, skipping any that do not load.
+func subSessions(store *session.Store, id string) []*session.Session {
+	ls, err := store.List()
+	if err != nil {
+		return nil
+	}
+	var out []*session.Session
+	for _, l := range ls {
+		if rest, ok := strings.CutPrefix(l.ID, id+"-sr-"); ok && !strings.Contains(rest, "-") {
+			if s, err := store.Load(l.ID); err == nil {
+				out = append(out, s)
+				out = append(out, subSessions(store, l.ID)...)
+			}
+		}
+	}
+	return out
 }

@@ -175,7 +175,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"syntax", "[providers.openai]\nbase_url = \"x\n", []string{":2:", "strings cannot contain newlines"}},
 		{"bad value", "x = \n", []string{":1:"}},
-		{"unknown provider key", "[providers.openai]\nbase_ulr = \"https://x\"\n", []string{":2:13: unknown key providers.openai.base_ulr; known keys: api, api_key,"}},
+		{"unknown provider key", "[providers.openai]\nbase_ulr = \"https://x\"\n", []string{":2:13: unknown key providers.openai.base_ulr (did you mean base_url?); known keys: api, api_key,"}},
 		{"wrong type", "\n[providers.openai]\nheaders = \"x\"\n", []string{":3:12: providers.openai.headers must be a table of strings"}},
 		{"bad api", "[providers.x]\napi = \"grpc\"\n", []string{`:2:8: providers.x.api is "grpc"; use "openai", "anthropic" or "responses"`}},
 		{"bad url", "[providers.x]\nbase_url = \"localhost:1234\"\n", []string{":2:13: providers.x.base_url", "http:// or https://"}},

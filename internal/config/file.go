@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -117,7 +118,7 @@ func (d *decoder) table(p toml.Primitive, key string, fields map[string]func(tom
 			h(t[k], full)
 			continue
 		}
-		d.fail(t[k], "unknown key %s; known keys: %s", full, joinList(sortedKeys(fields)))
+		d.fail(t[k], "unknown key %s%s; known keys: %s", full, didYouMean(k, sortedKeys(fields)), joinList(sortedKeys(fields)))
 	}
 }
 
@@ -215,6 +216,10 @@ func parseFile(path string, data []byte) (*file, error) {
 				f.profiles[name] = d.profile(name, p, full)
 			})
 		default:
+			if !slices.Contains(Sections, key) {
+				d.fail(p, "unknown key %s%s; known keys: %s", quoteKey(key), didYouMean(key, topKeys()), joinList(topKeys()))
+				continue
+			}
 			var v any
 			if err := md.PrimitiveDecode(p, &v); err != nil {
 				d.add(err, err.Error())

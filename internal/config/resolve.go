@@ -140,6 +140,10 @@ func (c *Config) single(ctx context.Context, label string, p Provider, name, api
 		return nil, err
 	}
 	m := c.describe(p.Name, name)
+	if apiURLFlag != "" {
+		// Another endpoint than the provider's: its prices are unknown.
+		m.Price = llm.Price{}
+	}
 	spec := p.Name + "/" + name
 	if p.Name == "" { // an ad-hoc --api-url endpoint
 		spec = name
@@ -163,6 +167,9 @@ func (c *Config) client(ctx context.Context, label string, p Provider, name, api
 	}
 	if cred.Key == "" && p.needsKey() && apiURLFlag == "" {
 		return nil, fmt.Errorf("an API key is required for %s: pass --api-key or set %s", label, keyHint(p))
+	}
+	if apiURLFlag != "" && (p.API == APIOpenAI || p.API == "") {
+		apiURLFlag, _ = ChatURL(apiURLFlag)
 	}
 	e := endpoint{API: p.API, BaseURL: p.BaseURL, Key: cred.Key, Headers: p.Headers,
 		ExtraBody: p.ExtraBody, Thinking: p.Thinking, HTTPClient: c.HTTPClient}

@@ -53,13 +53,17 @@ func Run(ctx context.Context, c *config.Config, getenv func(string) string, clie
 	}
 	slices.Sort(names)
 
-	type result struct{ key, endpoint *Check }
+	type result struct {
+		key, endpoint *Check
+		hasKey        bool
+	}
 	results := make([]result, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
 		wg.Go(func() {
 			key, cred, probe := keyCheck(ctx, c, name)
 			results[i].key = &key
+			results[i].hasKey = cred.Key != ""
 			if probe {
 				ep := endpointCheck(ctx, client, c.Providers[name], cred)
 				results[i].endpoint = &ep
@@ -67,9 +71,12 @@ func Run(ctx context.Context, c *config.Config, getenv func(string) string, clie
 		})
 	}
 	wg.Wait()
-	usable := 0
+	usable, keyed := 0, 0
 	for _, r := range results {
 		checks = append(checks, *r.key)
+		if r.hasKey {
+			keyed++
+		}
 		if r.endpoint != nil {
 			checks = append(checks, *r.endpoint)
 			if r.endpoint.Status == "ok" {
@@ -77,11 +84,41 @@ func Run(ctx context.Context, c *config.Config, getenv func(string) string, clie
 			}
 		}
 	}
-	if usable == 0 {
+	switch {
+	case usable > 0:
+	case keyed > 0:
 		checks = append(checks, Check{Name: "summary", Status: "fail",
-			Detail: "no provider is ready: set an API key (for example DEEPSEEK for deepseek-v4-flash) or start a local server such as Ollama"})
+			Detail: "no provider could be reached: the keys are set, so see the endpoint lines above for what failed (network, DNS, base URL)"})
+	default:
+		checks = append(checks, Check{Name: "summary", Status: "fail",
+			Detail: "no provider is ready: set an API key (for example DEEPSEEK_API_KEY for deepseek-v4-flash) or start a local server such as Ollama"})
 	}
 	return checks
+}
+
+// RunURL checks what `run --api-url URL` would use instead of the
+// configured providers: the URL's form and one request to its models
+// list, with the key given (if any).
+func RunURL(ctx context.Context, c *config.Config, apiURL, apiKey string, client *http.Client) []Check {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	checks := []Check{configCheck(c)}
+	if err := config.CheckAPIURL(apiURL); err != nil {
+		return append(checks, Check{Name: "api-url", Status: "fail", Detail: err.Error()})
+	}
+	chat, _ := config.ChatURL(apiURL)
+	base := strings.TrimSuffix(strings.TrimRight(chat, "/"), "/chat/completions")
+	cred := config.Credential{Key: apiKey}
+	if apiKey != "" {
+		cred.Source = "--api-key"
+	}
+	ep := endpointCheck(ctx, client, config.Provider{Name: "--api-url", API: config.APIOpenAI, BaseURL: base}, cred)
+	if ep.Status == "warn" && strings.Contains(ep.Detail, "/models does not exist") {
+		// Many local servers do not list models; the chat URL may still work.
+		ep.Detail += "; requests go to " + chat
+	}
+	return append(checks, Check{Name: "api-url", Status: "ok", Detail: "requests go to " + chat}, ep)
 }
 
 func configCheck(c *config.Config) Check {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/doctor"
 )
 
@@ -169,5 +170,47 @@ func TestNothingReady(t *testing.T) {
 	last := checks[len(checks)-1]
 	if last.Name != "summary" || last.Status != "fail" || !strings.Contains(last.Detail, "no provider is ready") {
 		t.Errorf("last check = %+v", last)
+	}
+}
+
+// A key that is set but whose host cannot be found is a network problem,
+// not a missing key.
+func TestKeySetButUnreachableIsNotAMissingKey(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[providers.deepseek]\nbase_url = \"http://no-such-host.invalid/v1\"\n"), 0o644)
+	checks := doctor.Diagnose(context.Background(), home, t.TempDir(), func(k string) string {
+		if k == "DEEPSEEK_API_KEY" {
+			return "sk-0123456789abcdef"
+		}
+		return ""
+	}, nil)
+	last := checks[len(checks)-1]
+	if last.Name != "summary" || strings.Contains(last.Detail, "set an API key") || !strings.Contains(last.Detail, "no provider could be reached") {
+		t.Errorf("last check = %+v", last)
+	}
+}
+
+// doctor with --api-url checks that endpoint, as run would use it.
+func TestRunURLChecksTheEndpointRunUses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(`{"data":[{"id":"m"}]}`))
+	}))
+	defer srv.Close()
+	c, err := config.Load(t.TempDir(), t.TempDir(), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := doctor.RunURL(context.Background(), c, srv.URL+"/v1", "", nil)
+	got := checks[len(checks)-1]
+	if got.Status != "ok" || !strings.Contains(got.Detail, "lists 1 models") || !strings.Contains(checks[1].Detail, srv.URL+"/v1/chat/completions") {
+		t.Errorf("checks = %+v", checks)
+	}
+	if bad := doctor.RunURL(context.Background(), c, "localhost:1/v1", "", nil); bad[len(bad)-1].Status != "fail" {
+		t.Errorf("a URL without a scheme passed: %+v", bad)
 	}
 }

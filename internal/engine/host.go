@@ -81,6 +81,14 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{opts: o, open: map[string]*Session{}}
+	if o.APIURL != "" {
+		if err := config.CheckAPIURL(o.APIURL); err != nil {
+			return nil, err
+		}
+		if chat, changed := config.ChatURL(o.APIURL); changed {
+			h.notice(protocol.BackgroundNotice{Content: fmt.Sprintf("[api-url] %s is a base URL; requests go to %s", o.APIURL, chat)})
+		}
+	}
 	if h.cfg, err = loadConfig(o); err != nil {
 		return nil, err
 	}
@@ -215,7 +223,12 @@ func (h *Host) Models() []ModelInfo {
 // Doctor checks the config, each provider's key and endpoint (one cheap
 // request each), the OS sandbox and the rules, in plain words.
 func (h *Host) Doctor(ctx context.Context) []doctor.Check {
-	checks := doctor.Run(ctx, h.cfg, h.opts.Getenv, h.opts.HTTPClient)
+	var checks []doctor.Check
+	if h.opts.APIURL != "" {
+		checks = doctor.RunURL(ctx, h.cfg, h.opts.APIURL, h.opts.APIKey, h.opts.HTTPClient)
+	} else {
+		checks = doctor.Run(ctx, h.cfg, h.opts.Getenv, h.opts.HTTPClient)
+	}
 	sup := sandbox.Detect()
 	sb := doctor.Check{Name: "sandbox", Status: "ok", Detail: sup.String()}
 	if problems := sup.Problems(sandbox.DefaultPolicy(h.opts.Dir)); len(problems) > 0 {

@@ -1,7 +1,10 @@
 // Package render turns the event stream into readable text for a person
 // at a terminal: the answer streams as it is written, tool calls and their
-// results are summarised on one line each, and the turn ends with a short
-// account of steps and tokens. It is a frontend: it only reads events.
+// results are summarised on one line each (a running call shows its
+// elapsed time on a terminal, a failed command its output), every warning
+// the event stream carries is printed whole, and the turn ends with a
+// short account of steps, tokens and cost. It is a frontend: it only
+// reads events.
 package render
 
 import (
@@ -9,6 +12,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openseek/openseek/protocol"
 )
@@ -18,35 +22,72 @@ type Text struct {
 	mu      sync.Mutex
 	out     io.Writer
 	info    io.Writer
+	opts    Options
 	inText  bool // the last thing written was streamed answer text
 	inThink bool
 	said    string // the last complete assistant message
-	usage   protocol.Usage
-	steps   int
-	cost    CostFunc
+	state   string // how the turn ended, for the closing line
+
+	running  *runningCall // the tool call shown live, if any
+	stopLive chan struct{}
+}
+
+// Options are how a Text renderer may draw.
+type Options struct {
+	// Color allows ANSI styling on info (its stream is a terminal, and
+	// neither NO_COLOR nor TERM=dumb says otherwise).
+	Color bool
+	// Live shows the running tool call with its elapsed time, redrawn in
+	// place (info is a terminal).
+	Live bool
+}
+
+type runningCall struct {
+	label string
+	start time.Time
 }
 
 // NewText returns a renderer writing the answer to out and progress to
-// info; cost, when set, prices the turn's usage in the closing line.
-func NewText(out, info io.Writer, cost CostFunc) *Text {
-	return &Text{out: out, info: info, cost: cost}
+// info. The closing line of a turn comes from its turn_summary event
+// (steps, tokens with sub-agents, cost or "cost unknown").
+func NewText(out, info io.Writer, o Options) *Text {
+	return &Text{out: out, info: info, opts: o}
+}
+
+// ColorAllowed reports whether ANSI styling may go to a stream that is a
+// terminal (isTerminal) given the environment: NO_COLOR set (to anything)
+// or TERM=dumb turn it off.
+func ColorAllowed(isTerminal bool, getenv func(string) string) bool {
+	return isTerminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // Emit renders one event. It is safe for concurrent use.
 func (t *Text) Emit(e protocol.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if _, ok := e.(protocol.ToolStarted); !ok {
+		t.clearLive()
+	}
+	if w, ok := protocol.Warning(e); ok {
+		if _, notice := e.(protocol.BackgroundNotice); !notice {
+			t.endThink()
+			t.breakLine()
+			fmt.Fprintf(t.info, "%s %s\n", t.style("33", "warning:"), w)
+			return
+		}
+	}
 	switch e := e.(type) {
 	case protocol.SessionStarted:
 		fmt.Fprintf(t.info, "session %s\n", e.Session)
 	case protocol.WorkspaceCreated:
 		fmt.Fprintf(t.info, "created workspace %s\n", e.Dir)
-	case protocol.AgentStep:
-		t.steps = e.Step
 	case protocol.ReasoningDelta:
 		if !t.inThink {
 			t.breakLine()
-			fmt.Fprint(t.info, "\x1b[2mthinking: ")
+			if t.opts.Color {
+				fmt.Fprint(t.info, "\x1b[2m")
+			}
+			fmt.Fprint(t.info, "thinking: ")
 			t.inThink = true
 		}
 		fmt.Fprint(t.info, e.Content)
@@ -58,9 +99,12 @@ func (t *Text) Emit(e protocol.Event) {
 		t.endThink()
 		t.breakLine()
 		t.said = e.Content
-	case protocol.StreamRetry:
+	case protocol.ToolStarted:
+		t.endThink()
 		t.breakLine()
-		fmt.Fprintf(t.info, "retrying (attempt %d of %d): %s\n", e.Attempt, e.MaxAttempts, e.Reason)
+		if t.opts.Live {
+			t.startLive(e)
+		}
 	case protocol.ToolResult:
 		t.endThink()
 		t.breakLine()
@@ -72,9 +116,9 @@ func (t *Text) Emit(e protocol.Event) {
 		if e.Brief != nil && *e.Brief != "" {
 			label = *e.Brief
 		}
-		fmt.Fprintf(t.info, "%s %s\n", mark, oneLine(label, 100))
+		fmt.Fprintf(t.info, "%s %s\n", t.style(map[bool]string{false: "32", true: "31"}[e.IsError], mark), oneLine(label, 100))
 		if e.IsError {
-			fmt.Fprintf(t.info, "  %s\n", oneLine(e.Content, 200))
+			fmt.Fprintf(t.info, "  %s\n", tailLines(e.Content, 20))
 		}
 	case protocol.ToolCallDecodeError:
 		t.breakLine()
@@ -82,9 +126,9 @@ func (t *Text) Emit(e protocol.Event) {
 	case protocol.SteerApplied:
 		fmt.Fprintf(t.info, "» %s\n", oneLine(e.Content.Text(), 200))
 	case protocol.BackgroundNotice:
-		fmt.Fprintf(t.info, "» %s\n", oneLine(e.Content, 200))
-	case protocol.UsageEvent:
-		t.usage = t.usage.Add(e.Usage)
+		t.endThink()
+		t.breakLine()
+		fmt.Fprintf(t.info, "» %s\n", e.Content)
 	case protocol.AgentFinished:
 		t.endThink()
 		// An answer given through the finish tool was not streamed.
@@ -94,17 +138,30 @@ func (t *Text) Emit(e protocol.Event) {
 			t.inText = true
 		}
 		t.breakLine()
-		t.summary("done")
+		t.state = "done"
 	case protocol.TurnFailed:
 		t.breakLine()
-		fmt.Fprintf(t.info, "failed: %s\n", e.Error)
-		t.summary("failed")
+		fmt.Fprintf(t.info, "%s %s\n", t.style("31", "failed:"), e.Error)
+		t.state = "failed"
 	case protocol.AgentAborted:
 		t.breakLine()
-		t.summary("stopped: " + e.Reason)
+		t.state = "stopped: " + e.Reason
 	case protocol.ContextYield:
 		t.breakLine()
-		t.summary("checkpointed at the context ceiling")
+		t.state = "checkpointed at the context ceiling"
+	case protocol.TurnSummary:
+		t.endThink()
+		t.breakLine()
+		state := t.state
+		if state == "" {
+			state = e.Outcome
+		}
+		cost := "cost unknown"
+		if e.CostUSD != nil {
+			cost = fmt.Sprintf("cost $%.4f", *e.CostUSD)
+		}
+		fmt.Fprintf(t.info, "— %s · %d steps · %s · %s · %s\n", state, e.Steps, UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond)
+		t.state = ""
 	case protocol.AutoCompactionStarted:
 		fmt.Fprintf(t.info, "summarising events %d..%d to stay within the context window\n", e.FromSequence, e.ToSequence)
 	case protocol.CompactionFinished:
@@ -113,20 +170,88 @@ func (t *Text) Emit(e protocol.Event) {
 		fmt.Fprintf(t.info, "compaction failed: %s\n", e.Error)
 	case protocol.MaxStepsExhausted:
 		t.breakLine()
-		t.summary("stopped: the step limit was reached")
-	case protocol.SessionError:
-		t.breakLine()
-		fmt.Fprintf(t.info, "session error: %s\n", e.Error)
+		t.state = "stopped: the step limit was reached"
 	}
 }
 
-func (t *Text) summary(state string) {
-	fmt.Fprintf(t.info, "— %s · %d steps · %s\n", state, t.steps, UsageLine(t.usage, t.cost))
+// Close stops redrawing a running call.
+func (t *Text) Close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clearLive()
+}
+
+// style wraps s in an ANSI colour when colour is allowed.
+func (t *Text) style(code, s string) string {
+	if !t.opts.Color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// startLive shows a running call and redraws its elapsed time every
+// second until the next event.
+func (t *Text) startLive(e protocol.ToolStarted) {
+	t.clearLive()
+	label := e.ToolName + " " + oneLine(e.Arguments, 80)
+	t.running = &runningCall{label: label, start: time.Now()}
+	t.drawLive()
+	stop := make(chan struct{})
+	t.stopLive = stop
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				t.mu.Lock()
+				if t.stopLive == stop {
+					t.drawLive()
+				}
+				t.mu.Unlock()
+			}
+		}
+	}()
+}
+
+func (t *Text) drawLive() {
+	if t.running == nil {
+		return
+	}
+	secs := int(time.Since(t.running.start).Seconds())
+	fmt.Fprintf(t.info, "\r\x1b[K⋯ %s (%ds)", t.running.label, secs)
+}
+
+// clearLive erases the running call's line.
+func (t *Text) clearLive() {
+	if t.running == nil {
+		return
+	}
+	close(t.stopLive)
+	t.running, t.stopLive = nil, nil
+	fmt.Fprint(t.info, "\r\x1b[K")
+}
+
+// tailLines is the last n lines of s, indented, saying how many came
+// before.
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	head := ""
+	if len(lines) > n {
+		head = fmt.Sprintf("… %d lines before\n  ", len(lines)-n)
+		lines = lines[len(lines)-n:]
+	}
+	return head + strings.Join(lines, "\n  ")
 }
 
 func (t *Text) endThink() {
 	if t.inThink {
-		fmt.Fprint(t.info, "\x1b[0m\n")
+		if t.opts.Color {
+			fmt.Fprint(t.info, "\x1b[0m")
+		}
+		fmt.Fprintln(t.info)
 		t.inThink = false
 	}
 }

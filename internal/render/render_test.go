@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 
 func TestTextStreamsTheAnswerAndSummarises(t *testing.T) {
 	var out, info bytes.Buffer
-	r := NewText(&out, &info, func(u protocol.Usage) (float64, bool) { return 0.0123, true })
+	r := NewText(&out, &info, Options{})
+	cost := 0.0123
 	brief := "read main.go"
 	for _, e := range []protocol.Event{
 		protocol.SessionStarted{Session: "s1"},
@@ -25,13 +27,15 @@ func TestTextStreamsTheAnswerAndSummarises(t *testing.T) {
 		protocol.AssistantDelta{Content: "done."},
 		protocol.AssistantMessage{Content: "All done."},
 		protocol.AgentFinished{Answer: "All done."},
+		protocol.TurnSummary{Session: "s1", Outcome: "finished", Steps: 2, DurationMs: 1500,
+			Usage: protocol.Usage{PromptTokens: 1000, CompletionTokens: 50, PromptCacheHitTokens: 900}, CostUSD: &cost},
 	} {
 		r.Emit(e)
 	}
 	if out.String() != "All done.\n" {
 		t.Errorf("answer %q", out.String())
 	}
-	for _, want := range []string{"session s1", "✓ read main.go", "✗ shell", "exit 1 boom", "done · 2 steps", "1000 in (90% cache hits), 50 out", "cost $0.0123"} {
+	for _, want := range []string{"session s1", "✓ read main.go", "✗ shell", "exit 1\n  boom", "done · 2 steps", "1000 in (90% cache hits), 50 out", "cost $0.0123"} {
 		if !strings.Contains(info.String(), want) {
 			t.Errorf("progress lacks %q:\n%s", want, info.String())
 		}
@@ -55,5 +59,72 @@ func TestTranscript(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// Every warning reaches a text user whole; plain output has no ANSI.
+func TestTextShowsEveryWarningWhole(t *testing.T) {
+	var out, info bytes.Buffer
+	r := NewText(&out, &info, Options{})
+	long := "the hooks of /w/.openseek/hooks.json are ignored until you trust this workspace: run `openseek trust` in the workspace (or pass --trust-workspace) to let them run"
+	for _, e := range []protocol.Event{
+		protocol.BackgroundNotice{Content: long},
+		protocol.McpConfigUnreadable{Path: "/x/mcp.json", Error: "no such file"},
+		protocol.McpConnectFailed{Server: "db", Error: "exec: not found"},
+		protocol.McpConfigIgnored{Reason: "untrusted .mcp.json"},
+		protocol.ReasoningDelta{Content: "hm"},
+		protocol.TurnSummary{Outcome: "finished"},
+	} {
+		r.Emit(e)
+	}
+	got := info.String()
+	for _, want := range []string{long, "/x/mcp.json could not be read: no such file", "MCP server db could not start: exec: not found", "untrusted .mcp.json", "cost unknown"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("text output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "\x1b[") {
+		t.Errorf("ANSI escapes without colour: %q", got)
+	}
+}
+
+func TestColorAllowed(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		term bool
+		env  func(string) string
+		want bool
+	}{
+		{true, env("TERM", "xterm"), true},
+		{false, env("TERM", "xterm"), false},
+		{true, env("TERM", "dumb"), false},
+		{true, env("NO_COLOR", "1", "TERM", "xterm"), false},
+	} {
+		if got := ColorAllowed(tc.term, tc.env); got != tc.want {
+			t.Errorf("ColorAllowed(%v, …) = %v", tc.term, got)
+		}
+	}
+}
+
+// A failed command's output is shown (its last lines).
+func TestTextShowsFailedOutput(t *testing.T) {
+	var out, info bytes.Buffer
+	r := NewText(&out, &info, Options{})
+	var lines []string
+	for i := range 30 {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	r.Emit(protocol.ToolResult{ToolCallID: "a", ToolName: "shell", IsError: true, Content: strings.Join(lines, "\n")})
+	if got := info.String(); !strings.Contains(got, "line 29") || !strings.Contains(got, "line 10") || strings.Contains(got, "line 9\n") || !strings.Contains(got, "10 lines before") {
+		t.Errorf("failed output:\n%s", got)
 	}
 }

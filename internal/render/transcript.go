@@ -15,8 +15,9 @@ type CostFunc func(protocol.Usage) (usd float64, ok bool)
 
 // Transcript writes a readable account of a session: prompts, answers,
 // tool calls and their results, notices, summaries and how each turn
-// ended, then the token totals, cache-hit ratio and cost.
-func Transcript(w io.Writer, s *session.Session, cost CostFunc) {
+// ended, then the token totals, cache-hit ratio and cost. children are
+// the session's sub-agent sessions: their tokens count in the totals.
+func Transcript(w io.Writer, s *session.Session, cost CostFunc, children ...*session.Session) {
 	fmt.Fprintf(w, "session %s · %d events\n", s.ID, len(s.Events))
 	for _, e := range s.Events {
 		when := ""
@@ -56,7 +57,22 @@ func Transcript(w io.Writer, s *session.Session, cost CostFunc) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, UsageLine(s.Usage(), cost))
+	total := s.Usage()
+	if len(children) > 0 {
+		var sub protocol.Usage
+		for _, c := range children {
+			sub = sub.Add(c.Usage())
+		}
+		fmt.Fprintf(w, "sub-agents (%d sessions): %s\n", len(children), UsageLine(sub, nil))
+		total = total.Add(sub)
+	}
+	line := UsageLine(total, cost)
+	if cost == nil {
+		line += " · cost unknown"
+	} else if _, ok := cost(total); !ok {
+		line += " · cost unknown"
+	}
+	fmt.Fprintln(w, line)
 }
 
 // UsageLine is the one-line account of tokens, cache hits and cost.
