@@ -229,6 +229,7 @@ func New(o Options) (*Engine, error) {
 		OnNotice: e.notice,
 	})
 	e.env.Jobs = e.jobs
+	e.startLSP()
 	verifier, err := e.verifier()
 	if err != nil {
 		e.Close()
