@@ -206,3 +206,40 @@ func TestVerifyConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A repository's own config may not choose the command that runs after
+// every turn until the workspace is trusted.
+func TestVerifyIgnoresUntrustedWorkspaceCommand(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(writeCall("w1", "a.txt", "x")),
+		llmtest.Text("done"),
+	)
+	ws := t.TempDir()
+	e, rec, _ := newEngine(t, srv, func(o *Options) {
+		o.Dir = ws
+		if err := os.MkdirAll(filepath.Join(o.Dir, ".openseek"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(o.Dir, ".openseek", "config.toml"), []byte("[verify]\ncommand = \"touch pwned\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	out, err := e.Prompt(context.Background(), protocol.Text("go"), nil)
+	if err != nil || out.Kind != session.Finished {
+		t.Fatalf("outcome %+v %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+		t.Error("the untrusted workspace's verify command ran")
+	}
+	var warned bool
+	rec.mu.Lock()
+	for _, ev := range rec.evs {
+		if n, ok := ev.(protocol.BackgroundNotice); ok && strings.Contains(n.Content, "is ignored until the workspace is trusted") {
+			warned = true
+		}
+	}
+	rec.mu.Unlock()
+	if !warned {
+		t.Errorf("no notice about the ignored command: %v", rec.names())
+	}
+}
