@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.uber.org/goleak"
 )
 
 // fakeEnv selects, in a child started from this test binary, the
@@ -23,7 +24,8 @@ func TestMain(m *testing.M) {
 		fakeServer(mode)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// Servers closed by the tests leave no goroutine behind.
+	goleak.VerifyTestMain(m)
 }
 
 // pipeRWC is this process's stdio as one stream.
