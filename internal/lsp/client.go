@@ -17,6 +17,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/openseek/openseek/internal/sandbox"
 )
 
 // published is the latest diagnostics a server sent for one file.
@@ -96,7 +98,7 @@ func (p pipes) Close() error {
 }
 
 // start launches program and initializes the server, within initTimeout.
-func (c *client) start(program string, initTimeout time.Duration) {
+func (c *client) start(program string, initTimeout time.Duration, sb *sandbox.Policy) {
 	defer close(c.ready)
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -116,6 +118,22 @@ func (c *client) start(program string, initTimeout time.Duration) {
 	cmd.Dir = c.root
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, c.stderr
 	cmd.SysProcAttr = procAttr()
+	var allow []string
+	if sb != nil {
+		allow = sb.AllowEnv
+	}
+	cmd.Env = sandbox.FilterEnv(os.Environ(), allow) // no API keys for servers
+	if sb != nil {
+		if err := sb.Wrap(cmd); err != nil {
+			inR.Close()
+			inW.Close()
+			outR.Close()
+			outW.Close()
+			c.setErr(fmt.Errorf("start %s in the sandbox: %w", c.spec.Name, err))
+			close(c.gone)
+			return
+		}
+	}
 	c.mu.Lock()
 	if c.err != nil { // closed before it started
 		c.mu.Unlock()

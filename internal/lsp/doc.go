@@ -16,6 +16,8 @@
 //   - No orphans: each server runs in its own process group (and, on
 //     Linux, dies with its parent); Close asks it to shut down, then kills
 //     the group.
+//   - Servers run inside Options.Sandbox when set (the session's sandbox,
+//     as for shell commands) and never see secret environment variables.
 //   - Introduced diagnostics are those present after a change and not
 //     before, matched as a multiset by file, code and message (not line:
 //     an edit above a problem moves it).

@@ -13,6 +13,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/goleak"
+
+	"github.com/openseek/openseek/internal/sandbox"
 )
 
 // fakeEnv selects, in a child started from this test binary, the
@@ -20,6 +22,7 @@ import (
 const fakeEnv = "OPENSEEK_FAKE_LSP"
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // a sandboxed server is this binary first
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		fakeServer(mode)
 		os.Exit(0)

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"path/filepath"
+
+	"github.com/openseek/openseek/internal/sandbox"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +67,24 @@ func TestGoplsReportsBreakageInAnotherFile(t *testing.T) {
 	r := change(t, m, helper, "package main\n\nfunc helper2() int { return 1 }\n")
 	if !r.Checked || !hasIntroduced(r, main, 4, "undefined: helper") {
 		t.Fatalf("report %+v, want main.go:4 undefined: helper", r)
+	}
+}
+
+// Servers run in the session's sandbox, as shell commands do, and still
+// see the workspace.
+func TestGoplsInTheSandbox(t *testing.T) {
+	requireProgram(t, "gopls")
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "go.mod"), goMod)
+	main := filepath.Join(ws, "main.go")
+	writeFile(t, main, goClean)
+	pol := sandbox.DefaultPolicy(ws)
+	if problems := sandbox.Detect().Problems(pol); len(problems) > 0 {
+		t.Skipf("this kernel offers no sandbox: %v", problems)
+	}
+	m := newManager(t, ws, Options{Wait: 30 * time.Second, Sandbox: &pol})
+	warm(t, m, main)
+	if r := change(t, m, main, goBroken); !r.Checked || !hasIntroduced(r, main, 4, "cannot use \"seven\"") {
+		t.Fatalf("report %+v", r)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/tool"
 )
 
@@ -33,6 +34,9 @@ type Options struct {
 	InitTimeout time.Duration
 	Specs       []Spec // nil = DefaultSpecs
 	Home        string // where to look for ~/go/bin and friends
+	// Sandbox confines the servers as it does shell commands (they read
+	// the workspace and may run its build tooling); nil runs them as is.
+	Sandbox *sandbox.Policy
 }
 
 // Manager owns the language servers of one workspace. It implements
@@ -82,7 +86,7 @@ func (m *Manager) clientFor(path string) *client {
 		}
 		c := newClient(spec, m.root)
 		m.clients[spec.Name] = c
-		go c.start(program, m.opts.InitTimeout)
+		go c.start(program, m.opts.InitTimeout, m.opts.Sandbox)
 		return c
 	}
 	return nil
