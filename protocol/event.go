@@ -43,7 +43,7 @@ func ParseEvent(line []byte) (Event, bool) {
 	for _, parse := range [...]func(string, *fields) Event{
 		parseAgentEvent, parseApprovalEvent, parseSteerEvent, parseJobEvent,
 		parseGoalEvent, parseCompactionEvent, parseSubrunEvent,
-		parseSessionEvent, parseMcpEvent, parseHostEvent,
+		parseSessionEvent, parseMcpEvent, parseHostEvent, parseVerifyEvent,
 	} {
 		if e := parse(name, f); e != nil {
 			if !f.ok {

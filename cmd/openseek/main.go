@@ -74,6 +74,7 @@ type globals struct {
 	session, sessionRoot, dir       string
 	approval, mcpConfig, skillsDir  string
 	noSandbox, network, trustWS     bool
+	noVerify                        bool
 }
 
 func newRoot(c *cli) *cobra.Command {
@@ -119,6 +120,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.BoolVar(&c.g.network, "network", c.getenv("OPENSEEK_NETWORK") == "on", "let sandboxed commands use the network [env OPENSEEK_NETWORK=on]")
 	f.StringVar(&c.g.mcpConfig, "mcp-config", c.getenv("OPENSEEK_MCP_CONFIG"), "a JSON file of MCP servers ({\"mcpServers\": …}), trusted by being named [env OPENSEEK_MCP_CONFIG]")
 	f.StringVar(&c.g.skillsDir, "global-skills-dir", c.getenv("OPENSEEK_GLOBAL_SKILLS_DIR"), "user-level skills directory (default ~/.openseek/skills) [env OPENSEEK_GLOBAL_SKILLS_DIR]")
+	f.BoolVar(&c.g.noVerify, "no-verify", c.getenv("OPENSEEK_VERIFY") == "off", "do not run the project's check (build, type check) after a turn that changed files [env OPENSEEK_VERIFY=off]")
 	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.SetHelpCommand(&cobra.Command{Hidden: true})

@@ -167,6 +167,7 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		Approval:             c.g.approval,
 		NoSandbox:            c.g.noSandbox,
 		Network:              c.g.network,
+		NoVerify:             c.g.noVerify,
 	}, nil
 }
 

@@ -69,6 +69,25 @@ type Config struct {
 	// Hooks, when set, are consulted around prompts, tools, stops and
 	// compaction.
 	Hooks Hooks
+	// Verify, when set, checks the turn's work before its answer (a plain
+	// final answer or finish) is accepted.
+	Verify Verifier
+}
+
+// Verifier checks a turn's work before its answer is accepted (the
+// engine wires package verify).
+type Verifier interface {
+	// BeginTurn is called as a turn starts; the check it returns runs at
+	// each answer of that turn.
+	BeginTurn(ctx context.Context) func(ctx context.Context) Verdict
+}
+
+// Verdict is a Verifier's decision about an answer: neither Repair nor
+// Reject means it stands.
+type Verdict struct {
+	Note   string // recorded as a runtime notice when not empty
+	Repair string // a user message for the model; the turn goes on
+	Reject string // the turn ends failed with this reason
 }
 
 // PreToolDecision is what PreToolUse hooks decided about one call.
@@ -285,6 +304,7 @@ type turn struct {
 	stopHooks      int  // times a Stop hook kept the turn going
 	sincePlan      int  // steps since the plan was last updated or recalled
 	sinceGoalNudge int
+	check          func(context.Context) Verdict // nil: answers are not verified
 }
 
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
@@ -316,6 +336,9 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 	t.specs = toolSpecs(t.tools)
 	t.meter = newMeter(cfg.Window, cfg.SoftCeiling, cfg.HardCeiling, t.specs)
 	t.goal, t.hasGoal = cfg.Log.Session().Goal()
+	if cfg.Verify != nil {
+		t.check = cfg.Verify.BeginTurn(t.ctx)
+	}
 	for {
 		if err := t.foldQueued(); err != nil {
 			return Outcome{}, err
@@ -375,7 +398,11 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			if again {
 				continue
 			}
-			return t.end(session.Finished, resp.Content)
+			repair, out, err := t.verify(resp.Content)
+			if err != nil || !repair {
+				return out, err
+			}
+			continue
 		}
 
 		notice, stop := t.loops.check(resp.ToolCalls)
@@ -396,7 +423,10 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		case t.ctx.Err() != nil:
 			return t.end(session.Interrupted, "cancelled")
 		case ctl == tool.Finish:
-			return t.end(session.Finished, answer)
+			repair, out, err := t.verify(answer)
+			if err != nil || !repair {
+				return out, err
+			}
 		case ctl == tool.Abort:
 			return t.end(session.Aborted, answer)
 		case stop != "":
@@ -438,6 +468,32 @@ func (t *turn) keepGoing() (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// verify runs the turn's check on an answer. It reports repair when the
+// failure was handed to the model and the turn goes on; otherwise the
+// turn has ended (finished with answer, failed, or interrupted) as out says.
+func (t *turn) verify(answer string) (repair bool, out Outcome, err error) {
+	var v Verdict
+	if t.check != nil {
+		v = t.check(t.ctx)
+	}
+	if v.Note != "" {
+		if err := t.append(&session.Notice{Content: v.Note}); err != nil {
+			return false, Outcome{}, err
+		}
+	}
+	switch {
+	case t.ctx.Err() != nil:
+		out, err = t.end(session.Interrupted, "cancelled")
+	case v.Repair != "":
+		return true, Outcome{}, t.append(&session.User{Content: protocol.Text(v.Repair)})
+	case v.Reject != "":
+		out, err = t.end(session.Failed, v.Reject)
+	default:
+		out, err = t.end(session.Finished, answer)
+	}
+	return false, out, err
 }
 
 // remind appends the periodic goal and plan reminders that are due.

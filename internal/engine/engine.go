@@ -67,6 +67,10 @@ type Options struct {
 	// NoSandbox runs commands without the OS sandbox (an explicit choice);
 	// Network lets sandboxed commands reach the network.
 	NoSandbox, Network bool
+	// NoVerify turns off the build check at the end of a turn that changed
+	// files (--no-verify); VerifyTimeout overrides its timeout.
+	NoVerify      bool
+	VerifyTimeout time.Duration
 
 	// Resolved is the model already resolved by Resolve(o) (the CLI
 	// resolves first to fail before creating anything); nil = resolve here.
@@ -252,6 +256,12 @@ func New(o Options) (*Engine, error) {
 		OnNotice: e.notice,
 	})
 	e.env.Jobs = e.jobs
+	e.startLSP()
+	verifier, err := e.verifier()
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
 
 	reg := tool.NewRegistry()
 	sets := [][]tool.Tool{fs.Tools(), shell.Tools(), control.Tools()}
@@ -305,6 +315,7 @@ func New(o Options) (*Engine, error) {
 		Log:      e.log,
 		Emit:     o.Emit,
 		Hooks:    e.agentHooks(),
+		Verify:   verifier,
 	})
 	e.window = window
 	if !o.NoSession {

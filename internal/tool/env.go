@@ -33,6 +33,9 @@ type Env struct {
 	// nil runs them unsandboxed. The engine decides, from what the kernel
 	// offers and the user's explicit choice.
 	Sandbox *sandbox.Policy
+	// Diagnostics, when set, lets the file tools report what a change did
+	// to the language servers' diagnostics (see DiagnoseChange).
+	Diagnostics Diagnostics
 }
 
 // maxSymlinkHops bounds symlink chains (and breaks cycles) in Resolve.

@@ -23,6 +23,9 @@ type editArgs struct {
 	// ReplaceAll is the legacy flag: false is accepted, true refused. It is
 	// kept out of the schema so the model is not invited to use it.
 	ReplaceAll bool `json:"replace_all,omitempty"`
+	// The diagnostic guards of the reference (openseek-tools.md §1).
+	RevertOnParseErrors bool `json:"revert_on_parse_errors,omitempty" jsonschema:"refuse or revert an edit that adds syntax errors"`
+	RevertIfErrorDelta  *int `json:"revert_if_error_delta_greater_or_equal,omitempty" jsonschema:"revert if the language server's error count grows by at least this (1: no new error; 0: must decrease)"`
 }
 
 // AdjustSchema hides the legacy replace_all flag.
@@ -96,14 +99,59 @@ func runEdit(ctx context.Context, env *tool.Env, a editArgs) tool.Result {
 		return fail(real, outcome, describeMiss(content, c, m))
 	}
 	updated := apply(content, []span{sp})
-	if err := writeAtomic(real, []byte(updated), fileMode(real)); err != nil {
+	if a.RevertIfErrorDelta != nil && *a.RevertIfErrorDelta < 0 {
+		return fail(real, "error", "revert_if_error_delta_greater_or_equal must be 0 or more")
+	}
+	if a.RevertOnParseErrors {
+		if msg := parseGate(a.Path, content, updated); msg != "" {
+			return with(tool.Errorf("%s", msg), brief, data{Outcome: "rejected", Path: env.Rel(real)})
+		}
+	}
+	diagnose := env.DiagnoseChange(ctx, []string{real})
+	mode := fileMode(real)
+	if err := writeAtomic(real, []byte(updated), mode); err != nil {
 		return fail(real, "error", "edit failed: "+describeErr(err))
 	}
 	env.Files.Record(real, []byte(updated))
+	report := diagnose(ctx)
+	d := data{Outcome: "applied", Path: env.Rel(real), Check: checkData(report)}
+	if msg, outcome := guard(a, report); msg != "" {
+		if err := writeAtomic(real, []byte(content), mode); err != nil {
+			return fail(real, "error", msg+"; restoring the file failed: "+describeErr(err))
+		}
+		env.Files.Record(real, []byte(content))
+		d.Outcome = outcome
+		return with(withDiagnostics(tool.Errorf("%s; %s was NOT modified", msg, a.Path), env, report), brief, d)
+	}
 	first := lineOf(updated, sp.start+sp.lead)
 	last := first + strings.Count(sp.text[sp.lead:max(sp.lead, len(sp.text)-1)], "\n")
+	d.Lines = &lines{Start: first, End: last}
 	res := tool.TextResult(fmt.Sprintf("ok: replaced 1 occurrence(s) at line %d in %s", first, a.Path))
-	return with(res, brief, data{Outcome: "applied", Path: env.Rel(real), Lines: &lines{Start: first, End: last}})
+	return with(withDiagnostics(res, env, report), brief, d)
+}
+
+// guard applies the post-write diagnostic guards the call asked for: the
+// text and outcome of a revert, or "" when the edit stands.
+func guard(a editArgs, r tool.DiagnosticReport) (string, string) {
+	if a.RevertIfErrorDelta != nil {
+		t := *a.RevertIfErrorDelta
+		if !r.Checked {
+			reason := r.Note
+			if len(r.Servers) == 0 {
+				reason = "no language server is installed for this file"
+			}
+			return fmt.Sprintf("not applied: a diagnostic guard was requested, but the language server could not verify the change (%s)", reason), "unverified"
+		}
+		if delta := r.ErrorDelta(); delta >= t {
+			return fmt.Sprintf("reverted: the error count changed by %d (>= revert_if_error_delta_greater_or_equal=%d)", delta, t), "reverted"
+		}
+	}
+	if a.RevertOnParseErrors && r.Checked {
+		if n := syntaxErrors(r); n > 0 {
+			return fmt.Sprintf("reverted: the edit introduced %d parse error(s)", n), "reverted"
+		}
+	}
+	return "", ""
 }
 
 // readText reads the text file at real, or says why it cannot.

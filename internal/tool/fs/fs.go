@@ -24,6 +24,7 @@ type data struct {
 	Path    string   `json:"path,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
 	Lines   *lines   `json:"lines,omitempty"`
+	Check   *check   `json:"check,omitempty"` // the language servers' view of the change
 }
 
 // with returns r carrying d as Data and brief as Brief.

@@ -195,6 +195,11 @@ func runMultiEdit(ctx context.Context, env *tool.Env, a multiEditArgs) tool.Resu
 		return fail("error", "error multi_editing: "+err.Error()+"; no changes applied", nil)
 	}
 
+	reals := make([]string, len(batches))
+	for i, fb := range batches {
+		reals[i] = fb.real
+	}
+	diagnose := env.DiagnoseChange(ctx, reals)
 	paths := make([]string, len(batches))
 	for i, fb := range batches {
 		paths[i] = env.Rel(fb.real)
@@ -215,7 +220,8 @@ func runMultiEdit(ctx context.Context, env *tool.Env, a multiEditArgs) tool.Resu
 		fmt.Fprintf(&b, "\n%s: %d edit(s)", fb.given, len(fb.edits))
 	}
 	brief := fmt.Sprintf("multi_edit %d edit(s) in %d file(s)", len(edits), len(batches))
-	return with(tool.TextResult(b.String()), brief, data{Outcome: "applied", Paths: paths})
+	report := diagnose(ctx)
+	return with(withDiagnostics(tool.TextResult(b.String()), env, report), brief, data{Outcome: "applied", Paths: paths, Check: checkData(report)})
 }
 
 // plan reads the file and locates every edit against its original

@@ -53,9 +53,11 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 		return fail(real, describeErr(err))
 	}
 	content := []byte(a.Content)
+	diagnose := env.DiagnoseChange(ctx, []string{real})
 	if err := writeAtomic(real, content, fileMode(real)); err != nil {
 		return fail(real, describeErr(err))
 	}
+	report := diagnose(ctx)
 	outcome := "overwritten"
 	if existed {
 		env.Files.Record(real, content)
@@ -64,5 +66,5 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 		env.Files.MarkCreated(real, content)
 	}
 	res := tool.TextResult(fmt.Sprintf("ok: wrote %d chars to %s", utf8.RuneCountInString(a.Content), a.Path))
-	return with(res, brief, data{Outcome: outcome, Path: env.Rel(real)})
+	return with(withDiagnostics(res, env, report), brief, data{Outcome: outcome, Path: env.Rel(real), Check: checkData(report)})
 }

@@ -1,0 +1,44 @@
+package protocol
+
+// Build verification events (an OpenSeek addition to the reference: old
+// clients ignore them). After a turn that changed files the engine runs
+// the project's check before the answer is accepted; every run is one
+// verify_result.
+
+// VerifyResult reports one run of the project's check. Attempt counts the
+// runs of this turn from 1; Output is the tail of what the command
+// printed (bounded); ExitCode is -1 when it did not exit on its own
+// (timeout, could not start).
+type VerifyResult struct {
+	Command  string
+	ExitCode int
+	OK       bool
+	TimedOut bool
+	Attempt  int
+	Output   string
+}
+
+func (VerifyResult) EventName() string { return "verify_result" }
+
+func (e VerifyResult) appendFields(b []byte) []byte {
+	b = appendStrField(b, "command", e.Command)
+	b = appendIntField(b, "exit_code", e.ExitCode)
+	b = appendBoolField(b, "ok", e.OK)
+	b = appendBoolField(b, "timed_out", e.TimedOut)
+	b = appendIntField(b, "attempt", e.Attempt)
+	return appendStrField(b, "output", e.Output)
+}
+
+func parseVerifyEvent(name string, f *fields) Event {
+	if name != "verify_result" {
+		return nil
+	}
+	return VerifyResult{
+		Command:  f.str("command"),
+		ExitCode: f.int("exit_code"),
+		OK:       f.bool("ok"),
+		TimedOut: f.bool("timed_out"),
+		Attempt:  f.int("attempt"),
+		Output:   f.str("output"),
+	}
+}

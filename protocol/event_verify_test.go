@@ -1,0 +1,37 @@
+package protocol
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestVerifyResultRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		ev   VerifyResult
+	}{
+		{`{"event":"verify_result","command":"go build ./... && go vet ./...","exit_code":0,"ok":true,"timed_out":false,"attempt":1,"output":""}`,
+			VerifyResult{Command: "go build ./... && go vet ./...", OK: true, Attempt: 1}},
+		{`{"event":"verify_result","command":"cargo check","exit_code":101,"ok":false,"timed_out":false,"attempt":2,"output":"error[E0308]: mismatched types\n"}`,
+			VerifyResult{Command: "cargo check", ExitCode: 101, Attempt: 2, Output: "error[E0308]: mismatched types\n"}},
+		{`{"event":"verify_result","command":"sleep 600","exit_code":-1,"ok":false,"timed_out":true,"attempt":1,"output":"\u00e9"}`,
+			VerifyResult{Command: "sleep 600", ExitCode: -1, TimedOut: true, Attempt: 1, Output: "é"}},
+	} {
+		got, ok := ParseEvent([]byte(tc.line))
+		if !ok || !reflect.DeepEqual(got, tc.ev) {
+			t.Errorf("ParseEvent(%s) = %#v, %v; want %#v", tc.line, got, ok, tc.ev)
+		}
+		if again, ok := ParseEvent(Emit(tc.ev)); !ok || !reflect.DeepEqual(again, tc.ev) {
+			t.Errorf("ParseEvent(Emit(%#v)) = %#v, %v", tc.ev, again, ok)
+		}
+	}
+	for _, bad := range []string{
+		`{"event":"verify_result","command":"x","exit_code":1,"ok":false,"timed_out":false,"attempt":1}`,
+		`{"event":"verify_result","command":"x","exit_code":"1","ok":false,"timed_out":false,"attempt":1,"output":""}`,
+		`{"event":"verify_result","command":"x","exit_code":1,"ok":"no","timed_out":false,"attempt":1,"output":""}`,
+	} {
+		if e, ok := ParseEvent([]byte(bad)); ok {
+			t.Errorf("ParseEvent(%s) = %#v, want not an event", bad, e)
+		}
+	}
+}
