@@ -28,9 +28,6 @@ import (
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/skills"
 	"github.com/openseek/openseek/internal/tool"
-	"github.com/openseek/openseek/internal/tool/control"
-	"github.com/openseek/openseek/internal/tool/fs"
-	"github.com/openseek/openseek/internal/tool/shell"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -48,6 +45,9 @@ type Options struct {
 	APIKey   string
 	APIURL   string // full chat-completions URL; any model name is accepted with it
 	Thinking string // no, high, max; "" sends no reasoning knob
+	// Tools changes the built-in tool set: "+apply_patch,-multi_edit"
+	// adds and removes, bare names are the exact set (see toolset.go).
+	Tools string
 	MaxSteps int    // 0 = unbounded
 	Window   int    // context window in tokens; 0 = the catalogue's, else agent.DefaultWindow
 
@@ -227,7 +227,12 @@ func New(o Options) (*Engine, error) {
 	e.env.Jobs = e.jobs
 
 	reg := tool.NewRegistry()
-	sets := [][]tool.Tool{fs.Tools(), shell.Tools(), control.Tools()}
+	builtin, err := e.builtinTools(model, o.Tools)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	sets := [][]tool.Tool{builtin}
 	if len(ext.skills) > 0 {
 		sets = append(sets, []tool.Tool{skills.Tool(ext.skills)})
 	}
