@@ -192,6 +192,7 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		Approval:             c.g.approval,
 		NoSandbox:            c.g.noSandbox,
 		Network:              c.g.network,
+		Tools:                c.g.tools,
 	}, nil
 }
 

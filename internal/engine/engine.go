@@ -45,9 +45,6 @@ type Options struct {
 	APIKey   string
 	APIURL   string // full chat-completions URL; any model name is accepted with it
 	Thinking string // no, high, max; "" sends no reasoning knob
-	// Tools changes the built-in tool set: "+apply_patch,-multi_edit"
-	// adds and removes, bare names are the exact set (see toolset.go).
-	Tools string
 	MaxSteps int    // 0 = unbounded
 	Window   int    // context window in tokens; 0 = the catalogue's, else agent.DefaultWindow
 
@@ -67,6 +64,10 @@ type Options struct {
 	// NoSandbox runs commands without the OS sandbox (an explicit choice);
 	// Network lets sandboxed commands reach the network.
 	NoSandbox, Network bool
+
+	// Tools changes the built-in tool set: "+apply_patch,-multi_edit"
+	// adds and removes, bare names are the exact set (see toolset.go).
+	Tools string
 
 	// Resolved is the model already resolved by Resolve(o) (the CLI
 	// resolves first to fail before creating anything); nil = resolve here.

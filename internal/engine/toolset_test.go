@@ -65,8 +65,8 @@ func TestApplyPatchThroughTheEngine(t *testing.T) {
 func TestToolSelection(t *testing.T) {
 	tests := []struct {
 		name, model, flag, config string
-		has, lacks               []string
-		err                      string
+		has, lacks                []string
+		err                       string
 	}{
 		{name: "default model keeps edit", model: "test-model", has: []string{"edit", "multi_edit", "grep", "glob", "list"}, lacks: []string{"apply_patch"}},
 		{name: "codex model", model: "gpt-5.1-codex", has: []string{"apply_patch"}, lacks: []string{"edit", "multi_edit"}},
