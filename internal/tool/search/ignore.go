@@ -72,28 +72,37 @@ func readPatterns(path string, domain []string) []gitignore.Pattern {
 	return out
 }
 
-// rootRules are the rules in force at start (absolute, inside root):
-// root's .git/info/exclude and the ignore files of root and of every
-// directory down to start.
+// rootRules are the rules in force when a walk enters start (absolute,
+// inside root): root's .git/info/exclude and the ignore files of the
+// directories from root down to start's parent. (The walk reads start's
+// own files as it reads any directory's.)
 func rootRules(root, start string) *rules {
 	var r *rules
 	if pats := readPatterns(filepath.Join(root, ".git", "info", "exclude"), nil); len(pats) > 0 {
 		r = &rules{patterns: pats}
 	}
-	r = r.child(root, nil, nil)
-	rel, err := filepath.Rel(root, start)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+	parts := splitRel(root, start)
+	if len(parts) == 0 {
 		return r
 	}
-	var domain []string
+	r = r.child(root, nil, nil)
 	dir := root
-	for _, c := range strings.Split(filepath.ToSlash(rel), "/") {
-		domain = append(domain, c)
+	for i, c := range parts[:len(parts)-1] {
 		dir = filepath.Join(dir, c)
-		if c == "" {
-			continue
-		}
-		r = r.child(dir, append([]string(nil), domain...), nil)
+		r = r.child(dir, parts[:i+1:i+1], nil)
 	}
 	return r
+}
+
+// startRules are the rules a walk from start uses, and how many leading
+// path components (of paths relative to root) they do not see. A
+// directory the user names explicitly is searched even when it is
+// ignored: the rules are then read from start down only, as if start
+// were the root.
+func startRules(root, start string) (*rules, int) {
+	r := rootRules(root, start)
+	if parts := splitRel(root, start); len(parts) > 0 && r.ignored(parts, true) {
+		return rootRules(start, start), len(parts)
+	}
+	return r, 0
 }

@@ -56,8 +56,10 @@ func runList(ctx context.Context, env *tool.Env, a listArgs) tool.Result {
 	if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
 		return fail("%s is not a directory; use read for files", a.Path)
 	}
-	l := &lister{root: root, hidden: hiddenPath(env.Rel(start)), depth: depth, limit: limit}
-	l.dir(ctx, start, splitRel(root, start), rootRules(root, start), 0)
+	l := &lister{hidden: hiddenPath(env.Rel(start)), depth: depth, limit: limit}
+	rules, skip := startRules(root, start)
+	l.skip = skip
+	l.dir(ctx, start, splitRel(root, start), rules, 0)
 	if err := ctx.Err(); err != nil {
 		return fail("%v", err)
 	}
@@ -76,7 +78,7 @@ func runList(ctx context.Context, env *tool.Env, a listArgs) tool.Result {
 // lister renders a directory tree breadth-limited by depth; it keeps
 // counting entries past the limit so the footer can say what was cut.
 type lister struct {
-	root         string
+	skip         int // leading path components the rules do not see
 	hidden       bool
 	depth, limit int
 	out          bounded
@@ -101,7 +103,7 @@ func (l *lister) dir(ctx context.Context, abs string, parts []string, r *rules, 
 		}
 	}
 	if names != nil {
-		r = r.child(abs, parts, names)
+		r = r.child(abs, parts[l.skip:], names)
 	}
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	indent := strings.Repeat("  ", level)
@@ -112,7 +114,7 @@ func (l *lister) dir(ctx context.Context, abs string, parts []string, r *rules, 
 		}
 		isDir := e.IsDir()
 		sub := append(parts[:len(parts):len(parts)], name)
-		if r.ignored(sub, isDir) {
+		if r.ignored(sub[l.skip:], isDir) {
 			continue
 		}
 		l.total++

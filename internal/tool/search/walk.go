@@ -36,6 +36,7 @@ func (w *walker) walk(ctx context.Context, start string) {
 	workers := max(2, 2*runtime.GOMAXPROCS(0))
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
+	var skip int // leading components of parts the rules do not see
 	var visit func(j job)
 	visit = func(j job) {
 		defer wg.Done()
@@ -59,7 +60,7 @@ func (w *walker) walk(ctx context.Context, start string) {
 		}
 		rules := j.rules
 		if len(names) > 0 {
-			rules = rules.child(j.abs, j.parts, names)
+			rules = rules.child(j.abs, j.parts[skip:], names)
 		}
 		for _, e := range entries {
 			name := e.Name()
@@ -72,7 +73,7 @@ func (w *walker) walk(ctx context.Context, start string) {
 			}
 			isDir := typ.IsDir()
 			parts := append(j.parts[:len(j.parts):len(j.parts)], name)
-			if rules.ignored(parts, isDir) {
+			if rules.ignored(parts[skip:], isDir) {
 				continue
 			}
 			abs := j.abs + string(filepath.Separator) + name
@@ -98,8 +99,10 @@ func (w *walker) walk(ctx context.Context, start string) {
 			}
 		}
 	}
+	var rules *rules
+	rules, skip = startRules(w.root, start)
 	wg.Add(1)
-	visit(job{abs: start, parts: parts, rules: rootRules(w.root, start)})
+	visit(job{abs: start, parts: parts, rules: rules})
 	wg.Wait()
 }
 
