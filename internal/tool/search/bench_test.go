@@ -30,10 +30,15 @@ func goSourceEnv(b *testing.B) *tool.Env {
 
 // grepPatterns are the searches timed: a literal, a regexp with a
 // required literal, and one without any.
-var grepPatterns = []struct{ name, pattern string }{
-	{"literal", "ErrUnexpectedEOF"},
-	{"regexp", `func \(\w+ \*\w+\) Close\(\)`},
-	{"noliteral", `[A-Z][a-z]+Error\b`},
+var grepPatterns = []struct {
+	name, pattern string
+	ignoreCase    bool
+}{
+	{"literal", "ErrUnexpectedEOF", false},
+	{"regexp", `func \(\w+ \*\w+\) Close\(\)`, false},
+	{"ignorecase", "errunexpectedeof", true},
+	{"weakliteral", `\bt\.Fatalf?\(`, false},
+	{"noliteral", `[A-Z]{3}[0-9]{2}`, false},
 }
 
 // BenchmarkGoSource compares grep and glob with ripgrep and fd over the
@@ -43,7 +48,7 @@ func BenchmarkGoSource(b *testing.B) {
 	env := goSourceEnv(b)
 	for _, p := range grepPatterns {
 		b.Run("grep/"+p.name, func(b *testing.B) {
-			args, _ := json.Marshal(map[string]any{"pattern": p.pattern})
+			args, _ := json.Marshal(map[string]any{"pattern": p.pattern, "ignore_case": p.ignoreCase})
 			cpu := selfCPU()
 			for b.Loop() {
 				res, err := Grep().Run(context.Background(), env, args)
@@ -57,7 +62,11 @@ func BenchmarkGoSource(b *testing.B) {
 			rg := lookTool(b, "rg")
 			var cpu time.Duration
 			for b.Loop() {
-				cmd := exec.Command(rg, "-n", "--no-require-git", p.pattern, env.Workspace)
+				flags := []string{"-n", "--no-require-git"}
+				if p.ignoreCase {
+					flags = append(flags, "-i")
+				}
+				cmd := exec.Command(rg, append(flags, p.pattern, env.Workspace)...)
 				if err := cmd.Run(); err != nil {
 					b.Fatal(err)
 				}
