@@ -60,18 +60,14 @@ func runGlob(ctx context.Context, env *tool.Env, a globArgs) tool.Result {
 	}
 	// A literal leading directory ("src/" of "src/**/*.ts") is where the
 	// walk starts.
+	anchored := strings.Contains(pattern, "/")
 	base, rest := doublestar.SplitPattern(pattern)
-	if base != "." && strings.Contains(pattern, "/") {
+	if base != "." && anchored {
 		if s, err := env.Resolve(path.Join(env.Rel(start), base)); err == nil {
 			start, pattern = s, rest
 		}
 	}
-	prefix := env.Rel(start)
-	if prefix == "." {
-		prefix = ""
-	} else {
-		prefix += "/"
-	}
+	prefix := relPrefix(env, start)
 	var (
 		mu      sync.Mutex
 		matches []string
@@ -80,7 +76,7 @@ func runGlob(ctx context.Context, env *tool.Env, a globArgs) tool.Result {
 		root:   root,
 		hidden: hiddenPath(prefix) || hiddenPath(pattern),
 		file: func(abs, rel string) {
-			if globMatch(pattern, strings.TrimPrefix(rel, prefix)) {
+			if globMatch(pattern, strings.TrimPrefix(rel, prefix), anchored) {
 				mu.Lock()
 				matches = append(matches, rel)
 				mu.Unlock()

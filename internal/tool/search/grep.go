@@ -114,8 +114,9 @@ func runGrep(ctx context.Context, env *tool.Env, a grepArgs) tool.Result {
 	col := &collector{limit: limit}
 	// File buffers are recycled across the parallel walk of this call.
 	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+	prefix, anchored := relPrefix(env, start), strings.Contains(a.Glob, "/")
 	searchFile := func(abs, rel string) {
-		if a.Glob != "" && !globMatch(a.Glob, rel) {
+		if a.Glob != "" && !globMatch(a.Glob, strings.TrimPrefix(rel, prefix), anchored) {
 			return
 		}
 		buf := pool.Get().(*[]byte)
@@ -129,6 +130,7 @@ func runGrep(ctx context.Context, env *tool.Env, a grepArgs) tool.Result {
 		}
 	}
 	if fi, err := os.Stat(start); err == nil && !fi.IsDir() {
+		prefix = relPrefix(env, filepath.Dir(start))
 		searchFile(start, env.Rel(start))
 	} else {
 		w := &walker{root: root, hidden: hiddenPath(env.Rel(start)), file: searchFile}
@@ -281,14 +283,26 @@ func searchRoot(env *tool.Env, path string) (root, start string, err error) {
 	return root, start, nil
 }
 
-// globMatch matches a slash path: a pattern without "/" matches the file
-// name at any depth, as in .gitignore.
-func globMatch(pattern, rel string) bool {
-	if !strings.Contains(pattern, "/") {
+// globMatch matches a slash path relative to the search directory:
+// unless anchored (the pattern as given held a "/"), the pattern matches
+// the file name at any depth, as in .gitignore.
+func globMatch(pattern, rel string, anchored bool) bool {
+	if !anchored {
 		rel = rel[strings.LastIndexByte(rel, '/')+1:]
 	}
 	ok, _ := doublestar.Match(pattern, rel)
 	return ok
+}
+
+// relPrefix is the workspace-relative spelling of the directory start
+// with a trailing "/", or "" for the workspace itself: the walk's paths
+// minus this prefix are relative to start.
+func relPrefix(env *tool.Env, start string) string {
+	p := env.Rel(start)
+	if p == "." {
+		return ""
+	}
+	return p + "/"
 }
 
 // maxFileSize bounds the files grep reads.

@@ -136,6 +136,16 @@ func TestGrep(t *testing.T) {
 			want: "main.go:4:\tprintln(\"needle\")\npkg/a.go:3:// needle one\npkg/sub/noeol.go:1:needle without eol",
 		},
 		{
+			name: "glob relative to path, anchored",
+			args: map[string]any{"pattern": "needle", "path": "pkg", "glob": "*.go"},
+			want: "pkg/a.go:3:// needle one\npkg/sub/noeol.go:1:needle without eol",
+		},
+		{
+			name: "anchored glob does not descend",
+			args: map[string]any{"pattern": "needle", "path": "pkg", "glob": "sub/*.go"},
+			want: "pkg/sub/noeol.go:1:needle without eol",
+		},
+		{
 			name: "files only",
 			args: map[string]any{"pattern": "needle", "files_only": true, "path": "pkg"},
 			want: "pkg/a.go\npkg/keep.log\npkg/sub/noeol.go\npkg/sub/y.tmp\npkg/top-only.txt",
@@ -224,6 +234,7 @@ func TestGlob(t *testing.T) {
 		{name: "doublestar", args: map[string]any{"pattern": "**/*.go"}, want: "main.go\npkg/a.go\npkg/sub/b.go\npkg/sub/empty.go\npkg/sub/noeol.go"},
 		{name: "bare name matches at any depth", args: map[string]any{"pattern": "*.tmp"}, want: "pkg/sub/y.tmp"},
 		{name: "literal base directory", args: map[string]any{"pattern": "pkg/sub/*.go"}, want: "pkg/sub/b.go\npkg/sub/empty.go\npkg/sub/noeol.go"},
+		{name: "anchored pattern stays at its level", args: map[string]any{"pattern": "pkg/*.go"}, want: "pkg/a.go"},
 		{name: "relative to path", args: map[string]any{"pattern": "sub/b*", "path": "pkg"}, want: "pkg/sub/b.go"},
 		{name: "hidden when named", args: map[string]any{"pattern": ".hidden/*.go"}, want: ".hidden/secret.go"},
 		{name: "braces", args: map[string]any{"pattern": "**/*.{md,txt}", "path": "docs"}, want: "docs/needle-name.txt\ndocs/readme.md"},
