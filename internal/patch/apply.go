@@ -179,23 +179,18 @@ func (pl *Plan) hunk(fsys Files, h Hunk, idx int) error {
 	return nil
 }
 
-// Changes lists what the plan does, in patch order: each changed path
-// once, as Add (did not exist before), Update or Delete.
+// Changes lists what the plan does, in patch order, each path once: Add
+// (it did not exist before), Update (it did; also an update that left the
+// bytes as they were) or Delete.
 func (pl *Plan) Changes() []Change {
 	abs := slices.Clone(pl.order)
 	slices.SortStableFunc(abs, func(a, b string) int { return pl.files[a].order - pl.files[b].order })
 	var out []Change
 	for _, a := range abs {
 		f := pl.files[a]
-		if !f.changed() && !(f.exists && f.origExists && f.display != "") {
-			continue
-		}
-		if !f.changed() {
-			// An update that changes nothing still reports the file.
-			out = append(out, Change{Op: Update, Path: f.display, Abs: a, New: f.content})
-			continue
-		}
 		switch {
+		case !f.exists && !f.origExists:
+			// added and deleted again within the patch
 		case !f.exists:
 			out = append(out, Change{Op: Delete, Path: f.display, Abs: a})
 		case !f.origExists:
