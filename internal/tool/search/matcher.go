@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"unicode"
+	"unicode/utf8"
 )
 
 // matcher finds the lines of a buffer that an RE2 pattern matches. Go's
@@ -48,7 +50,126 @@ func newMatcher(pattern string, ignoreCase bool) (*matcher, error) {
 			m.find = f.index
 		}
 	}
+	if m.find == nil {
+		if set, ok := requiredBytes(re); ok && weight(set) < 40 {
+			m.find = set.index
+		}
+	}
 	return m, nil
+}
+
+// byteSet is a set of bytes of which every match contains at least one.
+type byteSet [256]bool
+
+// requiredBytes is the rarest set of bytes (by weight) every match of re
+// must contain one of, when one can be told: it lets grep skip the lines
+// a pattern without any literal cannot match, the way ripgrep's DFA does
+// not need to.
+func requiredBytes(re *syntax.Regexp) (byteSet, bool) {
+	var set byteSet
+	switch re.Op {
+	case syntax.OpLiteral:
+		// Any byte of the literal will do; take the first rune's.
+		r := re.Rune[0]
+		addRune(&set, r, re.Flags&syntax.FoldCase != 0)
+		return set, true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			for r := lo; r <= hi && r < 0x80; r++ {
+				set[r] = true
+			}
+			if hi >= 0x80 {
+				for b := 0xC2; b <= 0xF4; b++ {
+					set[b] = true // the lead byte of any non-ASCII rune
+				}
+			}
+		}
+		return set, true
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredBytes(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min > 0 {
+			return requiredBytes(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		found := false
+		for _, sub := range re.Sub {
+			if s, ok := requiredBytes(sub); ok && (!found || weight(s) < weight(set)) {
+				set, found = s, true
+			}
+		}
+		return set, found
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			s, ok := requiredBytes(sub)
+			if !ok {
+				return set, false
+			}
+			for i, in := range s {
+				set[i] = set[i] || in
+			}
+		}
+		return set, true
+	}
+	return set, false
+}
+
+func addRune(set *byteSet, r rune, fold bool) {
+	if r >= 0x80 {
+		var buf [4]byte
+		set[buf[:utf8.EncodeRune(buf[:], r)][0]] = true
+		if fold {
+			for b := 0xC2; b <= 0xF4; b++ {
+				set[b] = true
+			}
+		}
+		return
+	}
+	set[r] = true
+	if fold && unicode.IsLetter(r) {
+		set[unicode.ToUpper(r)] = true
+		set[unicode.ToLower(r)] = true
+		if r == 'k' || r == 'K' || r == 's' || r == 'S' {
+			set[0xE2], set[0xC5] = true, true // the Kelvin sign, the long s
+		}
+	}
+}
+
+// weight estimates how often a byte of set occurs in source code, in
+// percent of lines, roughly: lower is rarer.
+func weight(set byteSet) float64 {
+	w := 0.0
+	for c, in := range set {
+		if !in {
+			continue
+		}
+		switch {
+		case c == ' ' || c == '\t':
+			w += 50
+		case c >= 'a' && c <= 'z':
+			w += 8
+		case c >= 'A' && c <= 'Z':
+			w += 2
+		case c >= '0' && c <= '9':
+			w += 1.5
+		case c < 0x80:
+			w += 1
+		default:
+			w += 0.1
+		}
+	}
+	return w
+}
+
+// index is the offset of the first byte of b in the set, or -1.
+func (s *byteSet) index(b []byte) int {
+	for i, c := range b {
+		if s[c] {
+			return i
+		}
+	}
+	return -1
 }
 
 // literal is text every match contains, case-insensitively when fold.

@@ -29,6 +29,10 @@ func TestMatcherAgreesWithLineByLine(t *testing.T) {
 		{`e(rr|OF)`, false},
 		{`x{2,}`, false},
 		{`errors\.New`, false},
+		{`[A-Z]{3}[0-9]?`, false}, // no literal: the byte-class prefilter
+		{`[0-9]|[xy]`, false},
+		{`[ï-ü]+`, false},
+		{`[a-z]+\s`, true},
 	}
 	lines := strings.Split(text, "\n")
 	for _, tc := range tests {
