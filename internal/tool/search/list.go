@@ -34,6 +34,9 @@ func List() tool.Tool {
 
 func runList(ctx context.Context, env *tool.Env, a listArgs) tool.Result {
 	brief := "list " + a.Path
+	if a.Path == "" {
+		brief = "list ."
+	}
 	fail := func(format string, args ...any) tool.Result {
 		r := tool.Errorf("error: list: "+format, args...)
 		r.Brief = brief
