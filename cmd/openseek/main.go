@@ -75,6 +75,7 @@ type globals struct {
 	approval, mcpConfig, skillsDir  string
 	noSandbox, network, trustWS     bool
 	noVerify                        bool
+	tools                           string
 }
 
 func newRoot(c *cli) *cobra.Command {
@@ -122,7 +123,9 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.skillsDir, "global-skills-dir", c.getenv("OPENSEEK_GLOBAL_SKILLS_DIR"), "user-level skills directory (default ~/.openseek/skills) [env OPENSEEK_GLOBAL_SKILLS_DIR]")
 	f.BoolVar(&c.g.noVerify, "no-verify", c.getenv("OPENSEEK_VERIFY") == "off", "do not run the project's check (build, type check) after a turn that changed files [env OPENSEEK_VERIFY=off]")
 	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
+	f.StringVar(&c.g.tools, "tools", c.getenv("OPENSEEK_TOOLS"), "change the built-in tools: +apply_patch,-multi_edit adds and removes; bare names (read,grep,finish) are the exact set [env OPENSEEK_TOOLS]")
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
+	root.AddCommand(c.applyPatchCmd())
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
 	for _, sub := range root.Commands() {
 		sub.SetFlagErrorFunc(flagError)

@@ -168,6 +168,7 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		NoSandbox:            c.g.noSandbox,
 		Network:              c.g.network,
 		NoVerify:             c.g.noVerify,
+		Tools:                c.g.tools,
 	}, nil
 }
 

@@ -28,9 +28,6 @@ import (
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/skills"
 	"github.com/openseek/openseek/internal/tool"
-	"github.com/openseek/openseek/internal/tool/control"
-	"github.com/openseek/openseek/internal/tool/fs"
-	"github.com/openseek/openseek/internal/tool/shell"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -71,6 +68,10 @@ type Options struct {
 	// files (--no-verify); VerifyTimeout overrides its timeout.
 	NoVerify      bool
 	VerifyTimeout time.Duration
+
+	// Tools changes the built-in tool set: "+apply_patch,-multi_edit"
+	// adds and removes, bare names are the exact set (see toolset.go).
+	Tools string
 
 	// Resolved is the model already resolved by Resolve(o) (the CLI
 	// resolves first to fail before creating anything); nil = resolve here.
@@ -264,7 +265,12 @@ func New(o Options) (*Engine, error) {
 	}
 
 	reg := tool.NewRegistry()
-	sets := [][]tool.Tool{fs.Tools(), shell.Tools(), control.Tools()}
+	builtin, err := e.builtinTools(model, o.Tools)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	sets := [][]tool.Tool{builtin}
 	if len(ext.skills) > 0 {
 		sets = append(sets, []tool.Tool{skills.Tool(ext.skills)})
 	}

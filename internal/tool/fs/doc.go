@@ -1,5 +1,6 @@
 // Package fs holds the file tools the model edits the workspace with:
-// read, write, edit, multi_edit and remove.
+// read, write, edit, multi_edit and remove, and apply_patch (Codex's
+// patch format, package patch) for the models trained on it.
 //
 // Invariants:
 //   - Every path goes through tool.Env.Resolve: a path that is, or leads
