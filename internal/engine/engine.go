@@ -366,9 +366,11 @@ func (e *Engine) Prompt(ctx context.Context, content protocol.Content, submissio
 		tools = tools.Without("goal")
 	}
 	e.agent.SetTools(tools)
+	e.snapshotTurn(ctx)
 	out, err := e.agent.Turn(ctx, content, submissionID)
 	for err == nil && ctx.Err() == nil && e.continueGoal(out) {
 		e.agent.SetTools(e.tools)
+		e.snapshotTurn(ctx)
 		out, err = e.agent.Turn(ctx, protocol.Text(session.GoalContinuePrompt), nil)
 	}
 	return out, err

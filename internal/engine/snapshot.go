@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/openseek/openseek/internal/policy"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/snapshot"
+	"github.com/openseek/openseek/protocol"
+)
+
+// snapshotTurn snapshots the workspace before a turn that may change
+// files and records the snapshot's id in the log just before the turn's
+// prompt (session.SnapshotMarker), so that `openseek rewind` can put the
+// files back. Plan mode (read-only), sessions that are not recorded and
+// OPENSEEK_SNAPSHOTS=off take none. A failed snapshot never stops the
+// turn: it is reported as a notice.
+func (e *Engine) snapshotTurn(ctx context.Context) {
+	if e.writer == nil || e.agent.Active() || getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") == "off" {
+		return
+	}
+	if mode, _ := policy.ParseMode(e.opts.Approval); mode == policy.ModePlan {
+		return
+	}
+	id, err := takeSnapshot(ctx, e.opts.Dir, e.root)
+	if err != nil {
+		e.opts.Emit(protocol.BackgroundNotice{Content: "[snapshot] this turn cannot be rewound: " + err.Error()})
+		return
+	}
+	if _, err := e.log.Append(&session.Notice{Content: session.SnapshotMarker(id)}); err != nil {
+		e.opts.Emit(protocol.SessionError{Error: err.Error()})
+	}
+}
+
+// snapshotRepo is the side repository of a workspace whose sessions live
+// under root: <root>/snapshots, with root itself excluded.
+func snapshotRepo(dir, root string) (*snapshot.Repo, error) {
+	var exclude []string
+	if rel, err := filepath.Rel(dir, root); err == nil && filepath.IsLocal(rel) {
+		exclude = append(exclude, "/"+filepath.ToSlash(rel)+"/")
+	}
+	return snapshot.Open(dir, filepath.Join(root, snapshot.DirName), exclude...)
+}
+
+func takeSnapshot(ctx context.Context, dir, root string) (string, error) {
+	repo, err := snapshotRepo(dir, root)
+	if err != nil {
+		return "", err
+	}
+	return repo.Take(ctx)
+}
+
+// RewindOptions say which session to rewind and how far.
+type RewindOptions struct {
+	Dir         string // workspace root
+	SessionRoot string // default ".openseek"; relative roots resolve under Dir
+	SessionID   string // "" = the workspace's most recent session
+	// Turn is the turn (from 1, in log order) to rewind to the start of;
+	// 0 means the last turn.
+	Turn int
+	// Conversation rewinds the conversation too: a marker appended to the
+	// log hides the turn and everything after it from the model.
+	Conversation bool
+}
+
+// Rewound is what Rewind did.
+type Rewound struct {
+	SessionID string            `json:"session"`
+	Turn      session.Turn      `json:"-"`
+	Turns     int               `json:"turns"`
+	Files     snapshot.Restored `json:"files"`
+	// HiddenFrom is the first sequence the conversation rewind hides; 0
+	// when the conversation was not rewound.
+	HiddenFrom int `json:"hidden_from,omitempty"`
+}
+
+// Rewind puts the workspace's files back as they were before a turn of a
+// session (files changed since are restored, files created since removed,
+// ignored files left alone) and, with Conversation, appends the marker
+// that rewinds the conversation. The log is never rewritten. It holds the
+// session's writer lease throughout, so a session in use is refused.
+func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return Rewound{}, err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	root := o.SessionRoot
+	if root == "" {
+		root = ".openseek"
+	}
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(dir, root)
+	}
+	store := session.NewStore(root)
+	id := o.SessionID
+	if id == "" {
+		if id, err = store.Latest(); err != nil {
+			return Rewound{}, fmt.Errorf("no session to rewind in %s: %w", root, err)
+		}
+	}
+	if err := session.ValidateID(id); err != nil {
+		return Rewound{}, err
+	}
+	if _, err := store.Load(id); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Rewound{}, fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the sessions", id, root)
+		}
+		return Rewound{}, err
+	}
+	w, err := store.OpenWriter(id, "", "openseek rewind")
+	if err != nil {
+		return Rewound{}, fmt.Errorf("rewind session %s: %w", id, err)
+	}
+	defer w.Close()
+	turns := w.Session().Turns()
+	out := Rewound{SessionID: id, Turns: len(turns)}
+	n := o.Turn
+	switch {
+	case len(turns) == 0:
+		return out, fmt.Errorf("session %s has no turns to rewind", id)
+	case n == 0:
+		n = len(turns)
+	case n < 0 || n > len(turns):
+		return out, fmt.Errorf("session %s has no turn %d: its turns are 1 to %d; nothing was changed", id, n, len(turns))
+	}
+	t := turns[n-1]
+	out.Turn = t
+	if t.Snapshot == "" {
+		return out, fmt.Errorf("turn %d of session %s has no snapshot (it ran in plan mode, with OPENSEEK_SNAPSHOTS=off, or before snapshots were recorded); nothing was changed", n, id)
+	}
+	repo, err := snapshotRepo(dir, root)
+	if err != nil {
+		return out, err
+	}
+	if out.Files, err = repo.Restore(ctx, t.Snapshot); err != nil {
+		return out, fmt.Errorf("rewind the files of session %s to before turn %d: %w", id, n, err)
+	}
+	if o.Conversation {
+		if _, err := w.Append(&session.Notice{Content: session.RewindMarker(t.Start)}); err != nil {
+			return out, fmt.Errorf("the files were rewound, but the conversation was not: %w", err)
+		}
+		out.HiddenFrom = t.Start
+	}
+	return out, nil
+}
