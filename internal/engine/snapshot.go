@@ -84,34 +84,10 @@ type Rewound struct {
 // that rewinds the conversation. The log is never rewritten. It holds the
 // session's writer lease throughout, so a session in use is refused.
 func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
-	dir, err := filepath.Abs(o.Dir)
-	if err != nil {
-		return Rewound{}, err
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	root := o.SessionRoot
-	if root == "" {
-		root = ".openseek"
-	}
-	if !filepath.IsAbs(root) {
-		root = filepath.Join(dir, root)
-	}
+	dir, root := workspaceRoots(o.Dir, o.SessionRoot)
 	store := session.NewStore(root)
-	id := o.SessionID
-	if id == "" {
-		if id, err = store.Latest(); err != nil {
-			return Rewound{}, fmt.Errorf("no session to rewind in %s: %w", root, err)
-		}
-	}
-	if err := session.ValidateID(id); err != nil {
-		return Rewound{}, err
-	}
-	if _, err := store.Load(id); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Rewound{}, fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the sessions", id, root)
-		}
+	id, err := existingSession(store, o.SessionID)
+	if err != nil {
 		return Rewound{}, err
 	}
 	w, err := store.OpenWriter(id, "", "openseek rewind")
@@ -149,4 +125,76 @@ func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
 		out.HiddenFrom = t.Start
 	}
 	return out, nil
+}
+
+// workspaceRoots resolves a workspace directory (symlinks too, as New
+// does) and its session root.
+func workspaceRoots(dir, sessionRoot string) (string, string) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	root := sessionRoot
+	if root == "" {
+		root = ".openseek"
+	}
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(dir, root)
+	}
+	return dir, root
+}
+
+// existingSession is id, or the store's most recent session for "", with
+// an error a user can act on when there is none.
+func existingSession(store *session.Store, id string) (string, error) {
+	if id == "" {
+		latest, err := store.Latest()
+		if err != nil {
+			return "", fmt.Errorf("no session in %s: %w", store.Root(), err)
+		}
+		return latest, nil
+	}
+	if err := session.ValidateID(id); err != nil {
+		return "", err
+	}
+	if _, err := store.Load(id); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the sessions", id, store.Root())
+		}
+		return "", err
+	}
+	return id, nil
+}
+
+// Turns lists the turns of a session (the most recent one for id "")
+// with their snapshots, and returns the session's id.
+func Turns(dir, sessionRoot, id string) ([]session.Turn, string, error) {
+	_, root := workspaceRoots(dir, sessionRoot)
+	store := session.NewStore(root)
+	id, err := existingSession(store, id)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := store.Load(id)
+	if err != nil {
+		return nil, "", err
+	}
+	turns := s.Turns()
+	if turns == nil {
+		turns = []session.Turn{}
+	}
+	return turns, id, nil
+}
+
+// RestoreSnapshot puts the workspace's files back as they were in one
+// snapshot, by id (Rewound.Files.Saved of a rewind undoes it).
+func RestoreSnapshot(ctx context.Context, dir, sessionRoot, id string) (snapshot.Restored, error) {
+	dir, root := workspaceRoots(dir, sessionRoot)
+	repo, err := snapshotRepo(dir, root)
+	if err != nil {
+		return snapshot.Restored{}, err
+	}
+	return repo.Restore(ctx, id)
 }

@@ -51,18 +51,18 @@ func parseRewind(c string) (int, bool) {
 // Turn is one turn of a session, in log order.
 type Turn struct {
 	// Number counts turns from 1 in log order, rewound ones included.
-	Number int
+	Number int `json:"number"`
 	// Sequence is the sequence of the user item that started the turn.
-	Sequence int
+	Sequence int `json:"sequence"`
 	// Start is the first sequence belonging to the turn: its snapshot
 	// marker when it has one, else Sequence. A conversation rewound to
 	// before the turn hides events from Start on.
-	Start int
+	Start int `json:"start"`
 	// Snapshot is the id of the workspace snapshot taken before the turn,
 	// "" when none was recorded.
-	Snapshot string
+	Snapshot string `json:"snapshot"`
 	// Prompt is the text of the prompt that started the turn.
-	Prompt string
+	Prompt string `json:"prompt"`
 }
 
 // Turns lists the session's turns. A turn starts with a user item that
