@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -37,13 +39,15 @@ func (e *Engine) snapshotTurn(ctx context.Context) {
 }
 
 // snapshotRepo is the side repository of a workspace whose sessions live
-// under root: <root>/snapshots, with root itself excluded.
+// under root: <root>/snapshots, with root itself excluded. A root outside
+// the workspace may serve several workspaces, each with its own side
+// repository under <root>/snapshots/<hash of the workspace path>.
 func snapshotRepo(dir, root string) (*snapshot.Repo, error) {
-	var exclude []string
 	if rel, err := filepath.Rel(dir, root); err == nil && filepath.IsLocal(rel) {
-		exclude = append(exclude, "/"+filepath.ToSlash(rel)+"/")
+		return snapshot.Open(dir, filepath.Join(root, snapshot.DirName), "/"+filepath.ToSlash(rel)+"/")
 	}
-	return snapshot.Open(dir, filepath.Join(root, snapshot.DirName), exclude...)
+	sum := sha256.Sum256([]byte(dir))
+	return snapshot.Open(dir, filepath.Join(root, snapshot.DirName, hex.EncodeToString(sum[:8])))
 }
 
 func takeSnapshot(ctx context.Context, dir, root string) (string, error) {

@@ -261,3 +261,26 @@ func TestRewindRefusesASessionInUse(t *testing.T) {
 		t.Errorf("rewind of a session in use: %v", err)
 	}
 }
+
+// A session root outside the workspace keeps one side repository per
+// workspace under it.
+func TestRewindWithASessionRootElsewhere(t *testing.T) {
+	root := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Calls(write("made.txt", "x")), llmtest.Text("done"))
+	e, _, ws := newEngine(t, srv, func(o *Options) { o.SessionRoot = root })
+	if out, err := e.Prompt(context.Background(), protocol.Text("make"), nil); err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	e.Close()
+	r, err := Rewind(context.Background(), RewindOptions{Dir: ws, SessionRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil || len(r.Files.Changes) != 1 {
+		t.Errorf("made.txt survived the rewind: %+v", r)
+	}
+	dirs, _ := os.ReadDir(filepath.Join(root, "snapshots"))
+	if len(dirs) != 1 || len(dirs[0].Name()) != 16 {
+		t.Errorf("side repositories under the shared root: %v", dirs)
+	}
+}

@@ -105,7 +105,7 @@ func (r *Repo) take(ctx context.Context) (string, error) {
 	if err := r.writeExcludes(); err != nil {
 		return "", err
 	}
-	if _, err := r.git(ctx, "add", "--all", "--", "."); err != nil {
+	if err := r.add(ctx); err != nil {
 		return "", err
 	}
 	tree, err := r.git(ctx, "write-tree")
@@ -132,6 +132,62 @@ func (r *Repo) take(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return commit, nil
+}
+
+// add stages the whole workspace. A git repository nested in the
+// workspace is not snapshotted (git would record only its commit, or
+// fail when it has none): it is excluded from then on and dropped from
+// the index.
+func (r *Repo) add(ctx context.Context) error {
+	for range 8 {
+		_, stderr, err := r.run(ctx, true, "-c", "advice.addEmbeddedRepo=false", "add", "--all", "--", ".")
+		nested := nestedRepos(stderr)
+		if len(nested) == 0 {
+			return err
+		}
+		if err := r.excludeNested(nested); err != nil {
+			return err
+		}
+		if _, _, err := r.run(ctx, true, append([]string{"rm", "--cached", "-r", "-f", "-q", "--ignore-unmatch", "--"}, nested...)...); err != nil {
+			return err
+		}
+		if err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("git add (snapshot repository %s): too many nested git repositories in %s; set OPENSEEK_SNAPSHOTS=off", r.gitDir, r.workspace)
+}
+
+// nestedRepos reads the nested repositories git add complained about.
+func nestedRepos(stderr string) []string {
+	var out []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if p, ok := strings.CutPrefix(line, "warning: adding embedded git repository: "); ok {
+			out = append(out, strings.TrimSuffix(p, "/"))
+		} else if rest, ok := strings.CutPrefix(line, "error: '"); ok {
+			if p, ok := strings.CutSuffix(rest, "' does not have a commit checked out"); ok {
+				out = append(out, strings.TrimSuffix(p, "/"))
+			}
+		}
+	}
+	return out
+}
+
+// nestedFile lists the workspace's nested repositories, one a line.
+const nestedFile = "openseek-nested"
+
+func (r *Repo) excludeNested(paths []string) error {
+	f, err := os.OpenFile(filepath.Join(r.gitDir, nestedFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Fprintf(f, "/%s/\n", p)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return r.writeExcludes()
 }
 
 // Change is one file a restore changed.
@@ -220,7 +276,7 @@ func (r *Repo) init(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err == nil {
 		return nil
 	}
-	if _, err := r.run(ctx, false, "init", "--quiet", "--template="); err != nil {
+	if _, _, err := r.run(ctx, false, "init", "--quiet", "--template="); err != nil {
 		return err
 	}
 	for _, kv := range [][2]string{
@@ -251,6 +307,10 @@ func (r *Repo) writeExcludes() error {
 	b.WriteString("# written by openseek: the snapshot excludes\n")
 	for _, p := range r.exclude {
 		b.WriteString(p + "\n")
+	}
+	if nested, err := os.ReadFile(filepath.Join(r.gitDir, nestedFile)); err == nil {
+		b.WriteString("# nested git repositories\n")
+		b.Write(nested)
 	}
 	if user, err := os.ReadFile(filepath.Join(r.workspace, ".git", "info", "exclude")); err == nil {
 		b.WriteString("# from the workspace's .git/info/exclude\n")
@@ -297,10 +357,13 @@ func (r *Repo) lock() (func(), error) {
 // git runs git on the side repository with the workspace as work tree
 // and returns its trimmed standard output.
 func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
-	return r.run(ctx, true, args...)
+	out, _, err := r.run(ctx, true, args...)
+	return out, err
 }
 
-func (r *Repo) run(ctx context.Context, worktree bool, args ...string) (string, error) {
+// run runs git and returns its trimmed standard output and its standard
+// error; a failure's error carries git's message.
+func (r *Repo) run(ctx context.Context, worktree bool, args ...string) (string, string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = r.workspace
 	cmd.Env = r.env(worktree)
@@ -308,15 +371,27 @@ func (r *Repo) run(ctx context.Context, worktree bool, args ...string) (string, 
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return "", errors.New("snapshots need the git binary: install git (apt-get install git) or set OPENSEEK_SNAPSHOTS=off")
+			return "", "", errors.New("snapshots need the git binary: install git (apt-get install git) or set OPENSEEK_SNAPSHOTS=off")
 		}
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git %s (snapshot repository %s): %s", args[0], r.gitDir, msg)
+		return "", stderr.String(), fmt.Errorf("git %s (snapshot repository %s): %s", gitVerb(args), r.gitDir, msg)
 	}
-	return strings.TrimSpace(stdout.String()), nil
+	return strings.TrimSpace(stdout.String()), stderr.String(), nil
+}
+
+// gitVerb is the subcommand of a git command line (after any -c pairs).
+func gitVerb(args []string) string {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-c" {
+			i++
+			continue
+		}
+		return args[i]
+	}
+	return ""
 }
 
 // env is the process environment without any GIT_* variable of the

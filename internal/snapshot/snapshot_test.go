@@ -351,3 +351,38 @@ func du(t testing.TB, dir string) int64 {
 }
 
 func human(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// Git repositories nested in the workspace (one without a commit, one
+// with) are left out of snapshots and never touched by a restore.
+func TestNestedRepositoriesAreLeftAlone(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "a", "empty/x.txt": "x", "full/y.txt": "y"})
+	userGit(t, filepath.Join(ws, "empty"), "init", "-q")
+	userGit(t, filepath.Join(ws, "full"), "init", "-q")
+	userGit(t, filepath.Join(ws, "full"), "add", ".")
+	userGit(t, filepath.Join(ws, "full"), "commit", "-q", "-m", "c")
+	r := open(t, ws)
+	id, err := r.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, ws, map[string]string{"a.txt": "changed", "empty/x.txt": "x2", "full/y.txt": "y2", "later/z.txt": "z"})
+	userGit(t, filepath.Join(ws, "later"), "init", "-q")
+	if _, err := r.Take(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Restore(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tree(t, ws)
+	for p, want := range map[string]string{"a.txt": "a", "empty/x.txt": "x2", "full/y.txt": "y2", "later/z.txt": "z"} {
+		if got[p] != want {
+			t.Errorf("%s = %q, want %q", p, got[p], want)
+		}
+	}
+	if len(res.Changes) != 1 || res.Changes[0].Path != "a.txt" {
+		t.Errorf("changes %+v", res.Changes)
+	}
+}
