@@ -18,7 +18,7 @@ func (c *cli) reviewCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "review [--base REF] [--uncommitted] [--format json|text]",
-		Short: "Review the changes of a branch (or uncommitted ones) read-only; print a JSON ReviewReport",
+		Short: "Read-only code review of base...HEAD (or uncommitted changes); prints a JSON ReviewReport",
 		Long: `Review code changes with the model, read-only (plan mode: no writes, only
 known-safe commands, in the sandbox). The model sees the diff and reads the
 code around it with its tools, then reports findings.
