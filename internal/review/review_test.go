@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,7 +85,13 @@ func TestReviewOfABranchReadsTheCodeAndReports(t *testing.T) {
 		llmtest.Text("```json\n"+goodReport+"\n```"),
 	)
 	before := indexStat(t, dir)
-	rep, err := Run(context.Background(), options(t, dir, srv))
+	// Started from a subdirectory: the review's workspace is the
+	// repository's top, where the diff's paths (and the read) resolve.
+	sub := filepath.Join(dir, "docs")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), options(t, sub, srv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +121,7 @@ func indexStat(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st.ModTime().String() + " " + string(rune(st.Size()))
+	return fmt.Sprint(st.ModTime(), st.Size())
 }
 
 func TestReviewRefusesWritesInPlanMode(t *testing.T) {
