@@ -103,6 +103,7 @@ type Engine struct {
 	children  childCounter
 	cleanup   []func()
 
+	starting  turnStart  // a turn's snapshot in progress (Cancel reaches it)
 	mu        sync.Mutex // guards the goal's auto-continuation state
 	autoGoal  bool
 	goalTurns int
@@ -366,11 +367,11 @@ func (e *Engine) Prompt(ctx context.Context, content protocol.Content, submissio
 		tools = tools.Without("goal")
 	}
 	e.agent.SetTools(tools)
-	e.snapshotTurn(ctx)
+	ctx = e.snapshotTurn(ctx)
 	out, err := e.agent.Turn(ctx, content, submissionID)
 	for err == nil && ctx.Err() == nil && e.continueGoal(out) {
 		e.agent.SetTools(e.tools)
-		e.snapshotTurn(ctx)
+		ctx = e.snapshotTurn(ctx)
 		out, err = e.agent.Turn(ctx, protocol.Text(session.GoalContinuePrompt), nil)
 	}
 	return out, err
@@ -403,6 +404,7 @@ func (e *Engine) Steer(kind string, content protocol.Content, submissionID *stri
 // Cancel interrupts the running turn (and any approval it waits for); a
 // no-op when idle.
 func (e *Engine) Cancel() {
+	e.starting.Cancel()
 	if e.broker != nil {
 		e.broker.CancelAll()
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sync"
 
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/session"
@@ -21,20 +22,56 @@ import (
 // files back. Plan mode (read-only), sessions that are not recorded and
 // OPENSEEK_SNAPSHOTS=off take none. A failed snapshot never stops the
 // turn: it is reported as a notice.
-func (e *Engine) snapshotTurn(ctx context.Context) {
+//
+// Cancel reaches a snapshot in progress: the context returned is then
+// cancelled, so the turn that follows ends at once as interrupted (its
+// prompt recorded) instead of losing the cancel.
+func (e *Engine) snapshotTurn(ctx context.Context) context.Context {
 	if e.writer == nil || e.agent.Active() || getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") == "off" {
-		return
+		return ctx
 	}
 	if mode, _ := policy.ParseMode(e.opts.Approval); mode == policy.ModePlan {
-		return
+		return ctx
 	}
-	id, err := takeSnapshot(ctx, e.opts.Dir, e.root)
+	sctx, cancel := context.WithCancel(ctx)
+	e.starting.set(cancel)
+	id, err := takeSnapshot(sctx, e.opts.Dir, e.root)
+	e.starting.set(nil)
+	if sctx.Err() != nil && ctx.Err() == nil {
+		return sctx // cancelled by Cancel while snapshotting
+	}
+	cancel()
 	if err != nil {
-		e.opts.Emit(protocol.BackgroundNotice{Content: "[snapshot] this turn cannot be rewound: " + err.Error()})
-		return
+		if ctx.Err() == nil {
+			e.opts.Emit(protocol.BackgroundNotice{Content: "[snapshot] this turn cannot be rewound: " + err.Error()})
+		}
+		return ctx
 	}
 	if _, err := e.log.Append(&session.Notice{Content: session.SnapshotMarker(id)}); err != nil {
 		e.opts.Emit(protocol.SessionError{Error: err.Error()})
+	}
+	return ctx
+}
+
+// turnStart holds the cancel function of a snapshot in progress, so that
+// Engine.Cancel reaches a turn that has not started its loop yet.
+type turnStart struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+func (t *turnStart) set(cancel context.CancelFunc) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cancel = cancel
+}
+
+// Cancel cancels the snapshot in progress, if any.
+func (t *turnStart) Cancel() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cancel != nil {
+		t.cancel()
 	}
 }
 

@@ -284,3 +284,35 @@ func TestRewindWithASessionRootElsewhere(t *testing.T) {
 		t.Errorf("side repositories under the shared root: %v", dirs)
 	}
 }
+
+// A cancel that arrives while the turn's snapshot is being taken is not
+// lost: the turn ends at once as interrupted, before asking the model.
+func TestCancelDuringTheSnapshot(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal("the snapshot tests need git: apt-get install git")
+	}
+	bin := t.TempDir()
+	started := filepath.Join(bin, "started")
+	script := fmt.Sprintf("#!/bin/sh\ntouch %q\nsleep 30 &\nwait\nexec %q \"$@\"\n", started, real)
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	srv := llmtest.NewServer(t) // no turn: the model must not be asked
+	e, _, _ := newEngine(t, srv, nil)
+	go func() {
+		waitFor(t, started)
+		e.Cancel()
+	}()
+	out, err := e.Prompt(context.Background(), protocol.Text("never runs"), nil)
+	if err != nil || out.Kind != session.Interrupted {
+		t.Errorf("outcome %+v %v, want interrupted", out, err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times", n)
+	}
+	if turns := e.Session().Turns(); len(turns) != 1 || turns[0].Snapshot != "" {
+		t.Errorf("turns %+v", turns)
+	}
+}

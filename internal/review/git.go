@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Changes is the diff under review.
@@ -46,6 +47,9 @@ func (r repo) run(ctx context.Context, args ...string) (string, int, error) {
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A cancelled git is killed; its children (if any) must not hold
+	// the call open through its pipes.
+	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {

@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -369,6 +370,9 @@ func (r *Repo) run(ctx context.Context, worktree bool, args ...string) (string, 
 	cmd.Env = r.env(worktree)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A cancelled git is killed; its children (if any) must not hold
+	// the call open through its pipes.
+	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return "", "", errors.New("snapshots need the git binary: install git (apt-get install git) or set OPENSEEK_SNAPSHOTS=off")
