@@ -298,3 +298,14 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestPromptCutsALongDiffAtALine(t *testing.T) {
+	diff := strings.Repeat("+a line of the diff\n", 100)
+	p := prompt(Changes{Range: "main...HEAD", Stat: " x | 100 +\n", Diff: diff}, 510) // 25.5 lines
+	if !strings.Contains(p, "[the diff is cut here: 500 of 2000 bytes shown;") {
+		t.Errorf("no cut note:\n%s", p)
+	}
+	if strings.Count(p, "+a line of the diff\n") != 25 || !strings.Contains(p, "main...HEAD") {
+		t.Errorf("prompt:\n%s", p)
+	}
+}

@@ -254,7 +254,7 @@ func (r *Repo) Restore(ctx context.Context, id string) (Restored, error) {
 	// A two-tree merge from the current snapshot (the index matches the
 	// files) to the target touches only the files that differ.
 	if _, err := r.git(ctx, "read-tree", "-m", "-u", saved, target); err != nil {
-		return Restored{}, fmt.Errorf("restore snapshot %s: %w", id, err)
+		return Restored{Saved: saved}, fmt.Errorf("restore snapshot %s: %w; the files as they were before are kept as snapshot %s (openseek rewind --snapshot %s puts them back)", id, err, saved, saved)
 	}
 	return out, nil
 }
