@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -123,6 +124,7 @@ type Engine struct {
 	children  childCounter
 	cleanup   []func()
 
+	starting  turnStart  // a turn's snapshot in progress (Cancel reaches it)
 	mu        sync.Mutex // guards the goal's auto-continuation state
 	autoGoal  bool
 	goalTurns int
@@ -213,6 +215,16 @@ func New(o Options) (*Engine, error) {
 		}
 	}
 	provider, model := res.Client, res.Model
+	if !o.ThinkingSet {
+		// Decided once the model is known: a catalogue model thinks at
+		// the default depth; a model of an arbitrary server may reject
+		// reasoning knobs, so it gets none unless the user asked.
+		if _, known := llm.LookupModel(res.Model); known {
+			o.Thinking = cmp.Or(o.Thinking, "high")
+		} else {
+			o.Thinking = ""
+		}
+	}
 	for _, skipped := range res.Skipped {
 		o.Emit(protocol.BackgroundNotice{Content: "[models] skipped " + skipped})
 	}
@@ -418,9 +430,11 @@ func (e *Engine) Prompt(ctx context.Context, content protocol.Content, submissio
 		tools = tools.Without("goal")
 	}
 	e.agent.SetTools(tools)
+	ctx = e.snapshotTurn(ctx)
 	out, err := e.agent.Turn(ctx, content, submissionID)
 	for err == nil && ctx.Err() == nil && e.continueGoal(out) {
 		e.agent.SetTools(e.tools)
+		ctx = e.snapshotTurn(ctx)
 		out, err = e.agent.Turn(ctx, protocol.Text(session.GoalContinuePrompt), nil)
 	}
 	return out, err
@@ -453,6 +467,7 @@ func (e *Engine) Steer(kind string, content protocol.Content, submissionID *stri
 // Cancel interrupts the running turn (and any approval it waits for); a
 // no-op when idle.
 func (e *Engine) Cancel() {
+	e.starting.Cancel()
 	if e.broker != nil {
 		e.broker.CancelAll()
 	}

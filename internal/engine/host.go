@@ -149,7 +149,7 @@ func (h *Host) thinkingFor(res *config.Resolved) string {
 		return h.opts.Thinking
 	}
 	if _, known := llm.LookupModel(res.Model); known {
-		return "high"
+		return cmp.Or(h.opts.Thinking, "high")
 	}
 	return ""
 }
@@ -348,7 +348,8 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 		res, thinking = r, h.thinkingFor(r)
 	}
 	o := h.opts
-	o.SessionID, o.Continue, o.NoSession, o.Resolved, o.Thinking = oo.ID, false, oo.NoSession, res, thinking
+	o.SessionID, o.Continue, o.NoSession, o.Resolved = oo.ID, false, oo.NoSession, res
+	o.Thinking, o.ThinkingSet = thinking, true // decided above
 	if oo.Holder != "" {
 		o.Holder = oo.Holder
 	}

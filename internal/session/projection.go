@@ -18,7 +18,8 @@ func (s *Session) Messages() []chat.Message {
 	msgs := make([]chat.Message, 0, len(s.Events)+1)
 	msgs = append(msgs, chat.Message{Role: chat.System, Content: protocol.Text(s.SystemPrompt)})
 
-	covered, startsAt := s.coverage()
+	hidden := s.rewound()
+	covered, startsAt := s.coverage(hidden)
 	var pending []chat.ToolCall
 	flush := func() {
 		for _, c := range pending {
@@ -31,7 +32,7 @@ func (s *Session) Messages() []chat.Message {
 			flush()
 			msgs = append(msgs, chat.Message{Role: chat.User, Content: protocol.Text(summaryText(sum))})
 		}
-		if covered[i] {
+		if covered[i] || (hidden != nil && hidden[i]) {
 			continue
 		}
 		switch it := e.Item.(type) {
@@ -59,6 +60,9 @@ func (s *Session) Messages() []chat.Message {
 			flush()
 			msgs = append(msgs, chat.Message{Role: chat.User, Content: it.Content})
 		case *Notice:
+			if isMarker(it.Content) {
+				continue // snapshot and rewind bookkeeping, not for the model
+			}
 			flush()
 			msgs = append(msgs, chat.Message{Role: chat.User, Content: protocol.Text(it.Content)})
 		case *Terminal:
@@ -112,13 +116,15 @@ func summaryText(s *Summary) string {
 // coverage reports which events a later summary covers (by index) and,
 // per sequence, the uncovered summaries whose range starts there, in log
 // order. A difference array keeps it linear in events plus summaries.
-func (s *Session) coverage() ([]bool, map[int][]*Summary) {
+// Summaries that a rewind hides (hidden, by index; nil for none) neither
+// cover nor show.
+func (s *Session) coverage(hidden []bool) ([]bool, map[int][]*Summary) {
 	n := len(s.Events)
 	diff := make([]int, n+2)
 	var startsAt map[int][]*Summary
 	for i, e := range s.Events {
 		sum, ok := e.Item.(*Summary)
-		if !ok {
+		if !ok || (hidden != nil && hidden[i]) {
 			continue
 		}
 		// Summary at index i covers earlier events with sequence in range;
@@ -136,7 +142,7 @@ func (s *Session) coverage() ([]bool, map[int][]*Summary) {
 		covered[i] = run > 0
 	}
 	for i, e := range s.Events {
-		if sum, ok := e.Item.(*Summary); ok && !covered[i] {
+		if sum, ok := e.Item.(*Summary); ok && !covered[i] && (hidden == nil || !hidden[i]) {
 			if startsAt == nil {
 				startsAt = make(map[int][]*Summary)
 			}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openseek/openseek/internal/llm/llmtest"
+)
+
+func TestRewindCommand(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("original\n"), 0o644)
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{Name: "write", Args: `{"path":"a.txt","content":"turn one\n"}`}), llmtest.Text("one"),
+		llmtest.Calls(llmtest.Call{Name: "write", Args: `{"path":"b.txt","content":"turn two\n"}`}), llmtest.Text("two"),
+	)
+	for i, task := range []string{"first", "second"} {
+		args := append(modelArgs(srv), "--session", "s1", "run", task)
+		if r := openseek(t, ws, "", nil, args...); r.code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, r.code, r.stderr)
+		}
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(ws, name))
+		if err != nil {
+			return "<missing>"
+		}
+		return string(b)
+	}
+
+	r := openseek(t, ws, "", nil, "rewind", "--list", "--format", "json")
+	var turns []struct {
+		Number   int    `json:"number"`
+		Snapshot string `json:"snapshot"`
+		Prompt   string `json:"prompt"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &turns); err != nil || len(turns) != 2 || turns[1].Prompt != "second" || turns[0].Snapshot == "" {
+		t.Fatalf("--list: %v %+v\n%s%s", err, turns, r.stdout, r.stderr)
+	}
+
+	tests := []struct {
+		args           []string
+		code           int
+		out, errText   string
+		aAfter, bAfter string
+	}{
+		{[]string{"rewind", "s1", "--turn", "3"}, 1, "", "session s1 has no turn 3: its turns are 1 to 2", "turn one\n", "turn two\n"},
+		{[]string{"rewind", "--turn", "0"}, 1, "", "--turn counts from 1", "turn one\n", "turn two\n"},
+		{[]string{"rewind", "nosuch"}, 1, "", "session nosuch does not exist", "turn one\n", "turn two\n"},
+		{[]string{"rewind", "s1"}, 0, "files rewound to before turn 2 of 2 of session s1: 1 changed\n  removed  b.txt\n", "", "turn one\n", "<missing>"},
+		{[]string{"rewind", "--session", "s1", "--turn", "1", "--conversation"}, 0, "  modified a.txt\nconversation rewound", "", "original\n", "<missing>"},
+	}
+	var undo string
+	for _, tc := range tests {
+		r := openseek(t, ws, "", nil, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stdout, tc.out) || !strings.Contains(r.stderr, tc.errText) {
+			t.Errorf("%v: exit %d\nstdout %s\nstderr %s", tc.args, r.code, r.stdout, r.stderr)
+		}
+		if a, b := read("a.txt"), read("b.txt"); a != tc.aAfter || b != tc.bAfter {
+			t.Errorf("%v: a.txt %q b.txt %q, want %q %q", tc.args, a, b, tc.aAfter, tc.bAfter)
+		}
+		if _, u, ok := strings.Cut(r.stdout, "undo: openseek rewind --snapshot "); ok && undo == "" {
+			undo = strings.TrimSpace(u)
+		}
+	}
+	// The first successful rewind saved the files as they were after
+	// turn 2; restoring that snapshot undoes both rewinds.
+	if r := openseek(t, ws, "", nil, "rewind", "--snapshot", undo); r.code != 0 {
+		t.Fatalf("undo: %s", r.stderr)
+	}
+	if a, b := read("a.txt"), read("b.txt"); a != "turn one\n" || b != "turn two\n" {
+		t.Errorf("after undo: a.txt %q b.txt %q", a, b)
+	}
+}

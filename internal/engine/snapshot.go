@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+
+	"github.com/openseek/openseek/internal/policy"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/snapshot"
+	"github.com/openseek/openseek/protocol"
+)
+
+// snapshotTurn snapshots the workspace before a turn that may change
+// files and records the snapshot's id in the log just before the turn's
+// prompt (session.SnapshotMarker), so that `openseek rewind` can put the
+// files back. Plan mode (read-only), sessions that are not recorded and
+// OPENSEEK_SNAPSHOTS=off take none. A failed snapshot never stops the
+// turn: it is reported as a notice.
+//
+// Cancel reaches a snapshot in progress: the context returned is then
+// cancelled, so the turn that follows ends at once as interrupted (its
+// prompt recorded) instead of losing the cancel.
+func (e *Engine) snapshotTurn(ctx context.Context) context.Context {
+	if e.writer == nil || e.agent.Active() || getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") == "off" {
+		return ctx
+	}
+	if mode, _ := policy.ParseMode(e.opts.Approval); mode == policy.ModePlan {
+		return ctx
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	e.starting.set(cancel)
+	id, err := takeSnapshot(sctx, e.opts.Dir, e.root)
+	e.starting.set(nil)
+	if sctx.Err() != nil && ctx.Err() == nil {
+		return sctx // cancelled by Cancel while snapshotting
+	}
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			e.opts.Emit(protocol.BackgroundNotice{Content: "[snapshot] this turn cannot be rewound: " + err.Error()})
+		}
+		return ctx
+	}
+	if _, err := e.log.Append(&session.Notice{Content: session.SnapshotMarker(id)}); err != nil {
+		e.opts.Emit(protocol.SessionError{Error: err.Error()})
+	}
+	return ctx
+}
+
+// turnStart holds the cancel function of a snapshot in progress, so that
+// Engine.Cancel reaches a turn that has not started its loop yet.
+type turnStart struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+func (t *turnStart) set(cancel context.CancelFunc) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cancel = cancel
+}
+
+// Cancel cancels the snapshot in progress, if any.
+func (t *turnStart) Cancel() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cancel != nil {
+		t.cancel()
+	}
+}
+
+// snapshotRepo is the side repository of a workspace whose sessions live
+// under root: <root>/snapshots, with root itself excluded. A root outside
+// the workspace may serve several workspaces, each with its own side
+// repository under <root>/snapshots/<hash of the workspace path>.
+func snapshotRepo(dir, root string) (*snapshot.Repo, error) {
+	if rel, err := filepath.Rel(dir, root); err == nil && filepath.IsLocal(rel) {
+		return snapshot.Open(dir, filepath.Join(root, snapshot.DirName), "/"+filepath.ToSlash(rel)+"/")
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return snapshot.Open(dir, filepath.Join(root, snapshot.DirName, hex.EncodeToString(sum[:8])))
+}
+
+func takeSnapshot(ctx context.Context, dir, root string) (string, error) {
+	repo, err := snapshotRepo(dir, root)
+	if err != nil {
+		return "", err
+	}
+	return repo.Take(ctx)
+}
+
+// RewindOptions say which session to rewind and how far.
+type RewindOptions struct {
+	Dir         string // workspace root
+	SessionRoot string // default ".openseek"; relative roots resolve under Dir
+	SessionID   string // "" = the workspace's most recent session
+	// Turn is the turn (from 1, in log order) to rewind to the start of;
+	// 0 means the last turn.
+	Turn int
+	// Conversation rewinds the conversation too: a marker appended to the
+	// log hides the turn and everything after it from the model.
+	Conversation bool
+}
+
+// Rewound is what Rewind did.
+type Rewound struct {
+	SessionID string            `json:"session"`
+	Turn      session.Turn      `json:"-"`
+	Turns     int               `json:"turns"`
+	Files     snapshot.Restored `json:"files"`
+	// HiddenFrom is the first sequence the conversation rewind hides; 0
+	// when the conversation was not rewound.
+	HiddenFrom int `json:"hidden_from,omitempty"`
+}
+
+// Rewind puts the workspace's files back as they were before a turn of a
+// session (files changed since are restored, files created since removed,
+// ignored files left alone) and, with Conversation, appends the marker
+// that rewinds the conversation. The log is never rewritten. It holds the
+// session's writer lease throughout, so a session in use is refused.
+func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
+	dir, root := workspaceRoots(o.Dir, o.SessionRoot)
+	store := session.NewStore(root)
+	id, err := existingSession(store, o.SessionID)
+	if err != nil {
+		return Rewound{}, err
+	}
+	w, err := store.OpenWriter(id, "", "openseek rewind")
+	if err != nil {
+		return Rewound{}, fmt.Errorf("rewind session %s: %w", id, err)
+	}
+	defer w.Close()
+	turns := w.Session().Turns()
+	out := Rewound{SessionID: id, Turns: len(turns)}
+	n := o.Turn
+	switch {
+	case len(turns) == 0:
+		return out, fmt.Errorf("session %s has no turns to rewind", id)
+	case n == 0:
+		n = len(turns)
+	case n < 0 || n > len(turns):
+		return out, fmt.Errorf("session %s has no turn %d: its turns are 1 to %d; nothing was changed", id, n, len(turns))
+	}
+	t := turns[n-1]
+	out.Turn = t
+	if t.Snapshot == "" {
+		return out, fmt.Errorf("turn %d of session %s has no snapshot (it ran in plan mode, with OPENSEEK_SNAPSHOTS=off, or before snapshots were recorded); nothing was changed", n, id)
+	}
+	repo, err := snapshotRepo(dir, root)
+	if err != nil {
+		return out, err
+	}
+	if out.Files, err = repo.Restore(ctx, t.Snapshot); err != nil {
+		return out, fmt.Errorf("rewind the files of session %s to before turn %d: %w", id, n, err)
+	}
+	if o.Conversation {
+		if _, err := w.Append(&session.Notice{Content: session.RewindMarker(t.Start)}); err != nil {
+			return out, fmt.Errorf("the files were rewound, but the conversation was not: %w", err)
+		}
+		out.HiddenFrom = t.Start
+	}
+	return out, nil
+}
+
+// workspaceRoots resolves a workspace directory (symlinks too, as New
+// does) and its session root.
+func workspaceRoots(dir, sessionRoot string) (string, string) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	root := sessionRoot
+	if root == "" {
+		root = ".openseek"
+	}
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(dir, root)
+	}
+	return dir, root
+}
+
+// existingSession is id, or the store's most recent session for "", with
+// an error a user can act on when there is none.
+func existingSession(store *session.Store, id string) (string, error) {
+	if id == "" {
+		latest, err := store.Latest()
+		if err != nil {
+			return "", fmt.Errorf("no session in %s: %w", store.Root(), err)
+		}
+		return latest, nil
+	}
+	if err := session.ValidateID(id); err != nil {
+		return "", err
+	}
+	if _, err := store.Load(id); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the sessions", id, store.Root())
+		}
+		return "", err
+	}
+	return id, nil
+}
+
+// Turns lists the turns of a session (the most recent one for id "")
+// with their snapshots, and returns the session's id.
+func Turns(dir, sessionRoot, id string) ([]session.Turn, string, error) {
+	_, root := workspaceRoots(dir, sessionRoot)
+	store := session.NewStore(root)
+	id, err := existingSession(store, id)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := store.Load(id)
+	if err != nil {
+		return nil, "", err
+	}
+	turns := s.Turns()
+	if turns == nil {
+		turns = []session.Turn{}
+	}
+	return turns, id, nil
+}
+
+// RestoreSnapshot puts the workspace's files back as they were in one
+// snapshot, by id (Rewound.Files.Saved of a rewind undoes it).
+func RestoreSnapshot(ctx context.Context, dir, sessionRoot, id string) (snapshot.Restored, error) {
+	dir, root := workspaceRoots(dir, sessionRoot)
+	repo, err := snapshotRepo(dir, root)
+	if err != nil {
+		return snapshot.Restored{}, err
+	}
+	return repo.Restore(ctx, id)
+}
