@@ -43,7 +43,7 @@ nothing. Prints the files it added (A), modified (M) and deleted (D).`,
 			if strings.TrimSpace(text) == "" {
 				return errors.New("the patch is empty: give it as the argument or on stdin")
 			}
-			dir, err := filepath.Abs(c.g.dir)
+			dir, err := filepath.Abs(c.workDir())
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,5 +73,111 @@ func TestRunEndsWithTurnSummary(t *testing.T) {
 	}
 	if len(started) != 1 || started[0].ToolName != "shell" || !strings.Contains(started[0].Arguments, `"cmd":"true"`) {
 		t.Errorf("tool_started %+v", started)
+	}
+}
+
+// Started in a subdirectory of a project, the session lives at the
+// project root and shell commands start where the user is.
+func TestSubdirectoryUsesTheProjectRoot(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	sub := filepath.Join(root, "pkg", "sub")
+	os.MkdirAll(sub, 0o755)
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"pwd"}`}), llmtest.Text("done"))
+	r := openseek(t, sub, "", nil, append(modelArgs(srv), "--no-sandbox", "run", "where am I")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(sub, ".openseek")); err == nil {
+		t.Error("a sub/.openseek was made")
+	}
+	started := find[protocol.SessionStarted](r.events)
+	if len(started) != 1 || started[0].WorkspaceRoot == nil || *started[0].WorkspaceRoot != root {
+		t.Fatalf("session_started %+v, want workspace %s", started, root)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".openseek", "sessions", started[0].Session)); err != nil {
+		t.Errorf("session not under the project root: %v", err)
+	}
+	res := find[protocol.ToolResult](r.events)
+	if len(res) != 1 || !strings.Contains(res[0].Content, sub) {
+		t.Errorf("the shell did not start in the user's directory: %+v", res)
+	}
+	if sys := string(srv.Requests()[0].Messages[0]); !strings.Contains(sys, "Working directory: pkg/sub") {
+		t.Error("the system prompt does not name the working directory")
+	}
+}
+
+// `openseek run … | head -1`: a closed stdout ends the run cleanly and
+// the session records how the turn ended.
+func TestClosedStdoutEndsTheRunRecorded(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("an answer nobody reads"))
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader is gone before anything is written
+	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--session", "piped", "run", "hi")...)
+	cmd.Dir = ws
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	cmd.Stdout = w
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	w.Close()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v (want status 1, not a signal)\n%s", err, stderr.String())
+	}
+	show := openseek(t, ws, "", nil, "sessions", "show", "piped", "--format", "text")
+	if !strings.Contains(show.stdout, "■ interrupted") && !strings.Contains(show.stdout, "■ aborted") {
+		t.Errorf("the session records no end of the turn:\n%s", show.stdout)
+	}
+}
+
+// Piped input with task words is added to the task as context.
+func TestPipedInputJoinsTheTask(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("looks fine"))
+	r := openseek(t, t.TempDir(), "diff --git a/x b/x\n+new line\n", nil, append(modelArgs(srv), "run", "--no-session", "review this")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	msgs := srv.Requests()[0].Messages
+	user := string(msgs[len(msgs)-1])
+	if !strings.Contains(user, "review this") || !strings.Contains(user, "+new line") || !strings.Contains(user, "<stdin>") {
+		t.Errorf("the piped diff did not reach the model: %s", user)
+	}
+}
+
+func TestVersionHelpCompletionAndSuggestions(t *testing.T) {
+	ws := t.TempDir()
+	for _, tc := range []struct {
+		args      []string
+		code      int
+		out, errs string
+		not       string
+	}{
+		{[]string{"version"}, 0, "openseek ", "", ""},
+		{[]string{"--version"}, 0, "openseek version ", "", ""},
+		{[]string{"help", "run"}, 0, "Run one task headlessly", "", ""},
+		{[]string{"completion", "bash"}, 0, "bash completion", "", ""},
+		{[]string{"sessions", "show", "--help"}, 0, "--session-root", "", "--api-key"},
+		{[]string{"run", "--help"}, 0, "--api-key", "", ""},
+		{[]string{"sesions"}, 1, "", "(did you mean sessions?)", ""},
+	} {
+		r := openseek(t, ws, "", nil, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stdout, tc.out) || !strings.Contains(r.stderr, tc.errs) || (tc.not != "" && strings.Contains(r.stdout, tc.not)) {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", tc.args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+func TestBadEnvironmentValuesAreErrors(t *testing.T) {
+	for _, v := range []string{"OPENSEEK_MAX_STEPS=abc", "OPENSEEK_CONTEXT_WINDOW=xyz"} {
+		r := openseek(t, t.TempDir(), "", []string{v}, "run", "hi")
+		name := strings.SplitN(v, "=", 2)[0]
+		if r.code != 1 || !strings.Contains(r.stderr, name) {
+			t.Errorf("%s: exit %d, stderr %q", v, r.code, r.stderr)
+		}
 	}
 }

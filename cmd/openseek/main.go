@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -40,6 +41,13 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// A closed stdout (`openseek run … | head -1`) must not kill the
+	// process mid-turn: the write fails instead, and the run ends
+	// cleanly, recorded, as if cancelled.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stdout = &outWriter{w: stdout, closed: func(err error) { cancel(fmt.Errorf("standard output was closed: %w", err)) }}
 	root := newRoot(&cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -75,6 +83,7 @@ type globals struct {
 	approval, mcpConfig, skillsDir  string
 	noSandbox, network, trustWS     bool
 	noVerify                        bool
+	cwd                             string // where the user is, when --dir was found above it
 	tools                           string
 }
 
@@ -93,16 +102,26 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 		SilenceUsage:  true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unexpected value '%s' found; no more were expected", args[0])
+				hint := ""
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					hint = fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+				}
+				return fmt.Errorf("unexpected value '%s' found; no more were expected%s", args[0], hint)
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return errors.New("the following required argument was not provided: 'subcommand'")
 		},
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		Version: version(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return errors.Join(c.envErrs...)
+			if err := errors.Join(c.envErrs...); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("dir") {
+				c.findProjectRoot()
+			}
+			return nil
 		},
 	}
 	root.SetFlagErrorFunc(flagError)
@@ -127,7 +146,9 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.AddCommand(c.applyPatchCmd())
 	root.AddCommand(c.rewindCmd(), c.reviewCmd())
-	root.SetHelpCommand(&cobra.Command{Hidden: true})
+	root.AddCommand(c.versionCmd())
+	root.SuggestionsMinimumDistance = 2
+	scopeHelp(root)
 	for _, sub := range root.Commands() {
 		sub.SetFlagErrorFunc(flagError)
 	}
@@ -182,3 +203,30 @@ func (c *cli) envInt(key string) int {
 }
 
 var _ = pflag.ErrHelp
+
+// outWriter is stdout: the first failed write (a closed pipe) calls
+// closed, which cancels the command; later writes are dropped.
+type outWriter struct {
+	w      io.Writer
+	failed atomic.Bool
+	closed func(error)
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.failed.Load() {
+		return len(p), nil
+	}
+	n, err := o.w.Write(p)
+	if err != nil && o.failed.CompareAndSwap(false, true) {
+		o.closed(err)
+	}
+	return n, err
+}
+
+// Fd is the descriptor of the stream below, so terminal checks still see it.
+func (o *outWriter) Fd() uintptr {
+	if f, ok := o.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}

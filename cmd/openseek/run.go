@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -30,17 +31,23 @@ func (c *cli) runCmd() *cobra.Command {
 		Use:   "run [flags] [--] [task...]",
 		Short: "Run one task headlessly; stream JSONL events on stdout",
 		Long: `Run one task headlessly. The words of the task are joined; with none, the task
-is read from standard input. Events stream on stdout as JSONL when stdout is
-not a terminal, as readable text when it is (--format forces either). Exit
-status 0 when the turn finished, 1 otherwise.`,
+is read from standard input; with task words, piped input is added to the
+task as context (git diff | openseek run "review this"). Events stream on
+stdout as JSONL when stdout is not a terminal, as readable text when it is
+(--format forces either). Exit status 0 when the turn finished, 1 otherwise.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			task := strings.TrimSpace(strings.Join(args, " "))
-			if task == "" && !isTerminal(c.stdin) {
-				data, err := io.ReadAll(c.stdin)
+			if !isTerminal(c.stdin) {
+				piped, err := readPiped(c.stdin, task == "")
 				if err != nil {
-					return fmt.Errorf("read the task from stdin: %w", err)
+					return err
 				}
-				task = strings.TrimSpace(string(data))
+				switch {
+				case task == "":
+					task = piped
+				case piped != "":
+					task += "\n\n<stdin>\n" + piped + "\n</stdin>"
+				}
 			}
 			if task == "" {
 				return errors.New(`a task is required: openseek run "what to do"`)
@@ -148,6 +155,7 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 	}
 	return engine.Options{
 		Dir:                  dir,
+		Cwd:                  c.g.cwd,
 		SessionRoot:          c.g.sessionRoot,
 		SessionID:            c.g.session,
 		Model:                c.g.model,
@@ -221,6 +229,64 @@ func prepareDir(dir string) (abs string, created bool, err error) {
 }
 
 func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	f, ok := v.(interface{ Fd() uintptr })
+	return ok && f.Fd() != ^uintptr(0) && term.IsTerminal(int(f.Fd()))
+}
+
+// MaxPipedInput bounds what run reads from standard input.
+const MaxPipedInput = 8 << 20
+
+// readPiped reads piped standard input. When it is the task itself
+// (wait), it reads to the end; when it only adds context to task words,
+// an input that sends nothing within a second (a pipe inherited from a
+// parent that never writes) is taken as empty rather than waited for.
+func readPiped(in io.Reader, wait bool) (string, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	first := make(chan struct{})
+	done := make(chan result, 1)
+	go func() {
+		r := &firstByte{r: io.LimitReader(in, MaxPipedInput+1), first: first}
+		data, err := io.ReadAll(r)
+		done <- result{data, err}
+	}()
+	if !wait {
+		select {
+		case <-first:
+		case res := <-done:
+			return checkPiped(res.data, res.err)
+		case <-time.After(time.Second):
+			return "", nil
+		}
+	}
+	res := <-done
+	return checkPiped(res.data, res.err)
+}
+
+func checkPiped(data []byte, err error) (string, error) {
+	if err != nil {
+		return "", fmt.Errorf("read standard input: %w", err)
+	}
+	if len(data) > MaxPipedInput {
+		return "", fmt.Errorf("standard input is over %d MiB; pass a file path in the task instead", MaxPipedInput>>20)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// firstByte closes first when the first byte arrives.
+type firstByte struct {
+	r     io.Reader
+	first chan struct{}
+	seen  bool
+}
+
+func (f *firstByte) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n > 0 && !f.seen {
+		f.seen = true
+		close(f.first)
+	}
+	return n, err
 }

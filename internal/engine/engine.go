@@ -34,7 +34,10 @@ import (
 
 // Options configure an engine. Zero values mean the documented defaults.
 type Options struct {
-	Dir         string // workspace root; must exist
+	Dir string // workspace root; must exist
+	// Cwd is where the user started, inside Dir (shell commands start
+	// there; the system prompt names it); "" = Dir.
+	Cwd         string
 	SessionRoot string // default ".openseek"; relative roots resolve under Dir
 	SessionID   string // create or resume this id; "" = a new generated id
 	Continue    bool   // resume the workspace's most recent session
@@ -237,10 +240,16 @@ func New(o Options) (*Engine, error) {
 		e.opts.Home = getenvOr(o.Getenv, "HOME")
 	}
 	ext := e.loadExtensions()
-	memory, _ := prompt.Memory(e.opts.Home, dir, dir, prompt.DefaultMemoryBytes)
+	cwd, relCwd := dir, ""
+	if o.Cwd != "" {
+		if rel, err := filepath.Rel(dir, o.Cwd); err == nil && filepath.IsLocal(rel) {
+			cwd, relCwd = filepath.Join(dir, rel), rel
+		}
+	}
+	memory, _ := prompt.Memory(e.opts.Home, dir, cwd, prompt.DefaultMemoryBytes)
 	e.memory = memory
 	sys := prompt.Build(prompt.Options{
-		Workspace: dir, OS: runtime.GOOS, Shell: "bash",
+		Workspace: dir, Cwd: relCwd, OS: runtime.GOOS, Shell: "bash",
 		Replace: o.SystemPrompt, Addendum: o.SystemPromptAddendum,
 		Memory: memory, Skills: skills.Section(ext.skills),
 	})
@@ -256,6 +265,9 @@ func New(o Options) (*Engine, error) {
 		return nil, err
 	}
 	e.env = &tool.Env{Workspace: dir, Files: &tool.FileState{}}
+	if relCwd != "" {
+		e.env.Cwd = cwd
+	}
 	if err := e.setupSafety(); err != nil {
 		e.Close()
 		return nil, err

@@ -23,6 +23,9 @@ import (
 // Options selects and completes the system prompt.
 type Options struct {
 	Workspace string // absolute workspace root
+	// Cwd is where the user started OpenSeek, relative to the workspace
+	// root when it is below it ("" = the root itself).
+	Cwd string
 	OS        string // e.g. "linux"
 	Shell     string // e.g. "bash"
 	// Replace, when non-empty, replaces the built-in prompt entirely
@@ -50,7 +53,11 @@ func Build(opts Options) string {
 		b.WriteString(strings.TrimRight(opts.Replace, "\n"))
 	} else {
 		b.WriteString(strings.TrimRight(base, "\n"))
-		fmt.Fprintf(&b, "\n\n# Environment\nWorkspace root: %s\nOS: %s, shell: %s\n", opts.Workspace, opts.OS, opts.Shell)
+		fmt.Fprintf(&b, "\n\n# Environment\nWorkspace root: %s\n", opts.Workspace)
+		if opts.Cwd != "" {
+			fmt.Fprintf(&b, "Working directory: %s (the user is there: shell commands start there; file paths are relative to the workspace root)\n", opts.Cwd)
+		}
+		fmt.Fprintf(&b, "OS: %s, shell: %s\n", opts.OS, opts.Shell)
 	}
 	if a := strings.TrimSpace(opts.Addendum); a != "" {
 		b.WriteString("\n\n")

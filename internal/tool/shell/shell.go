@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -188,7 +189,7 @@ func result(text string, isErr bool, brief string, d shellData) tool.Result {
 // workDir is the resolved working directory: cwd, or the workspace root.
 func workDir(env *tool.Env, cwd string) (string, error) {
 	if cwd == "" {
-		cwd = "."
+		cwd = cmp.Or(env.Cwd, ".")
 	}
 	dir, err := env.Resolve(cwd)
 	if err != nil {
