@@ -25,9 +25,9 @@ type Options struct {
 	Workspace string // absolute workspace root
 	// Cwd is where the user started OpenSeek, relative to the workspace
 	// root when it is below it ("" = the root itself).
-	Cwd string
-	OS        string // e.g. "linux"
-	Shell     string // e.g. "bash"
+	Cwd   string
+	OS    string // e.g. "linux"
+	Shell string // e.g. "bash"
 	// Replace, when non-empty, replaces the built-in prompt entirely
 	// (--system-prompt-file).
 	Replace string

@@ -18,12 +18,12 @@ import (
 // shared facilities of the engine. It is owned by the engine and shared by
 // every call of a session.
 type Env struct {
-	Workspace string        // absolute, cleaned workspace root
+	Workspace string // absolute, cleaned workspace root
 	// Cwd is the absolute directory the user started in, inside the
 	// workspace: shell commands start there. "" = the workspace root.
-	Cwd string
-	Jobs      *jobs.Manager // background jobs; nil when there is no background runtime
-	Files     *FileState    // what the agent wrote this session (provenance for remove)
+	Cwd   string
+	Jobs  *jobs.Manager // background jobs; nil when there is no background runtime
+	Files *FileState    // what the agent wrote this session (provenance for remove)
 	// Roots are further absolute directories that paths may resolve into
 	// besides Workspace (extra writable roots); nil means the workspace
 	// only.
