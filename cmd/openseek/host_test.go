@@ -181,3 +181,51 @@ func TestBadEnvironmentValuesAreErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCorruptSessionIsMarkedAndRepaired(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"))
+	for _, task := range []string{"first", "second"} {
+		if r := openseek(t, ws, "", nil, append(modelArgs(srv), "--session", "c", "run", task)...); r.code != 0 {
+			t.Fatalf("run: %s", r.stderr)
+		}
+		srv.ExpectPrefixBreak()
+	}
+	path := filepath.Join(ws, ".openseek", "sessions", "c", "openseek_session-c.jsonl")
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	lines[3] = "garbage\n"
+	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o600)
+	list := openseek(t, ws, "", nil, "sessions", "list")
+	if !strings.Contains(list.stdout, "[corrupt: run `openseek sessions repair c`]") {
+		t.Errorf("sessions list does not mark the corrupt session: %q", list.stdout)
+	}
+	js := openseek(t, ws, "", nil, "sessions", "list", "--format", "json")
+	if !strings.Contains(js.stdout, `"problem":`) {
+		t.Errorf("sessions list --format json has no problem: %s", js.stdout)
+	}
+	rep := openseek(t, ws, "", nil, "sessions", "repair", "c")
+	if rep.code != 0 || !strings.Contains(rep.stdout, "events kept") {
+		t.Fatalf("repair: %d %q %q", rep.code, rep.stdout, rep.stderr)
+	}
+	if show := openseek(t, ws, "", nil, "sessions", "show", "c"); show.code != 0 {
+		t.Errorf("the repaired session does not load: %s", show.stderr)
+	}
+	aside, _ := filepath.Glob(path + ".corrupt-*")
+	if len(aside) != 1 {
+		t.Errorf("the original was not set aside: %v", aside)
+	}
+}
+
+func TestNamedMCPConfigMustLoad(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t)
+	bad := filepath.Join(ws, "bad.json")
+	os.WriteFile(bad, []byte("{not json"), 0o644)
+	for _, path := range []string{filepath.Join(ws, "missing.json"), bad} {
+		r := openseek(t, ws, "", nil, append(modelArgs(srv), "--mcp-config", path, "run", "hi")...)
+		if r.code != 1 || !strings.Contains(r.stderr, "--mcp-config "+path) {
+			t.Errorf("%s: exit %d, stderr %q", path, r.code, r.stderr)
+		}
+	}
+}

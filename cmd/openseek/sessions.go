@@ -61,7 +61,14 @@ func (c *cli) sessionsCmd() *cobra.Command {
 					if l.HasTime {
 						when = l.UpdatedAt.Local().Format(time.DateTime)
 					}
-					fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", l.ID, when, oneLine(listingTitle(l), 80))
+					title := oneLine(listingTitle(l), 80)
+					if l.HasTime {
+						if _, err := store.Load(l.ID); err != nil {
+							title = "[corrupt: run `openseek sessions repair " + l.ID + "`] " + title
+							fmt.Fprintf(c.stderr, "warning: %v\n", err)
+						}
+					}
+					fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", l.ID, when, title)
 				}
 			default:
 				return fmt.Errorf("--format must be text or json, not %q", format)
@@ -100,7 +107,28 @@ func (c *cli) sessionsCmd() *cobra.Command {
 		},
 	}
 	show.Flags().StringVar(&showFormat, "format", "", "json (default) or text")
-	cmd.AddCommand(list, show, c.compactCmd())
+	repair := &cobra.Command{
+		Use:   "repair <id>",
+		Short: "Make a corrupt session load again: keep the events that load, set the original file aside (nothing is deleted)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := c.store()
+			if err != nil {
+				return err
+			}
+			r, err := store.Repair(args[0])
+			if err != nil {
+				return err
+			}
+			if r.Aside == "" {
+				fmt.Fprintf(c.stdout, "session %s loads as it is (%d events); nothing to repair\n", args[0], r.Kept)
+				return nil
+			}
+			fmt.Fprintf(c.stdout, "session %s repaired: %d events kept; the original file is at %s\n", args[0], r.Kept, r.Aside)
+			return nil
+		},
+	}
+	cmd.AddCommand(list, show, repair, c.compactCmd())
 	for _, sub := range cmd.Commands() {
 		sub.SetFlagErrorFunc(flagError)
 	}

@@ -81,6 +81,13 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{opts: o, open: map[string]*Session{}}
+	if o.MCPConfig != "" {
+		// A file the user named must work: a typo in its path or JSON
+		// is an error, not a warning scrolled past.
+		if _, err := mcp.LoadFile(o.MCPConfig); err != nil {
+			return nil, fmt.Errorf("--mcp-config %s: %w", o.MCPConfig, err)
+		}
+	}
 	if o.APIURL != "" {
 		if err := config.CheckAPIURL(o.APIURL); err != nil {
 			return nil, err
@@ -440,6 +447,10 @@ type SessionInfo struct {
 	UpdatedAtMs *int64  `json:"updated_at_ms"`
 	Open        bool    `json:"open,omitempty"`
 	Busy        bool    `json:"busy,omitempty"`
+	// Problem says why a session does not load (a corrupt line, an
+	// unknown format version): `openseek sessions repair` keeps what
+	// loads and sets the rest aside.
+	Problem string `json:"problem,omitempty"`
 }
 
 // SessionInfos lists the workspace's sessions, most recently active first.
@@ -460,6 +471,10 @@ func (h *Host) SessionInfos() ([]SessionInfo, error) {
 		}
 		if s, ok := h.Get(l.ID); ok {
 			r.Open, r.Busy = true, s.Busy()
+		} else if l.HasTime {
+			if _, err := h.Store().Load(l.ID); err != nil {
+				r.Problem = err.Error()
+			}
 		}
 		rows = append(rows, r)
 	}
