@@ -229,3 +229,26 @@ func TestNamedMCPConfigMustLoad(t *testing.T) {
 		}
 	}
 }
+
+// --max-cost: a request that could take the session past its budget is
+// not sent; the turn ends with a clear reason, and a larger budget goes on.
+func TestMaxCostStopsBeforeTheBudget(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[models.\"local/priced\"]\nprice = { input_miss = 100.0, input_hit = 10.0, output = 100.0 }\nmax_output = 1000\n[providers.local]\napi = \"openai\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"), 0o644)
+	srv := llmtest.NewServer(t, llmtest.Text("fine"))
+	env := []string{"HOME=" + home}
+	r := openseek(t, ws, "", env, "--api-url", srv.URL(), "--model", "local/priced", "--max-cost", "0.01", "run", "--session", "b", "hi")
+	if r.code != 1 || len(srv.Requests()) != 0 {
+		t.Fatalf("exit %d, %d requests sent; stderr %q", r.code, len(srv.Requests()), r.stderr)
+	}
+	failed := find[protocol.TurnFailed](r.events)
+	if len(failed) != 1 || !strings.Contains(failed[0].Error, "larger --max-cost") {
+		t.Errorf("turn_failed %+v", failed)
+	}
+	// An unknown price cannot be held to a budget.
+	r = openseek(t, ws, "", nil, append(modelArgs(srv), "--max-cost", "1", "run", "--no-session", "hi")...)
+	if r.code != 1 || !strings.Contains(r.stderr, "--max-cost needs the model's prices") {
+		t.Errorf("unknown price: %d %q", r.code, r.stderr)
+	}
+}

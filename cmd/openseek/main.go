@@ -84,6 +84,7 @@ type globals struct {
 	noSandbox, network, trustWS     bool
 	noVerify                        bool
 	cwd                             string // where the user is, when --dir was found above it
+	maxCost                         float64
 	tools                           string
 }
 
@@ -131,6 +132,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.apiURL, "api-url", c.getenv("OPENSEEK_API_URL"), "full OpenAI-compatible chat-completions URL; any model name is accepted with it [env OPENSEEK_API_URL]")
 	f.IntVar(&c.g.maxSteps, "max-steps", c.envInt("OPENSEEK_MAX_STEPS"), "max model calls per turn; 0 = unbounded [env OPENSEEK_MAX_STEPS]")
 	f.IntVar(&c.g.window, "context-window", c.envInt("OPENSEEK_CONTEXT_WINDOW"), "context window in tokens for models the catalogue does not know [env OPENSEEK_CONTEXT_WINDOW]")
+	f.Float64Var(&c.g.maxCost, "max-cost", c.envFloat("OPENSEEK_MAX_COST"), "cost budget of the session in USD, sub-agents included: a turn never sends a request that could pass it (default: [budget] max_cost) [env OPENSEEK_MAX_COST]")
 	f.StringVar(&c.g.thinking, "thinking", envOr(c.getenv, "OPENSEEK_THINKING", "high"), "reasoning effort: no, high or max [env OPENSEEK_THINKING]")
 	f.StringVar(&c.g.session, "session", "", "create or resume this durable session id")
 	f.StringVar(&c.g.sessionRoot, "session-root", ".openseek", "directory holding sessions (relative roots resolve under --dir)")
@@ -184,6 +186,20 @@ func envOr(getenv func(string) string, key, def string) string {
 		return v
 	}
 	return def
+}
+
+// envFloat reads a non-negative number variable, like envInt.
+func (c *cli) envFloat(key string) float64 {
+	v := strings.TrimSpace(c.getenv(key))
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n < 0 {
+		c.envErrs = append(c.envErrs, fmt.Errorf("%s=%q is not a number ≥ 0; fix or unset it", key, v))
+		return 0
+	}
+	return n
 }
 
 // envInt reads an integer variable; a value that is not a whole number

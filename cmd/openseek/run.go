@@ -141,6 +141,9 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 	if _, err := policy.ParseMode(c.g.approval); err != nil {
 		return engine.Options{}, err
 	}
+	if c.g.maxCost < 0 {
+		return engine.Options{}, fmt.Errorf("--max-cost must not be negative, not %g", c.g.maxCost)
+	}
 	if c.g.maxSteps < 0 {
 		return engine.Options{}, fmt.Errorf("--max-steps must be positive, not %d", c.g.maxSteps)
 	}
@@ -164,6 +167,7 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		Thinking:             c.g.thinking,
 		ThinkingSet:          cmd.Flags().Changed("thinking") || c.getenv("OPENSEEK_THINKING") != "",
 		MaxSteps:             c.g.maxSteps,
+		MaxCost:              c.g.maxCost,
 		Window:               c.g.window,
 		SystemPrompt:         sys,
 		SystemPromptAddendum: add,

@@ -72,6 +72,10 @@ type Config struct {
 	// Verify, when set, checks the turn's work before its answer (a plain
 	// final answer or finish) is accepted.
 	Verify Verifier
+	// Budget, when set, is asked before every model request with the
+	// request's estimated prompt tokens; an error ends the turn (failed,
+	// with the error's text) before the request is sent.
+	Budget func(promptTokens int) error
 }
 
 // Verifier checks a turn's work before its answer is accepted (the
@@ -371,6 +375,11 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		}
 		if t.meter.overHard(est) && t.compactFailed {
 			return t.end(session.Failed, fmt.Sprintf("the conversation no longer fits the model's context window (about %d of %d tokens) and could not be summarised", est, cfg.Window))
+		}
+		if cfg.Budget != nil {
+			if err := cfg.Budget(est); err != nil {
+				return t.end(session.Failed, err.Error())
+			}
 		}
 		t.steps++
 		t.sincePlan++

@@ -10,7 +10,7 @@ import (
 // the tool set and the build verifier. Any other top-level key besides
 // model, providers, models and profiles is an error, so a typo such as
 // `modle = …` is caught instead of silently ignored.
-var Sections = []string{"rules", "sandbox", "tools", "verify"}
+var Sections = []string{"budget", "rules", "sandbox", "tools", "verify"}
 
 // topKeys are every top-level key a config file may have.
 func topKeys() []string {

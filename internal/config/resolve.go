@@ -140,8 +140,9 @@ func (c *Config) single(ctx context.Context, label string, p Provider, name, api
 		return nil, err
 	}
 	m := c.describe(p.Name, name)
-	if apiURLFlag != "" {
-		// Another endpoint than the provider's: its prices are unknown.
+	if cfg, ok := c.Models[p.Name+"/"+name]; apiURLFlag != "" && (!ok || cfg.Price == (llm.Price{})) {
+		// Another endpoint than the provider's: its prices are unknown
+		// unless the user gave the model's price in a config file.
 		m.Price = llm.Price{}
 	}
 	spec := p.Name + "/" + name

@@ -47,10 +47,11 @@ type Options struct {
 
 	Model    string // default deepseek-v4-flash
 	APIKey   string
-	APIURL   string // full chat-completions URL; any model name is accepted with it
-	Thinking string // no, high, max; "" sends no reasoning knob
-	MaxSteps int    // 0 = unbounded
-	Window   int    // context window in tokens; 0 = the catalogue's, else agent.DefaultWindow
+	APIURL   string  // full chat-completions URL; any model name is accepted with it
+	Thinking string  // no, high, max; "" sends no reasoning knob
+	MaxSteps int     // 0 = unbounded
+	MaxCost  float64 // USD for the whole session (sub-agents included); 0 = no budget
+	Window   int     // context window in tokens; 0 = the catalogue's, else agent.DefaultWindow
 
 	SystemPrompt         string // replaces the built-in prompt when non-empty
 	SystemPromptAddendum string
@@ -334,6 +335,11 @@ func New(o Options) (*Engine, error) {
 	e.price = res.Price
 	e.model = model
 	e.provider = provider
+	budget, err := e.budget(o.MaxCost, res)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.agent = agent.New(agent.Config{
 		Window:   window,
 		Provider: provider,
@@ -346,6 +352,7 @@ func New(o Options) (*Engine, error) {
 		Emit:     o.Emit,
 		Hooks:    e.agentHooks(),
 		Verify:   verifier,
+		Budget:   budget,
 	})
 	e.window = window
 	if !o.NoSession {

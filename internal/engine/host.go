@@ -99,6 +99,11 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 	if h.cfg, err = loadConfig(o); err != nil {
 		return nil, err
 	}
+	if h.opts.MaxCost == 0 {
+		if h.opts.MaxCost, err = h.cfg.MaxCost(); err != nil {
+			return nil, err
+		}
+	}
 	rules, dropped, err := LoadRules(o.Home, dir, o.TrustWorkspace)
 	if err != nil {
 		return nil, err

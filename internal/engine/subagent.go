@@ -10,6 +10,7 @@ import (
 
 	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/agents"
+	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/tool"
@@ -28,9 +29,24 @@ const (
 
 // childCounter hands out sub-agent session numbers: <parent>-sr-<N>.
 type childCounter struct {
-	mu   sync.Mutex
-	next int
-	sem  chan struct{}
+	mu    sync.Mutex
+	next  int
+	sem   chan struct{}
+	usage protocol.Usage // what the children used, for the cost budget
+}
+
+// add counts a finished child's usage.
+func (c *childCounter) add(u protocol.Usage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.usage = c.usage.Add(u)
+}
+
+// spent prices what the children used.
+func (c *childCounter) spent(p llm.Price) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return p.Cost(c.usage.PromptCacheHitTokens, c.usage.PromptCacheMissTokens, c.usage.CompletionTokens)
 }
 
 func (c *childCounter) number(store *session.Store, parent string) int {
@@ -118,6 +134,7 @@ func (e *Engine) runChild(ctx context.Context, depth int, a agentArgs) tool.Resu
 	}
 	e.opts.Emit(protocol.SubrunStarted{ID: id, Kind: kind, Label: label})
 	out, err := e.childTurn(ctx, depth, id, def, a)
+	e.children.add(out.Usage)
 	fin := protocol.SubrunFinished{ID: id, Status: subrunStatus(out, err), Steps: out.Steps,
 		PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens}
 	e.opts.Emit(fin)
