@@ -116,6 +116,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.skillsDir, "global-skills-dir", c.getenv("OPENSEEK_GLOBAL_SKILLS_DIR"), "user-level skills directory (default ~/.openseek/skills) [env OPENSEEK_GLOBAL_SKILLS_DIR]")
 	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
+	root.AddCommand(c.acpCmd())
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
 	for _, sub := range root.Commands() {
 		sub.SetFlagErrorFunc(flagError)
