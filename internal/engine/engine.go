@@ -87,6 +87,10 @@ type Options struct {
 	// nil = context.Background().
 	Context context.Context
 
+	// Editor reads files through the user's editor (an ACP client's
+	// buffers); nil reads the disk. See tool.EditorRead.
+	Editor tool.EditorRead
+
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
 	Getenv     func(string) string // default os.Getenv
@@ -238,7 +242,7 @@ func New(o Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	e.env = &tool.Env{Workspace: dir, Files: &tool.FileState{}}
+	e.env = &tool.Env{Workspace: dir, Files: &tool.FileState{}, Editor: o.Editor}
 	if err := e.setupSafety(); err != nil {
 		e.Close()
 		return nil, err

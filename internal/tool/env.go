@@ -33,6 +33,9 @@ type Env struct {
 	// nil runs them unsandboxed. The engine decides, from what the kernel
 	// offers and the user's explicit choice.
 	Sandbox *sandbox.Policy
+	// Editor, when set, reads files through the user's editor (see
+	// EditorRead); nil reads the disk.
+	Editor EditorRead
 }
 
 // maxSymlinkHops bounds symlink chains (and breaks cycles) in Resolve.

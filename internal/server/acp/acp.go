@@ -192,10 +192,16 @@ func (a *agent) open(ctx context.Context, cwd, id string) (*acpSession, error) {
 			return s, nil
 		}
 	}
-	es, err := host.Open(ctx, engine.OpenOptions{ID: id, Holder: a.opts.Holder})
+	ed := &editor{a: a}
+	oo := engine.OpenOptions{ID: id, Holder: a.opts.Holder}
+	if a.clientCaps().Fs.ReadTextFile {
+		oo.Editor = ed.read
+	}
+	es, err := host.Open(ctx, oo)
 	if err != nil {
 		return nil, internalError(err.Error())
 	}
+	ed.id.Store(es.ID())
 	s := newSession(a, es, host.Workspace())
 	a.mu.Lock()
 	if a.closed {

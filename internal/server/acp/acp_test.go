@@ -31,6 +31,8 @@ type client struct {
 	asked   []sdk.RequestPermissionRequest
 	answer  func(sdk.RequestPermissionRequest) string
 	notify  chan struct{} // a token per update
+	buffers map[string]string // files open in the editor, by absolute path
+	reads   []string          // fs/read_text_file requests
 }
 
 func newClient() *client { return &client{notify: make(chan struct{}, 1024)} }
@@ -58,8 +60,14 @@ func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(opt))}, nil
 }
 
-func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errors.New("not offered")
+func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads = append(c.reads, p.Path)
+	if text, ok := c.buffers[p.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: text}, nil
+	}
+	return sdk.ReadTextFileResponse{}, errors.New("not open in the editor")
 }
 
 func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
@@ -496,5 +504,44 @@ func TestMalformedRequests(t *testing.T) {
 	inW.Close()
 	if err := <-done; err != nil {
 		t.Errorf("Serve: %v", err)
+	}
+}
+
+// The read tool reads through the editor (fs/read_text_file) when the
+// client offered it: an open buffer's unsaved text wins over the disk; a
+// file the editor cannot give is read from the disk.
+func TestReadThroughTheEditor(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "open.txt"), []byte("saved text\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "closed.txt"), []byte("disk only\n"), 0o644)
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(
+			llmtest.Call{ID: "r1", Name: "read", Args: `{"path":"open.txt"}`},
+			llmtest.Call{ID: "r2", Name: "read", Args: `{"path":"closed.txt"}`},
+		),
+		llmtest.Text("read both"),
+	)
+	r := serve(t, srv, ws, t.TempDir(), "never")
+	r.cl.buffers = map[string]string{filepath.Join(ws, "open.txt"): "unsaved edit\n"}
+	id := r.newSession(t)
+	r.prompt(t, id, "read the files")
+	results := map[string]string{}
+	for _, u := range r.cl.take() {
+		if tu := u.ToolCallUpdate; tu != nil {
+			for _, c := range tu.Content {
+				if c.Content != nil && c.Content.Content.Text != nil {
+					results[string(tu.ToolCallId)] += c.Content.Content.Text.Text
+				}
+			}
+		}
+	}
+	if !strings.Contains(results["r1"], "1\tunsaved edit") || strings.Contains(results["r1"], "saved text") {
+		t.Errorf("open file read %q, want the editor's buffer", results["r1"])
+	}
+	if !strings.Contains(results["r2"], "1\tdisk only") {
+		t.Errorf("closed file read %q, want the disk", results["r2"])
+	}
+	if len(r.cl.reads) != 2 || r.cl.reads[0] != filepath.Join(ws, "open.txt") {
+		t.Errorf("fs/read_text_file requests %q", r.cl.reads)
 	}
 }
