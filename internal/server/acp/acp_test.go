@@ -545,3 +545,26 @@ func TestReadThroughTheEditor(t *testing.T) {
 		t.Errorf("fs/read_text_file requests %q", r.cl.reads)
 	}
 }
+
+// "Allow for this session" remembers: the same command pattern is not
+// asked about again.
+func TestPermissionAllowAlways(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"touch one.txt"}`}),
+		llmtest.Calls(llmtest.Call{ID: "b", Name: "shell", Args: `{"cmd":"touch two.txt"}`}),
+		llmtest.Text("done"),
+	)
+	r := serve(t, srv, ws, t.TempDir(), "ask")
+	r.cl.answer = func(sdk.RequestPermissionRequest) string { return optAllowAlways }
+	id := r.newSession(t)
+	r.prompt(t, id, "touch two files")
+	if len(r.cl.asked) != 1 {
+		t.Errorf("asked %d times, want once", len(r.cl.asked))
+	}
+	for _, f := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
+			t.Errorf("%s was not made", f)
+		}
+	}
+}
