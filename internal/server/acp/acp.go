@@ -17,8 +17,14 @@
 //     tool_call_update (diff content for edits), the plan tool → plan; it
 //     answers with the stop reason once every update of the turn was sent;
 //   - session/cancel cancels the running turn; approval_requested (approval
-//     mode ask) becomes session/request_permission, and its answer the
-//     approval command.
+//     mode ask) becomes session/request_permission (allow once, allow for
+//     the session, reject), and its answer the approval command;
+//   - when the client offers fs/read_text_file, the read tool reads
+//     through it (tool.Env.Editor), so the agent sees unsaved buffers. The
+//     client's fs/write_text_file and terminals are recorded but not used:
+//     edits are written by the tools (editors reload changed files), and
+//     commands run in the OS sandbox under the command rules, which a
+//     client's terminal would bypass.
 //
 // Key invariant: a request the agent cannot read (bad JSON, an unknown
 // method, bad parameters) is answered with a JSON-RPC error and the

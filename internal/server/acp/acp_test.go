@@ -26,13 +26,15 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // client is an ACP client that records the updates it gets and answers
 // permission questions with answer (nil = reject).
 type client struct {
-	mu      sync.Mutex
-	updates []sdk.SessionNotification
-	asked   []sdk.RequestPermissionRequest
-	answer  func(sdk.RequestPermissionRequest) string
-	notify  chan struct{} // a token per update
-	buffers map[string]string // files open in the editor, by absolute path
-	reads   []string          // fs/read_text_file requests
+	mu        sync.Mutex
+	updates   []sdk.SessionNotification
+	asked     []sdk.RequestPermissionRequest
+	answer    func(sdk.RequestPermissionRequest) string
+	notify    chan struct{}      // a token per update
+	buffers   map[string]string  // files open in the editor, by absolute path
+	reads     []string           // fs/read_text_file requests
+	hold      chan sdk.SessionId // when set, questions are not answered
+	withdrawn chan struct{}      // a token per question the agent withdrew
 }
 
 func newClient() *client { return &client{notify: make(chan struct{}, 1024)} }
@@ -48,11 +50,19 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	return nil
 }
 
-func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	c.asked = append(c.asked, p)
-	answer := c.answer
+	answer, hold := c.answer, c.hold
 	c.mu.Unlock()
+	if hold != nil {
+		// A person who does not answer: the question waits until the
+		// agent withdraws it.
+		hold <- p.SessionId
+		<-ctx.Done()
+		c.withdrawn <- struct{}{}
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+	}
 	opt := optReject
 	if answer != nil {
 		opt = answer(p)
@@ -566,5 +576,41 @@ func TestPermissionAllowAlways(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
 			t.Errorf("%s was not made", f)
 		}
+	}
+}
+
+// Cancelling a turn that waits for a permission withdraws the question
+// in the editor and ends the turn as cancelled; the command does not run.
+func TestCancelWhileAsking(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"touch never.txt"}`}),
+	)
+	r := serve(t, srv, ws, t.TempDir(), "ask")
+	r.cl.hold, r.cl.withdrawn = make(chan sdk.SessionId, 1), make(chan struct{}, 1)
+	id := r.newSession(t)
+	got := make(chan sdk.StopReason, 1)
+	go func() {
+		resp, err := r.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}})
+		if err != nil {
+			t.Errorf("prompt: %v", err)
+		}
+		got <- resp.StopReason
+	}()
+	<-r.cl.hold
+	if err := r.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	if reason := <-got; reason != sdk.StopReasonCancelled {
+		t.Errorf("stop reason %q", reason)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "never.txt")); err == nil {
+		t.Error("the command ran without an answer")
+	}
+	// The withdrawal ($/cancel_request) may land just after the response.
+	select {
+	case <-r.cl.withdrawn:
+	case <-time.After(20 * time.Second):
+		t.Error("the permission question was not withdrawn")
 	}
 }

@@ -30,12 +30,15 @@ type acpSession struct {
 	cond *sync.Cond
 	seen int64 // the newest sequence delivered to the client
 	done bool  // the pump stopped: nothing more will be delivered
-	wg   sync.WaitGroup
+	// asking cancels the permission questions in flight, by approval id.
+	asking map[string]context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 func newSession(a *agent, es *engine.Session, workspace string) *acpSession {
 	ctx, stop := context.WithCancel(context.Background())
-	s := &acpSession{a: a, id: es.ID(), s: es, tr: newTranslator(workspace), ctx: ctx, stop: stop}
+	s := &acpSession{a: a, id: es.ID(), s: es, tr: newTranslator(workspace), ctx: ctx, stop: stop,
+		asking: map[string]context.CancelFunc{}}
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
@@ -64,10 +67,25 @@ func (s *acpSession) pump() {
 // deliver sends one event's updates (and asks the client for an approval
 // on a goroutine of its own, so the stream goes on meanwhile).
 func (s *acpSession) deliver(e engine.Entry) error {
-	if ap, ok := e.Event.(protocol.ApprovalRequested); ok {
-		req := s.tr.permission(ap)
+	switch ev := e.Event.(type) {
+	case protocol.ApprovalRequested:
+		req := s.tr.permission(ev)
+		ctx, cancel := context.WithCancel(s.ctx)
+		s.mu.Lock()
+		s.asking[ev.ID] = cancel
+		s.mu.Unlock()
 		s.wg.Add(1)
-		go s.askPermission(ap.ID, req)
+		go s.askPermission(ctx, ev.ID, req)
+	case protocol.ApprovalResolved:
+		// Answered here, by another client, or cancelled with the turn:
+		// the question in the editor is withdrawn ($/cancel_request).
+		s.mu.Lock()
+		cancel := s.asking[ev.ID]
+		delete(s.asking, ev.ID)
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
 	}
 	for _, u := range s.tr.translate(e.Event) {
 		if err := s.a.conn.SessionUpdate(s.ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: u}); err != nil {
@@ -92,10 +110,13 @@ const (
 
 // askPermission asks the client and applies its answer. A cancelled
 // question (the turn was cancelled, the client went away) rejects.
-func (s *acpSession) askPermission(id string, req sdk.RequestPermissionRequest) {
+func (s *acpSession) askPermission(ctx context.Context, id string, req sdk.RequestPermissionRequest) {
 	defer s.wg.Done()
 	req.SessionId = sdk.SessionId(s.id)
-	resp, err := s.a.conn.RequestPermission(s.ctx, req)
+	resp, err := s.a.conn.RequestPermission(ctx, req)
+	if ctx.Err() != nil {
+		return // resolved meanwhile
+	}
 	allow, remember := false, false
 	if err == nil && resp.Outcome.Selected != nil {
 		switch string(resp.Outcome.Selected.OptionId) {
