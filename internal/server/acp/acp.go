@@ -209,6 +209,7 @@ func (a *agent) open(ctx context.Context, cwd, id string) (*acpSession, error) {
 	}
 	ed.id.Store(es.ID())
 	s := newSession(a, es, host.Workspace())
+	s.warnings = host.Warnings()
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()

@@ -614,3 +614,37 @@ func TestCancelWhileAsking(t *testing.T) {
 		t.Error("the permission question was not withdrawn")
 	}
 }
+
+// A turn that fails is a JSON-RPC error saying why; the session goes on.
+func TestFailedTurn(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Fail{Status: 400}, llmtest.Text("fine now"))
+	r := serve(t, srv, t.TempDir(), t.TempDir(), "never")
+	id := r.newSession(t)
+	_, err := r.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("x")}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "400") {
+		t.Errorf("a failed turn answered %v", err)
+	}
+	r.cl.take()
+	if reason := r.prompt(t, id, "again"); reason != sdk.StopReasonEndTurn || text(r.cl.take(), agentText) != "fine now" {
+		t.Errorf("the session did not go on after a failed turn: %q", reason)
+	}
+}
+
+// Workspace warnings reach the editor once, at the first prompt.
+func TestStartupWarnings(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"git\", \"push\"]\ndecision = \"allow\"\n"), 0o644)
+	srv := llmtest.NewServer(t, llmtest.Text("one"), llmtest.Text("two"))
+	r := serve(t, srv, ws, t.TempDir(), "never")
+	id := r.newSession(t)
+	r.prompt(t, id, "x")
+	if th := text(r.cl.take(), thoughtText); !strings.Contains(th, "[openseek]") || !strings.Contains(th, "trust") {
+		t.Errorf("first prompt thoughts %q, want the ignored-rules warning", th)
+	}
+	r.prompt(t, id, "y")
+	if th := text(r.cl.take(), thoughtText); th != "" {
+		t.Errorf("the warning came again: %q", th)
+	}
+}

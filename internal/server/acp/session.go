@@ -32,7 +32,9 @@ type acpSession struct {
 	done bool  // the pump stopped: nothing more will be delivered
 	// asking cancels the permission questions in flight, by approval id.
 	asking map[string]context.CancelFunc
-	wg     sync.WaitGroup
+	// warnings are the host's start-up warnings, not shown yet.
+	warnings []string
+	wg       sync.WaitGroup
 }
 
 func newSession(a *agent, es *engine.Session, workspace string) *acpSession {
@@ -132,6 +134,15 @@ func (s *acpSession) askPermission(ctx context.Context, id string, req sdk.Reque
 
 // prompt runs one turn and answers once every update it caused was sent.
 func (s *acpSession) prompt(ctx context.Context, content protocol.Content) (sdk.PromptResponse, error) {
+	s.mu.Lock()
+	warnings := s.warnings
+	s.warnings = nil
+	s.mu.Unlock()
+	// Workspace warnings (rules ignored until trusted, MCP servers that
+	// failed) came before the client could see the session: shown once.
+	for _, w := range warnings {
+		_ = s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: sdk.UpdateAgentThoughtText("[openseek] " + w + "\n")})
+	}
 	out, err := s.s.Prompt(ctx, content, nil)
 	s.wait(s.s.Hub().Head())
 	if err != nil {
