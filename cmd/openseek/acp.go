@@ -18,8 +18,8 @@ func (c *cli) acpCmd() *cobra.Command {
 		Short: "Agent Client Protocol over stdio, for editors (Zed, JetBrains, Neovim)",
 		Long: `Speak the Agent Client Protocol (JSON-RPC on stdin/stdout) so an editor can
 use OpenSeek as its agent. Each session works in the directory the editor
-sends as its cwd (the project root); sessions are recorded there under
-.openseek/ and can be loaded again. Unless --approval or OPENSEEK_APPROVAL
+sends as its cwd (the project root; --dir and --session do not apply);
+sessions are recorded there under .openseek/ and can be loaded again. Unless --approval or OPENSEEK_APPROVAL
 says otherwise, commands that need approval are asked about in the editor
 (--approval ask). Diagnostics go to stderr.`,
 		Args: func(cmd *cobra.Command, args []string) error {
