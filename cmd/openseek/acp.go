@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -42,8 +43,9 @@ says otherwise, commands that need approval are asked about in the editor
 					o.Dir = dir
 					return engine.NewHost(ctx, o)
 				},
-				Holder: "openseek acp",
-				Log:    slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+				Holder:  "openseek acp",
+				Version: buildVersion(),
+				Log:     slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 		},
 	}
@@ -51,4 +53,13 @@ says otherwise, commands that need approval are asked about in the editor
 	f.StringVar(&sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement")
 	f.StringVar(&addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt")
 	return cmd
+}
+
+// buildVersion is the module version the binary was built from ("dev"
+// for a source build).
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
 }
