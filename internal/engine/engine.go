@@ -97,6 +97,10 @@ type Options struct {
 	// nil = context.Background().
 	Context context.Context
 
+	// Editor reads files through the user's editor (an ACP client's
+	// buffers); nil reads the disk. See tool.EditorRead.
+	Editor tool.EditorRead
+
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
 	Getenv     func(string) string // default os.Getenv
@@ -265,7 +269,7 @@ func New(o Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	e.env = &tool.Env{Workspace: dir, Files: &tool.FileState{}}
+	e.env = &tool.Env{Workspace: dir, Files: &tool.FileState{}, Editor: o.Editor}
 	if relCwd != "" {
 		e.env.Cwd = cwd
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/trust"
 	"github.com/openseek/openseek/protocol"
 )
@@ -313,6 +314,8 @@ type OpenOptions struct {
 	NoSession bool   // record nothing on disk
 	Model     string // another model than the host's default; "" = the default
 	Holder    string // who writes the session, shown to a second writer
+	// Editor reads files through the client's editor (ACP); nil = disk.
+	Editor tool.EditorRead
 	// Window and Bytes bound the replay window of the session's event
 	// stream (0 = DefaultWindowEvents, DefaultWindowBytes).
 	Window, Bytes int
@@ -367,6 +370,7 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	}
 	o.Rules = h.rules
 	o.RulesLoaded = true
+	o.Editor = oo.Editor
 	o.MCP, o.MCPLoaded = h.mcpManager(ctx), true
 	o.Context = ctx
 	hub := NewHub(oo.Window, oo.Bytes)

@@ -39,6 +39,9 @@ type Env struct {
 	// Diagnostics, when set, lets the file tools report what a change did
 	// to the language servers' diagnostics (see DiagnoseChange).
 	Diagnostics Diagnostics
+	// Editor, when set, reads files through the user's editor (see
+	// EditorRead); nil reads the disk.
+	Editor EditorRead
 }
 
 // maxSymlinkHops bounds symlink chains (and breaks cycles) in Resolve.

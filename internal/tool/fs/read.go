@@ -76,7 +76,11 @@ func runRead(ctx context.Context, env *tool.Env, a readArgs) tool.Result {
 	if fi.IsDir() {
 		return readDir(f, env, real, a.Path, budget)
 	}
-	out, err := readLines(ctx, f, start, a.MaxLines, budget)
+	var src io.Reader = f
+	if text, ok := env.EditorText(ctx, real); ok {
+		src = strings.NewReader(text) // the editor's buffer, unsaved edits included
+	}
+	out, err := readLines(ctx, src, start, a.MaxLines, budget)
 	if err != nil {
 		return fail(real, err.Error())
 	}

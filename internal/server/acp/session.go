@@ -1,0 +1,211 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
+)
+
+// acpSession is one session engine as this connection sees it: a pump
+// that turns the engine's events into session/update notifications, and
+// the permission questions in flight.
+type acpSession struct {
+	a  *agent
+	id string
+	s  *engine.Session
+	tr *translator
+
+	stop   context.CancelFunc // ends the pump and the permission requests
+	ctx    context.Context
+	pumped chan struct{} // closed when the pump has stopped; nil before follow
+	sub    *engine.Subscription
+
+	mu   sync.Mutex
+	cond *sync.Cond
+	seen int64 // the newest sequence delivered to the client
+	done bool  // the pump stopped: nothing more will be delivered
+	// asking cancels the permission questions in flight, by approval id.
+	asking map[string]context.CancelFunc
+	// warnings are the host's start-up warnings, not shown yet.
+	warnings []string
+	wg       sync.WaitGroup
+}
+
+func newSession(a *agent, es *engine.Session, workspace string) *acpSession {
+	ctx, stop := context.WithCancel(context.Background())
+	s := &acpSession{a: a, id: es.ID(), s: es, tr: newTranslator(workspace), ctx: ctx, stop: stop,
+		asking: map[string]context.CancelFunc{}}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// follow starts sending the session's new events to the client.
+func (s *acpSession) follow() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pumped != nil {
+		return
+	}
+	s.sub = s.s.Subscribe(s.s.Hub().Head())
+	s.pumped = make(chan struct{})
+	go s.pump()
+}
+
+func (s *acpSession) pump() {
+	defer close(s.pumped)
+	_ = s.sub.Follow(s.ctx, s.deliver)
+	s.mu.Lock()
+	s.done = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
+}
+
+// deliver sends one event's updates (and asks the client for an approval
+// on a goroutine of its own, so the stream goes on meanwhile).
+func (s *acpSession) deliver(e engine.Entry) error {
+	switch ev := e.Event.(type) {
+	case protocol.ApprovalRequested:
+		req := s.tr.permission(ev)
+		ctx, cancel := context.WithCancel(s.ctx)
+		s.mu.Lock()
+		s.asking[ev.ID] = cancel
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go s.askPermission(ctx, ev.ID, req)
+	case protocol.ApprovalResolved:
+		// Answered here, by another client, or cancelled with the turn:
+		// the question in the editor is withdrawn ($/cancel_request).
+		s.mu.Lock()
+		cancel := s.asking[ev.ID]
+		delete(s.asking, ev.ID)
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	}
+	for _, u := range s.tr.translate(e.Event) {
+		if err := s.a.conn.SessionUpdate(s.ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: u}); err != nil {
+			return err
+		}
+	}
+	if e.Seq > 0 {
+		s.mu.Lock()
+		s.seen = e.Seq
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// Permission options offered for an approval.
+const (
+	optAllowOnce   = "allow_once"
+	optAllowAlways = "allow_always"
+	optReject      = "reject_once"
+)
+
+// askPermission asks the client and applies its answer. A cancelled
+// question (the turn was cancelled, the client went away) rejects.
+func (s *acpSession) askPermission(ctx context.Context, id string, req sdk.RequestPermissionRequest) {
+	defer s.wg.Done()
+	req.SessionId = sdk.SessionId(s.id)
+	resp, err := s.a.conn.RequestPermission(ctx, req)
+	if ctx.Err() != nil {
+		return // resolved meanwhile
+	}
+	allow, remember := false, false
+	if err == nil && resp.Outcome.Selected != nil {
+		switch string(resp.Outcome.Selected.OptionId) {
+		case optAllowOnce:
+			allow = true
+		case optAllowAlways:
+			allow, remember = true, true
+		}
+	}
+	// An approval already resolved (cancelled turn) is refused: nothing to do.
+	_ = s.s.Apply(protocol.ApprovalCmd{ID: id, Allow: allow, Remember: remember})
+}
+
+// prompt runs one turn and answers once every update it caused was sent.
+func (s *acpSession) prompt(ctx context.Context, content protocol.Content) (sdk.PromptResponse, error) {
+	s.mu.Lock()
+	warnings := s.warnings
+	s.warnings = nil
+	s.mu.Unlock()
+	// Workspace warnings (rules ignored until trusted, MCP servers that
+	// failed) came before the client could see the session: shown once.
+	for _, w := range warnings {
+		_ = s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: sdk.UpdateAgentThoughtText("[openseek] " + w + "\n")})
+	}
+	out, err := s.s.Prompt(ctx, content, nil)
+	s.wait(s.s.Hub().Head())
+	if err != nil {
+		if ctx.Err() != nil {
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		}
+		return sdk.PromptResponse{}, internalError(err.Error())
+	}
+	if ctx.Err() != nil {
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	reason, failure := StopReason(out.Kind)
+	if failure {
+		return sdk.PromptResponse{}, internalError("the turn failed: " + out.Answer)
+	}
+	return sdk.PromptResponse{StopReason: reason}, nil
+}
+
+// StopReason maps how a turn ended to ACP's stop reason; failed is true
+// for a failed turn, which is answered with an error instead.
+func StopReason(k session.TerminalKind) (reason sdk.StopReason, failed bool) {
+	switch k {
+	case session.Finished:
+		return sdk.StopReasonEndTurn, false
+	case session.Aborted, session.Interrupted:
+		return sdk.StopReasonCancelled, false
+	case session.MaxStepsExhausted:
+		// The step ceiling bounds model requests per turn.
+		return sdk.StopReasonMaxTurnRequests, false
+	case session.ContextYield:
+		// Still at the context ceiling after the host's continuations.
+		return sdk.StopReasonMaxTokens, false
+	case session.Failed:
+		return "", true
+	}
+	return sdk.StopReasonEndTurn, false
+}
+
+// wait blocks until the event with sequence seq was delivered (or the
+// pump stopped).
+func (s *acpSession) wait(seq int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.seen < seq && !s.done && s.pumped != nil {
+		s.cond.Wait()
+	}
+}
+
+// close cancels the session's turn, closes its engine and stops the pump.
+// The session's log stays on disk for session/load.
+func (s *acpSession) close() {
+	s.stop() // nobody waits for the rest of the stream
+	s.s.CancelAll()
+	err := s.s.Close()
+	s.mu.Lock()
+	pumped := s.pumped
+	s.mu.Unlock()
+	if pumped != nil {
+		<-pumped
+		s.sub.Close()
+	}
+	s.wg.Wait()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.a.opts.Log.Warn("closing session", "session", s.id, "error", err)
+	}
+}
