@@ -42,8 +42,20 @@ func chromium(t *testing.T) string {
 // Chromium; it returns the server's URL and the browser's context.
 func browse(t *testing.T, h *engine.Host, o Options) (string, context.Context) {
 	t.Helper()
+	url := serve(t, h, o)
+	return url, browser(t)
+}
+
+// serve serves the pages and the test API over h.
+func serve(t *testing.T, h *engine.Host, o Options) string {
 	srv := httptest.NewServer(apiServer(h, o))
 	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// browser starts a headless Chromium with its own profile; cleanup ends it.
+func browser(t *testing.T) context.Context {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
@@ -54,7 +66,7 @@ func browse(t *testing.T, h *engine.Host, o Options) (string, context.Context) {
 	ctx, cancelTab := chromedp.NewContext(actx)
 	ctx, cancelTime := context.WithTimeout(ctx, 60*time.Second)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
-	return srv.URL, ctx
+	return ctx
 }
 
 func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
@@ -153,7 +165,7 @@ func TestBrowserChat(t *testing.T) {
 	}
 
 	ids, _ := h.SessionInfos()
-	vurl, vctx := browse(t, h, Options{ReadOnly: true})
+	vurl, vctx := serve(t, h, Options{ReadOnly: true}), ctx
 	do(t, vctx, "open the viewer", chromedp.Navigate(vurl+"/sessions/"+ids[0].ID), chromedp.WaitVisible("#timeline"))
 	rows, err := chromedp.Run(vctx, chromedp.Evaluate[int](`document.querySelectorAll("#timeline tbody tr").length`))
 	if err != nil {
@@ -206,5 +218,31 @@ func TestBrowserShowsErrors(t *testing.T) {
 	do(t, ctx, "click", chromedp.Click("#new-session"), chromedp.WaitVisible(".banner.error"))
 	if got := textOf(t, ctx, ".banner.error .banner-text"); !strings.Contains(got, "Could not start a session") || !strings.Contains(got, "shutting down") {
 		t.Errorf("banner %q", got)
+	}
+}
+
+// While a turn runs, Enter steers it (the box is not refused), and Cancel
+// stops the turn: its summary says it was interrupted.
+func TestBrowserSteerAndCancel(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Text: strings.Repeat("slowly streaming words ", 200), ChunkSize: 4, Delay: 30 * time.Millisecond},
+	)
+	h := newHost(t, srv, nil)
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open a session", chromedp.Navigate(url+"/"), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "write a lot"+kb.Enter), chromedp.WaitVisible(".answer.streaming"))
+	if st := textOf(t, ctx, "#state"); st != "working…" {
+		t.Errorf("state during the turn %q", st)
+	}
+	do(t, ctx, "steer", chromedp.SendKeys("#prompt", "shorter please"+kb.Enter),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#prompt").value === "" && !document.querySelector("#prompt").disabled`))
+	do(t, ctx, "cancel", chromedp.Click("#cancel"), chromedp.WaitVisible(".msg.turn-summary"))
+	if s := textOf(t, ctx, ".msg.turn-summary"); !strings.HasPrefix(s, "interrupted") && !strings.HasPrefix(s, "aborted") {
+		t.Errorf("summary after cancel %q", s)
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".banner.error").length`)); n != 0 {
+		errs, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".banner.error")].map(b => b.textContent).join("; ")`))
+		t.Errorf("errors shown: %s", errs)
 	}
 }

@@ -188,6 +188,9 @@
       } catch (_) { /* not JSON: show it raw */ }
       return clip(String(raw).replace(/\s+/g, " ").trim(), 200);
     }
+    // contentText is the text of protocol content: a string or parts.
+    const contentText = (c) => typeof c === "string" ? c
+      : Array.isArray(c) ? c.filter((p) => p && p.type === "text").map((p) => p.text).join("\n") : JSON.stringify(c);
     const clip = (s, n) => s.length <= n ? s : s.slice(0, n - 1) + "…";
 
     function diffBlock(diff) {
@@ -351,7 +354,7 @@
       tool_result: toolResult,
       approval_requested: approval,
       approval_resolved: approvalResolved,
-      steer_applied: (ev) => { endStep(); userMsg(typeof ev.content === "string" ? ev.content : JSON.stringify(ev.content), "you (steer)"); },
+      steer_applied: (ev) => { endStep(); userMsg(contentText(ev.content), "you (steer)"); },
       steer_dropped: () => banner("Your steer came after the turn ended and was not used; send it as a new prompt."),
       agent_aborted: (ev) => add(el("div", "msg status", "[agent aborted] " + (ev.reason || ""))),
       turn_failed: (ev) => add(el("div", "msg status error", "[agent failed] " + ev.error)),
@@ -392,7 +395,13 @@
       try {
         await post(cmdURL, cmd);
         input.value = "";
-        if (cmd.command === "prompt") { endStep(); userMsg(text); setBusy(true); }
+        if (cmd.command === "prompt") {
+          endStep();
+          userMsg(text);
+          setBusy(true);
+          const h1 = $(".heading h1");
+          if (h1 && h1.textContent === id) h1.textContent = clip(text.replace(/\s+/g, " ").trim(), 80);
+        }
       } catch (e) {
         banner("Your " + cmd.command + " was not sent: " + e.message, "error");
       } finally {
