@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,20 +54,55 @@ func serve(t *testing.T, h *engine.Host, o Options) string {
 	return srv.URL
 }
 
-// browser starts a headless Chromium with its own profile; cleanup ends it.
+// shared is the one headless Chromium of the package's tests (started on
+// first use; each test gets its own tab). Starting a browser costs seconds
+// on a busy machine, a tab almost nothing.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context // the browser's first tab
+	err    error
+	cancel func()
+}
+
+// browser opens a tab in the shared headless Chromium; cleanup closes it.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 900),
+	path := chromium(t)
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "openseek-web-chromium-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+			chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true), chromedp.UserDataDir(dir), chromedp.WindowSize(1100, 900),
+		}
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelTab := chromedp.NewContext(actx)
+		shared.ctx = ctx
+		shared.cancel = func() { cancelTab(); cancelAlloc(); os.RemoveAll(dir) }
+		shared.err = chromedp.Do(ctx) // starts the browser
+	})
+	if shared.err != nil {
+		t.Fatalf("starting %s: %v", path, shared.err)
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	tab, cancelTab := chromedp.NewContext(shared.ctx)
+	ctx, cancelTime := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(func() { cancelTime(); cancelTab() })
 	return ctx
+}
+
+// TestMain stops the shared browser after the tests.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	os.Exit(code)
 }
 
 func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
