@@ -83,6 +83,7 @@ type listed struct {
 
 type indexPage struct {
 	ReadOnly  bool
+	Warnings  []string
 	Workspace string
 	Sessions  []listed
 }
@@ -93,7 +94,7 @@ func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, http.StatusInternalServerError, "listing the sessions failed: "+err.Error())
 		return
 	}
-	p := indexPage{ReadOnly: a.o.ReadOnly, Workspace: a.host.Workspace()}
+	p := indexPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), Workspace: a.host.Workspace()}
 	for _, row := range rows {
 		l := listed{SessionInfo: row, Title: "(no prompt yet)", Parent: parentOf(row.ID)}
 		if row.Title != nil {
@@ -109,6 +110,7 @@ func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
 
 type sessionPage struct {
 	ReadOnly  bool
+	Warnings  []string // the workspace's (its sessions' streams start with them, before the page's head)
 	ID        string
 	Title     string
 	Since     int64 // the stream sequence the page was rendered at
@@ -131,7 +133,7 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	p := sessionPage{ReadOnly: a.o.ReadOnly, ID: id, Title: id, Parent: parentOf(id)}
+	p := sessionPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), ID: id, Title: id, Parent: parentOf(id)}
 	cost := a.o.Cost
 	var s *session.Session
 	if open, ok := a.host.Get(id); ok {

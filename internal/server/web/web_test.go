@@ -354,3 +354,23 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// The workspace's warnings (here: allow rules ignored until the
+// repository is trusted) are shown on every page.
+func TestPagesShowWorkspaceWarnings(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"make\"]\ndecision = \"allow\"\n"), 0o644)
+	h := newHost(t, srv, func(o *engine.Options) { o.Dir = dir })
+	if len(h.Warnings()) != 1 || !strings.Contains(h.Warnings()[0], "allow rule") {
+		t.Fatalf("host warnings %q", h.Warnings())
+	}
+	seed(t, h, "diffdemo")
+	for _, path := range []string{"/", "/sessions/diffdemo"} {
+		doc := page(t, New(h, Options{}), path, 200)
+		if got := text(one(t, doc, "#banners")); !strings.Contains(got, h.Warnings()[0]) {
+			t.Errorf("%s banners %q, want %q", path, got, h.Warnings()[0])
+		}
+	}
+}
