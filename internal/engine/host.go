@@ -385,14 +385,16 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	}
 	s.start(eng)
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
+		// Unlocked first: Close calls forget, which takes h.mu.
+		h.mu.Unlock()
 		s.Close()
 		return nil, ErrHostClosed
 	}
 	if !oo.NoSession {
 		h.open[s.ID()] = s
 	}
+	h.mu.Unlock()
 	return s, nil
 }
 

@@ -165,3 +165,23 @@ func TestHostResolveHonoursContext(t *testing.T) {
 		t.Errorf("the key command outlived its context: %v", d)
 	}
 }
+
+// Opening a session on a host that is shutting down is refused (it used
+// to deadlock: the new session's Close needed the lock Open held).
+func TestHostOpenAfterClose(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	h.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Open(context.Background(), OpenOptions{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrHostClosed) {
+			t.Errorf("open after close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open on a closed host hangs")
+	}
+}

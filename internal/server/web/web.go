@@ -1,36 +1,195 @@
-// Package web serves OpenSeek's web app and session viewer: pages over a
-// workspace host, mounted by the HTTP server at "/" (behind its token
-// check). With ReadOnly it is the viewer of `openseek inspect`: no prompt
-// box, no commands.
+// Package web serves OpenSeek's web app and session viewer: server-rendered
+// pages over a workspace host, mounted by the HTTP server (package
+// httpapi) at "/" behind its token check.
+//
+//   - "/" lists the workspace's sessions, newest first, with a button that
+//     starts a new one (POST /v1/sessions).
+//   - "/sessions/{id}" renders the session's history from its log (user
+//     prompts, answers, folded reasoning, tool calls as cards with their
+//     results and colored diffs), then follows the live turn with an
+//     EventSource on /v1/sessions/{id}/events?since=<head>, where head is
+//     the sequence the page was rendered at. Its prompt box, steer, cancel
+//     and approve/deny buttons POST protocol commands to
+//     /v1/sessions/{id}/commands; a refusal is shown to the user.
+//   - "/static/..." is the small hand-written script and style sheet,
+//     embedded in the binary (no build step).
+//
+// With ReadOnly it is the viewer of `openseek inspect`: no controls and no
+// live stream; each session page adds the timeline of every logged event,
+// tokens and cost per model call, the cache-hit ratio, compaction ranges
+// and the sub-agent sessions (<id>-sr-N) linked from their parent. Pages
+// only read: a session's log (or the open session's snapshot) is the one
+// source, so the viewer works with no model key.
 package web
 
 import (
+	"cmp"
+	"embed"
+	"errors"
 	"html/template"
+	"io/fs"
 	"net/http"
+	"os"
+	"time"
 
 	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/render"
+	"github.com/openseek/openseek/internal/session"
 )
 
 // Options configure the pages.
 type Options struct {
 	ReadOnly bool // the session viewer: nothing that changes a session
+	// Cost prices a usage for the viewer's per-step costs when the session
+	// is not open here (an open session prices with its own model); nil =
+	// costs of closed sessions are shown as unknown.
+	Cost render.CostFunc
 }
 
-var index = template.Must(template.New("index").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>OpenSeek</title></head>
-<body><h1>Sessions</h1><ul>{{range .}}<li><a href="/sessions/{{.ID}}">{{.ID}}</a>{{with .Title}} {{.}}{{end}}</li>{{end}}</ul></body></html>`))
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+type app struct {
+	host  *engine.Host
+	o     Options
+	index *template.Template
+	chat  *template.Template
+}
 
 // New returns the handler of the pages over h.
 func New(h *engine.Host, o Options) http.Handler {
+	funcs := template.FuncMap{"markdown": markdown}
+	parse := func(page string) *template.Template {
+		return template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page))
+	}
+	a := &app{host: h, o: o, index: parse("index.html"), chat: parse("session.html")}
+	static, _ := fs.Sub(staticFS, "static") // the directory is embedded above
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		rows, err := h.SessionInfos()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
+	mux.HandleFunc("GET /{$}", a.sessions)
+	mux.HandleFunc("GET /sessions/{id}", a.session)
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	return mux
+}
+
+// listed is one row of the session list.
+type listed struct {
+	engine.SessionInfo
+	Title, When string
+	Parent      string
+}
+
+type indexPage struct {
+	ReadOnly  bool
+	Warnings  []string
+	Workspace string
+	Sessions  []listed
+}
+
+func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
+	rows, err := a.host.SessionInfos()
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		a.fail(w, http.StatusInternalServerError, "listing the sessions failed: "+err.Error())
+		return
+	}
+	p := indexPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), Workspace: a.host.Workspace()}
+	for _, row := range rows {
+		l := listed{SessionInfo: row, Title: "(no prompt yet)", Parent: parentOf(row.ID)}
+		if row.Title != nil {
+			l.Title = clip(oneLine(*row.Title), 120)
+		}
+		if row.UpdatedAtMs != nil {
+			l.When = time.UnixMilli(*row.UpdatedAtMs).Local().Format(time.DateTime)
+		}
+		p.Sessions = append(p.Sessions, l)
+	}
+	a.render(w, a.index, p)
+}
+
+type sessionPage struct {
+	ReadOnly  bool
+	Warnings  []string // the workspace's (its sessions' streams start with them, before the page's head)
+	ID        string
+	Title     string
+	Since     int64 // the stream sequence the page was rendered at
+	Open      bool
+	Busy      bool
+	Parent    string
+	Blocks    []block
+	Events    int
+	Usage     string // tokens, cache hits and cost of the session
+	HitRatio  string
+	Steps     []step
+	Timeline  []row
+	Compacted []compaction
+	Children  []listed
+}
+
+func (a *app) session(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := session.ValidateID(id); err != nil {
+		a.fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	p := sessionPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), ID: id, Title: id, Parent: parentOf(id)}
+	cost := a.o.Cost
+	var s *session.Session
+	if open, ok := a.host.Get(id); ok {
+		// The head first, then the snapshot: an event in between is shown
+		// twice at worst (the script skips a card it already has), never lost.
+		p.Since, p.Open, p.Busy = open.Hub().Head(), true, open.Busy()
+		s = open.Snapshot()
+		cost = open.Cost
+	} else {
+		var err error
+		if s, err = a.host.LoadSession(id); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				a.fail(w, http.StatusNotFound, err.Error()+"; the workspace's sessions are listed on the first page")
+				return
+			}
+			a.fail(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = index.Execute(w, rows)
-	})
-	return mux
+	}
+	for _, e := range s.Events {
+		if u, ok := e.Item.(*session.User); ok {
+			p.Title = clip(oneLine(u.Content.Text()), 80)
+			break
+		}
+	}
+	p.Blocks, p.Events = history(s), len(s.Events)
+	total := s.Usage()
+	p.Usage, p.HitRatio = render.UsageLine(total, cost), hitRatio(total)
+	if a.o.ReadOnly {
+		p.Steps, p.Timeline, p.Compacted = steps(s, cost), timeline(s), compactions(s)
+		if rows, err := a.host.SessionInfos(); err == nil {
+			for _, row := range rows {
+				if parentOf(row.ID) == id {
+					l := listed{SessionInfo: row, Title: cmp.Or(deref(row.Title), row.ID)}
+					p.Children = append(p.Children, l)
+				}
+			}
+		}
+	}
+	a.render(w, a.chat, p)
+}
+
+func (a *app) render(w http.ResponseWriter, t *template.Template, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := t.Execute(w, data); err != nil {
+		// Headers are gone; the page ends where the template failed.
+		w.Write([]byte("<p class=\"error\">rendering failed: " + template.HTMLEscapeString(err.Error()) + "</p>"))
+	}
+}
+
+func (a *app) fail(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	a.index.ExecuteTemplate(w, "error", struct {
+		ReadOnly bool
+		Error    string
+	}{a.o.ReadOnly, msg})
 }

@@ -1,0 +1,430 @@
+// OpenSeek web app: the live half of the server-rendered pages. It follows
+// a session's event stream (SSE) and posts protocol commands; the server
+// renders everything already in the log. No framework, no build step.
+"use strict";
+
+(() => {
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+
+  // banner shows a message the user must see; kind is "warn" or "error".
+  function banner(text, kind = "warn") {
+    const box = $("#banners");
+    if (!box) return;
+    const b = el("div", "banner " + kind);
+    b.setAttribute("role", kind === "error" ? "alert" : "status");
+    b.append(el("span", "banner-text", text));
+    const x = el("button", "close", "×");
+    x.type = "button";
+    x.title = "dismiss";
+    x.onclick = () => b.remove();
+    b.append(x);
+    box.append(b);
+  }
+
+  // errorText reads {"error": "..."} from a failed response.
+  async function errorText(res) {
+    let text = res.status + " " + res.statusText;
+    try {
+      const body = await res.json();
+      if (body && body.error) text = body.error;
+    } catch (_) { /* not JSON: keep the status */ }
+    return text;
+  }
+
+  async function post(url, body) {
+    let res;
+    try {
+      res = await fetch(url, {
+        method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      });
+    } catch (e) {
+      throw new Error("the server did not answer (" + e.message + ")");
+    }
+    if (!res.ok) throw new Error(await errorText(res));
+    return res.status === 204 ? null : res.json().catch(() => null);
+  }
+
+  // --- markdown-ish, kept alike with markdown.go ---
+  const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&#34;").replace(/'/g, "&#39;");
+  function bold(s) {
+    const parts = s.split("**");
+    if (parts.length < 3) return s;
+    return parts.map((p, i) => i % 2 === 1 ? (i < parts.length - 1 ? "<strong>" + p + "</strong>" : "**" + p) : p).join("");
+  }
+  function inline(l) {
+    const parts = l.split("`");
+    return parts.map((p, i) => {
+      if (i % 2 === 1 && i < parts.length - 1) return "<code>" + esc(p) + "</code>";
+      return (i % 2 === 1 ? "`" : "") + bold(esc(p));
+    }).join("");
+  }
+  function markdown(s) {
+    const out = [];
+    let para = [];
+    const flush = () => {
+      if (para.length) out.push("<p>" + para.map(inline).join("<br>") + "</p>");
+      para = [];
+    };
+    const lines = s.replace(/\r\n/g, "\n").split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      const t = lines[i].trim();
+      if (t.startsWith("```")) {
+        flush();
+        const lang = t.slice(3).trim();
+        const code = [];
+        for (i++; i < lines.length && !lines[i].trim().startsWith("```"); i++) code.push(lines[i]);
+        out.push('<pre class="code"' + (lang ? ' data-lang="' + esc(lang) + '"' : "") + "><code>" + esc(code.join("\n")) + "</code></pre>");
+        continue;
+      }
+      if (t === "") { flush(); continue; }
+      para.push(lines[i]);
+    }
+    flush();
+    return out.join("");
+  }
+
+  // --- the session list ---
+  function sessionsPage() {
+    const btn = $("#new-session");
+    if (!btn) return;
+    btn.addEventListener("click", async () => {
+      btn.disabled = true;
+      try {
+        const made = await post("/v1/sessions", {});
+        location.assign("/sessions/" + encodeURIComponent(made.id));
+      } catch (e) {
+        banner("Could not start a session: " + e.message, "error");
+        btn.disabled = false;
+      }
+    });
+  }
+
+  // --- the chat page ---
+  function chatPage(chat) {
+    const id = chat.dataset.session;
+    const log = $("#log");
+    const cmdURL = "/v1/sessions/" + encodeURIComponent(id) + "/commands";
+    const state = $("#state");
+    const input = $("#prompt");
+    let busy = chat.dataset.busy === "true";
+    let cur = null; // the assistant message of the running step
+    const timers = new Map(); // tool call id -> interval
+
+    function setBusy(b) {
+      busy = b;
+      chat.dataset.busy = String(b);
+      if (state) {
+        state.textContent = b ? "working…" : "idle";
+        state.classList.toggle("busy", b);
+      }
+      if (input) input.placeholder = b ? "Steer the running turn (Enter sends)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
+    }
+    const scroll = () => window.scrollTo(0, document.body.scrollHeight);
+    const add = (node) => { log.append(node); scroll(); return node; };
+
+    function userMsg(text, label = "you") {
+      const m = el("div", "msg user");
+      const who = el("div", "who", label + " ");
+      who.append(el("span", "time", new Date().toLocaleTimeString()));
+      m.append(who, el("div", "text", text));
+      add(m);
+    }
+
+    // message returns the assistant block of the running step.
+    function message() {
+      if (!cur) {
+        const m = el("div", "msg assistant live");
+        const answer = el("div", "answer");
+        m.append(answer);
+        cur = { m, answer, text: "", reasoning: null, rtext: "" };
+        add(m);
+      }
+      return cur;
+    }
+    function foldReasoning(c) {
+      if (!c.reasoning || c.reasoning.tagName === "DETAILS") return;
+      const d = el("details", "reasoning");
+      d.append(el("summary", "", "reasoning"), el("div", "text", c.rtext));
+      c.reasoning.replaceWith(d);
+      c.reasoning = d;
+    }
+    function endStep() {
+      if (cur) {
+        foldReasoning(cur);
+        cur.m.classList.remove("live");
+        if (!cur.text && !cur.rtext) cur.m.remove();
+      }
+      cur = null;
+    }
+
+    function card(callID, name, args) {
+      let c = document.getElementById("tool-" + callID);
+      if (c) return c;
+      c = el("div", "card tool pending");
+      c.id = "tool-" + callID;
+      c.dataset.toolCall = callID;
+      const head = el("div", "card-head");
+      head.append(el("span", "name", name), document.createTextNode(" "), el("span", "args", args || ""));
+      c.append(head);
+      return add(c);
+    }
+    function argsBrief(raw) {
+      try {
+        const o = JSON.parse(raw);
+        if (o && typeof o === "object" && !Array.isArray(o)) {
+          return Object.keys(o).sort().map((k) => {
+            const v = typeof o[k] === "string" ? o[k] : JSON.stringify(o[k]);
+            return k + ": " + clip(v.replace(/\s+/g, " ").trim(), 120);
+          }).join(" · ");
+        }
+      } catch (_) { /* not JSON: show it raw */ }
+      return clip(String(raw).replace(/\s+/g, " ").trim(), 200);
+    }
+    // contentText is the text of protocol content: a string or parts.
+    const contentText = (c) => typeof c === "string" ? c
+      : Array.isArray(c) ? c.filter((p) => p && p.type === "text").map((p) => p.text).join("\n") : JSON.stringify(c);
+    const clip = (s, n) => s.length <= n ? s : s.slice(0, n - 1) + "…";
+
+    function diffBlock(diff) {
+      const pre = el("pre", "diff");
+      for (const l of diff.replace(/\n$/, "").split("\n")) {
+        let cls = "ctx";
+        if (l.startsWith("+++") || l.startsWith("---")) cls = "file";
+        else if (l.startsWith("@@")) cls = "hunk";
+        else if (l.startsWith("+")) cls = "add";
+        else if (l.startsWith("-")) cls = "del";
+        pre.append(el("span", cls, l), document.createTextNode("\n"));
+      }
+      return pre;
+    }
+
+    function toolStarted(ev) {
+      endStep();
+      const c = card(ev.tool_call_id, ev.tool_name, argsBrief(ev.arguments));
+      if (c.classList.contains("done")) return;
+      const head = $(".card-head", c);
+      if (!$(".spinner", head)) {
+        const spin = el("span", "spinner");
+        spin.setAttribute("aria-label", "running");
+        const t = el("span", "elapsed", "0s");
+        head.append(" ", spin, t);
+        const start = Date.now();
+        timers.set(ev.tool_call_id, setInterval(() => { t.textContent = Math.round((Date.now() - start) / 1000) + "s"; }, 1000));
+      }
+    }
+    function toolResult(ev) {
+      endStep();
+      const c = card(ev.tool_call_id, ev.tool_name, "");
+      if (c.classList.contains("done")) return;
+      clearInterval(timers.get(ev.tool_call_id));
+      timers.delete(ev.tool_call_id);
+      c.classList.remove("pending");
+      c.classList.add("done");
+      if (ev.is_error) c.classList.add("error");
+      const head = $(".card-head", c);
+      head.querySelectorAll(".spinner").forEach((s) => s.remove());
+      const t = $(".elapsed", head);
+      if (t) t.classList.add("final");
+      if (ev.brief) head.append(" ", el("span", "brief", ev.brief));
+      const text = ev.content || "";
+      const lines = text.replace(/\n$/, "").split("\n").length;
+      if (lines > 12 || text.length > 1500) {
+        const d = el("details", "result");
+        d.append(el("summary", "", "result · " + lines + " lines"), el("pre", "", text));
+        c.append(d);
+      } else if (text) {
+        c.append(el("pre", "result", text));
+      }
+      if (ev.diff) c.append(diffBlock(ev.diff));
+      scroll();
+    }
+
+    function approval(ev) {
+      endStep();
+      const box = el("div", "card approval");
+      box.id = "approval-" + ev.id;
+      box.append(el("div", "card-head", "Approval needed: " + ev.tool_name));
+      if (ev.detail) box.append(el("div", "detail", ev.detail));
+      if (ev.body) box.append(el("pre", "body", ev.body));
+      const row = el("div", "actions");
+      const answer = async (allow) => {
+        row.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+        try {
+          await post(cmdURL, { command: "approval", id: ev.id, allow });
+        } catch (e) {
+          banner("Your answer to the approval was not taken: " + e.message, "error");
+          row.querySelectorAll("button").forEach((b) => { b.disabled = false; });
+        }
+      };
+      if (chat.dataset.readonly !== "true") {
+        const yes = el("button", "primary approve", "Approve");
+        const no = el("button", "deny", "Deny");
+        yes.type = no.type = "button";
+        yes.onclick = () => answer(true);
+        no.onclick = () => answer(false);
+        row.append(yes, no);
+      }
+      box.append(row);
+      add(box);
+    }
+    function approvalResolved(ev) {
+      const box = document.getElementById("approval-" + ev.id);
+      if (!box) return;
+      box.classList.add("resolved");
+      $(".actions", box).replaceChildren(el("span", "outcome", ev.outcome.replace(/_/g, " ")));
+    }
+
+    function summary(ev) {
+      endStep();
+      setBusy(false);
+      const u = ev.usage || {};
+      const ratio = u.prompt_tokens ? Math.round(100 * u.prompt_cache_hit_tokens / u.prompt_tokens) : 0;
+      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + " steps · " + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
+        u.prompt_tokens + " in (" + ratio + "% cache hits), " + u.completion_tokens + " out";
+      if (ev.cost_usd !== null && ev.cost_usd !== undefined) text += " · cost $" + ev.cost_usd.toFixed(4);
+      add(el("div", "msg turn-summary", text));
+    }
+
+    // warning mirrors protocol.Warning: the sentence a person must see.
+    function warning(name, ev) {
+      switch (name) {
+        case "background_notice": return ev.content;
+        case "mcp_config_ignored": return "MCP config ignored: " + ev.reason;
+        case "mcp_config_unreadable": return "MCP config " + ev.path + " could not be read: " + ev.error;
+        case "mcp_config_invalid": return "MCP config " + ev.path + " is invalid: " + ev.error;
+        case "mcp_connect_failed": return "MCP server " + ev.server + " could not start: " + ev.error;
+        case "mcp_list_tools_failed": return "MCP server " + ev.server + ": listing its tools failed: " + ev.error;
+        case "mcp_list_tools_timeout": return "MCP server " + ev.server + " did not list its tools in time";
+        case "mcp_no_tools": return "MCP server " + ev.server + " offers no tools";
+        case "mcp_tool_duplicate": return "MCP server " + ev.server + " offered tool " + ev.tool + " twice; the second was dropped";
+        case "mcp_tools_capped": return "MCP server " + ev.server + ": only " + ev.kept + " of its tools were registered (tool cap)";
+        case "mcp_server_skipped_over_cap": return "MCP server " + ev.server + " was skipped: the tool cap was reached";
+        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + ev.attempt + " of " + ev.max_attempts;
+        case "command_error": return "command refused: " + ev.error;
+        case "session_error": return "session error: " + ev.error;
+        case "agent_setup_failed": return "the agent could not start: " + ev.error;
+        case "compaction_failed": case "auto_compaction_failed": return "compaction failed: " + ev.error;
+        case "tool_call_decode_error": return "tool call " + ev.tool_name + " could not be read: " + ev.error;
+      }
+      return null;
+    }
+    const warnings = ["background_notice", "mcp_config_ignored", "mcp_config_unreadable", "mcp_config_invalid",
+      "mcp_connect_failed", "mcp_list_tools_failed", "mcp_list_tools_timeout", "mcp_no_tools", "mcp_tool_duplicate",
+      "mcp_tools_capped", "mcp_server_skipped_over_cap", "stream_retry", "command_error", "session_error",
+      "agent_setup_failed", "compaction_failed", "auto_compaction_failed", "tool_call_decode_error"];
+
+    const handlers = {
+      agent_step: () => { endStep(); setBusy(true); },
+      reasoning_delta: (ev) => {
+        const c = message();
+        if (!c.reasoning) {
+          c.reasoning = el("div", "reasoning live");
+          c.m.insertBefore(c.reasoning, c.answer);
+        }
+        c.rtext += ev.content;
+        if (c.reasoning.tagName === "DETAILS") $(".text", c.reasoning).textContent = c.rtext;
+        else c.reasoning.textContent = c.rtext;
+        scroll();
+      },
+      reasoning_message: (ev) => { const c = message(); c.rtext = ev.content; foldReasoning(c); },
+      assistant_delta: (ev) => {
+        const c = message();
+        foldReasoning(c);
+        c.text += ev.content;
+        c.answer.textContent = c.text;
+        c.answer.classList.add("streaming");
+        scroll();
+      },
+      assistant_message: (ev) => {
+        const c = message();
+        foldReasoning(c);
+        c.text = ev.content;
+        c.answer.classList.remove("streaming");
+        c.answer.innerHTML = markdown(ev.content);
+      },
+      tool_started: toolStarted,
+      tool_result: toolResult,
+      approval_requested: approval,
+      approval_resolved: approvalResolved,
+      steer_applied: (ev) => { endStep(); userMsg(contentText(ev.content), "you (steer)"); },
+      steer_dropped: () => banner("Your steer came after the turn ended and was not used; send it as a new prompt."),
+      agent_aborted: (ev) => add(el("div", "msg status", "[agent aborted] " + (ev.reason || ""))),
+      turn_failed: (ev) => add(el("div", "msg status error", "[agent failed] " + ev.error)),
+      max_steps_exhausted: () => add(el("div", "msg status", "[agent failed] the step limit was reached")),
+      context_yield: () => add(el("div", "msg status", "context ceiling reached: continuing from a checkpoint summary")),
+      compaction_finished: (ev) => add(el("div", "msg notice", "compacted events " + ev.from_sequence + "–" + ev.to_sequence)),
+      turn_summary: summary,
+      stream_reset: () => location.reload(),
+    };
+
+    function follow() {
+      const since = chat.dataset.since || "0";
+      const src = new EventSource("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since));
+      const on = (name, fn) => src.addEventListener(name, (m) => {
+        let ev;
+        try { ev = JSON.parse(m.data); } catch (_) { return; }
+        fn(ev, name);
+      });
+      for (const [name, fn] of Object.entries(handlers)) on(name, fn);
+      for (const name of warnings) on(name, (ev) => {
+        const w = warning(name, ev);
+        if (w) banner(w, name.endsWith("error") || name.endsWith("failed") ? "error" : "warn");
+      });
+      let lost = false;
+      src.addEventListener("open", () => { if (lost) banner("Live stream reconnected."); lost = false; chat.dataset.live = "true"; });
+      src.addEventListener("error", () => {
+        chat.dataset.live = "false";
+        if (src.readyState === EventSource.CLOSED) banner("The live stream closed; reload the page to follow the session.", "error");
+        else if (!lost) { lost = true; banner("The live stream was interrupted; reconnecting…"); }
+      });
+    }
+
+    async function send() {
+      const text = input.value;
+      if (!text.trim()) return;
+      const cmd = busy ? { command: "steer", kind: "prompt", content: text } : { command: "prompt", content: text };
+      input.disabled = true;
+      try {
+        await post(cmdURL, cmd);
+        input.value = "";
+        if (cmd.command === "prompt") {
+          endStep();
+          userMsg(text);
+          setBusy(true);
+          const h1 = $(".heading h1");
+          if (h1 && h1.textContent === id) h1.textContent = clip(text.replace(/\s+/g, " ").trim(), 80);
+        }
+      } catch (e) {
+        banner("Your " + cmd.command + " was not sent: " + e.message, "error");
+      } finally {
+        input.disabled = false;
+        input.focus();
+      }
+    }
+
+    if (chat.dataset.readonly === "true") return;
+    $("#prompt-form").addEventListener("submit", (e) => { e.preventDefault(); send(); });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+    });
+    $("#cancel").addEventListener("click", async () => {
+      try { await post(cmdURL, { command: "cancel" }); } catch (e) { banner("Cancel was not sent: " + e.message, "error"); }
+    });
+    setBusy(busy);
+    follow();
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    sessionsPage();
+    const chat = $("#chat");
+    if (chat) chatPage(chat);
+  });
+})();

@@ -1,0 +1,315 @@
+package web
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openseek/openseek/internal/render"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
+)
+
+// A result longer than this (lines or bytes) is folded in its card.
+const (
+	foldLines = 12
+	foldBytes = 1500
+)
+
+// block is one piece of the chat history as the page shows it.
+type block struct {
+	Kind      string // user, assistant, tool, notice, summary, status
+	Seq       int
+	Time      string
+	Text      string        // user, notice, summary and status text
+	Answer    template.HTML // an assistant's answer, markdown-ish
+	Reasoning string
+	Tool      *card
+	From, To  int // a summary's range
+}
+
+// card is one tool call and its result.
+type card struct {
+	ID, Name, Args string
+	Done, IsError  bool
+	Brief, Result  string
+	Folded         bool
+	Lines          int
+	Diff           []diffLine
+}
+
+type diffLine struct{ Class, Text string }
+
+// step is one model call of the log: its tokens and cost.
+type step struct {
+	N, Seq                        int
+	Time                          string
+	Prompt, Hit, Miss, Completion int
+	HitRatio                      string
+	Cost                          string
+}
+
+// row is one event of the timeline.
+type row struct {
+	Seq        int
+	Time, Kind string
+	What       string
+}
+
+// compaction is one summarised range of the log.
+type compaction struct{ Seq, From, To int }
+
+// history turns a session log into the blocks of its chat page: tool calls
+// become cards that their results complete.
+func history(s *session.Session) []block {
+	var out []block
+	cards := map[string]*card{}
+	lastAnswer := ""
+	for _, e := range s.Events {
+		b := block{Seq: e.Sequence, Time: clock(e.TS)}
+		switch it := e.Item.(type) {
+		case *session.User:
+			b.Kind, b.Text = "user", it.Content.Text()
+			out = append(out, b)
+		case *session.Assistant:
+			if it.IsReplay {
+				continue
+			}
+			if it.Content != "" || (it.Reasoning != nil && *it.Reasoning != "") {
+				b.Kind, b.Answer = "assistant", markdown(it.Content)
+				if it.Reasoning != nil {
+					b.Reasoning = *it.Reasoning
+				}
+				lastAnswer = it.Content
+				out = append(out, b)
+			}
+			for _, c := range it.ToolCalls {
+				cd := &card{ID: c.ID, Name: c.Name, Args: argsBrief(c.Arguments)}
+				cards[c.ID] = cd
+				out = append(out, block{Kind: "tool", Seq: e.Sequence, Time: b.Time, Tool: cd})
+			}
+		case *session.ToolResult:
+			cd, ok := cards[it.ToolCallID]
+			if !ok {
+				cd = &card{ID: it.ToolCallID, Name: it.ToolName}
+				out = append(out, block{Kind: "tool", Seq: e.Sequence, Time: b.Time, Tool: cd})
+			}
+			cd.complete(it)
+		case *session.Notice:
+			b.Kind, b.Text = "notice", it.Content
+			out = append(out, b)
+		case *session.Summary:
+			b.Kind, b.Text, b.From, b.To = "summary", it.Content, it.From, it.To
+			out = append(out, b)
+		case *session.Terminal:
+			text := it.StatusText()
+			if text == "" || (it.Kind == session.Finished && text == lastAnswer) {
+				continue
+			}
+			b.Kind, b.Text = "status", text
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// complete fills a card with its result.
+func (c *card) complete(r *session.ToolResult) {
+	c.Done, c.IsError = true, r.IsError
+	if r.Brief != nil {
+		c.Brief = *r.Brief
+	}
+	c.Result = r.Content.Text()
+	c.Lines = strings.Count(strings.TrimRight(c.Result, "\n"), "\n") + 1
+	c.Folded = c.Lines > foldLines || len(c.Result) > foldBytes
+	c.Diff = diffLines(diffOf(r.Data))
+}
+
+// diffOf is the unified diff an edit tool kept in its result's data (the
+// same "diff" key the tool_result event carries), or "".
+func diffOf(data json.RawMessage) string {
+	if len(data) == 0 || !strings.Contains(string(data), `"diff"`) {
+		return ""
+	}
+	var d struct {
+		Diff string `json:"diff"`
+	}
+	if json.Unmarshal(data, &d) != nil {
+		return ""
+	}
+	return d.Diff
+}
+
+// diffLines classes each line of a unified diff for coloring.
+func diffLines(diff string) []diffLine {
+	if diff == "" {
+		return nil
+	}
+	var out []diffLine
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+		class := "ctx"
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			class = "file"
+		case strings.HasPrefix(l, "@@"):
+			class = "hunk"
+		case strings.HasPrefix(l, "+"):
+			class = "add"
+		case strings.HasPrefix(l, "-"):
+			class = "del"
+		}
+		out = append(out, diffLine{class, l})
+	}
+	return out
+}
+
+// argsBrief is a tool call's arguments on one line: "key: value" pairs,
+// long values clipped.
+func argsBrief(args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return clip(oneLine(args), 200)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v, ok := m[k].(string)
+		if !ok {
+			b, _ := json.Marshal(m[k])
+			v = string(b)
+		}
+		parts = append(parts, k+": "+clip(oneLine(v), 120))
+	}
+	return clip(strings.Join(parts, " · "), 300)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func clock(ts int64) string {
+	if ts <= 0 {
+		return ""
+	}
+	return time.UnixMilli(ts).Local().Format("15:04:05")
+}
+
+// timeline lists every event of the log with its kind and a one-line gist.
+func timeline(s *session.Session) []row {
+	out := make([]row, 0, len(s.Events))
+	for _, e := range s.Events {
+		r := row{Seq: e.Sequence, Kind: e.Item.ItemKind()}
+		if e.TS > 0 {
+			r.Time = time.UnixMilli(e.TS).Local().Format(time.DateTime)
+		}
+		switch it := e.Item.(type) {
+		case *session.User:
+			r.What = it.Content.Text()
+		case *session.Assistant:
+			var calls []string
+			for _, c := range it.ToolCalls {
+				calls = append(calls, c.Name)
+			}
+			r.What = it.Content
+			if len(calls) > 0 {
+				r.What = strings.TrimSpace(r.What + " → " + strings.Join(calls, ", "))
+			}
+			if it.IsReplay {
+				r.What = "(replay) " + r.What
+			}
+		case *session.ToolResult:
+			r.What = it.ToolName + ": " + cmp.Or(deref(it.Brief), it.Content.Text())
+			if it.IsError {
+				r.What = "error · " + r.What
+			}
+		case *session.Notice:
+			r.What = it.Content
+		case *session.Summary:
+			r.What = fmt.Sprintf("summary of events %d–%d", it.From, it.To)
+		case *session.Terminal:
+			r.Kind += " · " + string(it.Kind)
+			r.What = it.Message
+		}
+		r.What = clip(oneLine(r.What), 160)
+		out = append(out, r)
+	}
+	return out
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// steps are the model calls of the log with their usage and cost.
+func steps(s *session.Session, cost render.CostFunc) []step {
+	var out []step
+	for _, e := range s.Events {
+		a, ok := e.Item.(*session.Assistant)
+		if !ok || a.Usage == nil {
+			continue
+		}
+		u := *a.Usage
+		out = append(out, step{N: len(out) + 1, Seq: e.Sequence, Time: clock(e.TS), Prompt: u.PromptTokens,
+			Hit: u.PromptCacheHitTokens, Miss: u.PromptCacheMissTokens, Completion: u.CompletionTokens,
+			HitRatio: hitRatio(u), Cost: costText(u, cost)})
+	}
+	return out
+}
+
+func hitRatio(u protocol.Usage) string {
+	if u.PromptTokens == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(u.PromptCacheHitTokens)/float64(u.PromptTokens))
+}
+
+func costText(u protocol.Usage, cost render.CostFunc) string {
+	if cost == nil {
+		return "–"
+	}
+	usd, ok := cost(u)
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("$%.4f", usd)
+}
+
+// compactions are the summarised ranges of the log.
+func compactions(s *session.Session) []compaction {
+	var out []compaction
+	for _, e := range s.Events {
+		if sum, ok := e.Item.(*session.Summary); ok {
+			out = append(out, compaction{Seq: e.Sequence, From: sum.From, To: sum.To})
+		}
+	}
+	return out
+}
+
+var subrunID = regexp.MustCompile(`^(.+)-sr-[0-9]+$`)
+
+// parentOf is the id of the session that started sub-agent session id,
+// or "".
+func parentOf(id string) string {
+	if m := subrunID.FindStringSubmatch(id); m != nil {
+		return m[1]
+	}
+	return ""
+}

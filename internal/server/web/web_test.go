@@ -1,0 +1,412 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/protocol"
+)
+
+// newHost is a workspace host talking to the scripted model server.
+func newHost(t *testing.T, srv *llmtest.Server, mod func(*engine.Options)) *engine.Host {
+	t.Helper()
+	o := engine.Options{
+		Dir: t.TempDir(), Home: t.TempDir(), Model: "test-model", APIURL: srv.URL(), NoSandbox: true,
+		Retry:  llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond},
+		Getenv: func(string) string { return "" },
+	}
+	if mod != nil {
+		mod(&o)
+	}
+	h, err := engine.NewHost(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// turn opens a session (id "" = a new one) and runs one prompt to its end.
+func turn(t *testing.T, h *engine.Host, id, prompt string) *engine.Session {
+	t.Helper()
+	s, err := h.Open(context.Background(), engine.OpenOptions{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.Prompt(context.Background(), protocol.Text(prompt), nil); err != nil || !out.OK() {
+		t.Fatalf("turn: %+v %v", out, err)
+	}
+	return s
+}
+
+// page GETs path from the handler and parses the HTML.
+func page(t *testing.T, hd http.Handler, path string, want int) *html.Node {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	hd.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	if rec.Code != want {
+		t.Fatalf("GET %s: %d, want %d\n%s", path, rec.Code, want, rec.Body)
+	}
+	doc, err := html.Parse(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// all returns the elements under n matching a tiny selector: "#id",
+// ".class" (every class given as .a.b must be present), "tag" or
+// "tag.class".
+func all(n *html.Node, sel string) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && matches(n, sel) {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func matches(n *html.Node, sel string) bool {
+	if id, ok := strings.CutPrefix(sel, "#"); ok {
+		return attr(n, "id") == id
+	}
+	parts := strings.Split(sel, ".")
+	if parts[0] != "" && parts[0] != n.Data {
+		return false
+	}
+	classes := " " + attr(n, "class") + " "
+	for _, c := range parts[1:] {
+		if !strings.Contains(classes, " "+c+" ") {
+			return false
+		}
+	}
+	return true
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// one returns the single element matching sel, failing otherwise.
+func one(t *testing.T, n *html.Node, sel string) *html.Node {
+	t.Helper()
+	got := all(n, sel)
+	if len(got) != 1 {
+		t.Fatalf("%d elements match %q, want 1", len(got), sel)
+	}
+	return got[0]
+}
+
+func rendered(n *html.Node) string {
+	var b strings.Builder
+	html.Render(&b, n)
+	return b.String()
+}
+
+// A session run by the real engine renders as a chat: the prompt
+// (escaped), folded reasoning, the tool call as a card with its result,
+// the answer's code block; the page carries the stream head and the
+// controls, and the session list links it.
+func TestChatPage(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Reasoning: "list first", Calls: []llmtest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"echo tool-said-hi"}`}}},
+		llmtest.Text("It printed `tool-said-hi`:\n```sh\necho tool-said-hi\n```\n<b>not markup</b> and **bold**"),
+	)
+	h := newHost(t, srv, nil)
+	s := turn(t, h, "", "<script>alert(1)</script> run echo")
+	hd := New(h, Options{})
+
+	doc := page(t, hd, "/sessions/"+s.ID(), 200)
+	chat := one(t, doc, "#chat")
+	if got, want := attr(chat, "data-since"), strconv.FormatInt(s.Hub().Head(), 10); got != want || want == "0" {
+		t.Errorf("data-since %q, want the stream head %s", got, want)
+	}
+	if got := text(one(t, doc, ".msg.user")); !strings.Contains(got, "<script>alert(1)</script> run echo") {
+		t.Errorf("user message %q", got)
+	}
+	if len(all(doc, "script")) != 1 || attr(all(doc, "script")[0], "src") != "/static/app.js" {
+		t.Errorf("the prompt's <script> became markup: %s", rendered(doc))
+	}
+	if got := text(one(t, doc, "details.reasoning")); !strings.Contains(got, "list first") {
+		t.Errorf("reasoning %q", got)
+	}
+	cardNode := one(t, doc, "#tool-c1")
+	for _, want := range []string{"shell", "cmd: echo tool-said-hi", "tool-said-hi"} {
+		if !strings.Contains(text(cardNode), want) {
+			t.Errorf("tool card lacks %q: %s", want, rendered(cardNode))
+		}
+	}
+	if !strings.Contains(attr(cardNode, "class"), "done") {
+		t.Errorf("tool card not done: %s", attr(cardNode, "class"))
+	}
+	answer := rendered(one(t, doc, ".answer"))
+	for _, want := range []string{`<code>tool-said-hi</code>`, `<pre class="code" data-lang="sh"><code>echo tool-said-hi</code></pre>`,
+		`&lt;b&gt;not markup&lt;/b&gt;`, `<strong>bold</strong>`} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("answer lacks %s:\n%s", want, answer)
+		}
+	}
+	one(t, doc, "#prompt")
+	one(t, doc, "#cancel")
+	if len(all(doc, ".viewer")) != 0 {
+		t.Error("the chat page shows the viewer's tables")
+	}
+
+	list := page(t, hd, "/", 200)
+	row := one(t, list, ".session-row")
+	if a := one(t, row, "a"); attr(a, "href") != "/sessions/"+s.ID() || !strings.Contains(text(a), "run echo") {
+		t.Errorf("session row %s", rendered(row))
+	}
+	if !strings.Contains(text(one(t, row, ".state")), "open") {
+		t.Errorf("an open session is not marked open: %s", rendered(row))
+	}
+	one(t, list, "#new-session")
+}
+
+// A tool result's diff (kept in its data) is shown colored line by line.
+func TestChatPageDiff(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	doc := page(t, New(h, Options{}), "/sessions/diffdemo", 200)
+	c := one(t, doc, "#tool-call_e")
+	if got := text(one(t, c, "span.del")); got != "-\tprintln(\"hi\")" {
+		t.Errorf("removed line %q", got)
+	}
+	if got := text(one(t, c, "span.add")); got != "+\tprintln(\"hello\")" {
+		t.Errorf("added line %q", got)
+	}
+	if got := text(one(t, c, ".brief")); got != "edit hello.go" {
+		t.Errorf("brief %q", got)
+	}
+}
+
+// seed copies testdata/<id>.jsonl into the host's session store.
+func seed(t *testing.T, h *engine.Host, id string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(h.SessionRoot(), "sessions", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "openseek_session-"+id+".jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The read-only viewer: no controls; every event in the timeline; tokens
+// and cost per model call; the cache-hit ratio; compaction ranges; the
+// sub-agent sessions linked from their parent and back.
+func TestViewer(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a1", Name: "agent", Args: `{"description":"count files","prompt":"Report: FILES-OK"}`}),
+		llmtest.Text("child report"),
+		llmtest.Text("the child reported"),
+		llmtest.Reply{Text: "the summary of it all", Summary: true},
+	)
+	srv.MultiConversation()
+	h := newHost(t, srv, nil)
+	s := turn(t, h, "p", "delegate the count")
+	if err := s.Apply(protocol.CompactCmd{}); err != nil {
+		t.Fatal(err)
+	}
+	s.Drain()
+	snap := s.Snapshot()
+	s.Close()
+
+	price := func(u protocol.Usage) (float64, bool) { return float64(u.PromptTokens) / 1e6, true }
+	hd := New(h, Options{ReadOnly: true, Cost: price})
+	doc := page(t, hd, "/sessions/p", 200)
+	for _, sel := range []string{"textarea", "#cancel", "#new-session", "button.approve"} {
+		if len(all(doc, sel)) != 0 {
+			t.Errorf("the viewer has a control %s", sel)
+		}
+	}
+	if attr(one(t, doc, "#chat"), "data-readonly") != "true" {
+		t.Error("the page does not tell the script it is read-only")
+	}
+	rows := all(one(t, doc, "#timeline"), "tr")[1:] // the header row first
+	if len(rows) != len(snap.Events) {
+		t.Fatalf("timeline has %d rows, the log %d events", len(rows), len(snap.Events))
+	}
+	for i, r := range rows {
+		if got := attr(r, "id"); got != "ev-"+strconv.Itoa(snap.Events[i].Sequence) {
+			t.Errorf("row %d id %q", i, got)
+		}
+		if kind := text(all(r, "td")[2]); !strings.HasPrefix(kind, snap.Events[i].Item.ItemKind()) {
+			t.Errorf("row %d kind %q, want %s", i, kind, snap.Events[i].Item.ItemKind())
+		}
+	}
+	steps := all(one(t, doc, "#steps"), "tr")[1:]
+	if len(steps) != 2 { // the parent's two model calls (the summary records no usage)
+		t.Errorf("%d step rows: %s", len(steps), rendered(one(t, doc, "#steps")))
+	}
+	for _, r := range steps {
+		if c := text(all(r, "td")[8]); !strings.HasPrefix(c, "$0.") {
+			t.Errorf("step cost %q", c)
+		}
+	}
+	u := snap.Usage()
+	wantRatio := strconv.Itoa(int(100*float64(u.PromptCacheHitTokens)/float64(u.PromptTokens)+0.5)) + "%"
+	if got := text(one(t, doc, "#cache-ratio")); got != wantRatio || u.PromptCacheHitTokens == 0 {
+		t.Errorf("cache-hit ratio %q, want %s (usage %+v)", got, wantRatio, u)
+	}
+	comp := text(one(t, doc, "#compactions"))
+	if !strings.Contains(comp, "summarises events 1–") {
+		t.Errorf("compactions: %q", comp)
+	}
+	child := one(t, one(t, doc, "#children"), "a")
+	if attr(child, "href") != "/sessions/p-sr-1" {
+		t.Errorf("sub-agent link %s", rendered(child))
+	}
+	cdoc := page(t, hd, "/sessions/p-sr-1", 200)
+	if a := one(t, one(t, cdoc, ".heading"), ".sub"); !strings.Contains(rendered(a), `href="/sessions/p"`) {
+		t.Errorf("the child does not link its parent: %s", rendered(a))
+	}
+	list := page(t, hd, "/", 200)
+	if len(all(list, "#new-session")) != 0 {
+		t.Error("the read-only list offers a new session")
+	}
+	if len(all(list, ".session-row")) != 2 {
+		t.Errorf("sessions listed: %s", rendered(one(t, list, ".session-list")))
+	}
+}
+
+// Bad paths: an unknown session is a 404 page saying so; an invalid id is
+// refused; the embedded assets are served.
+func TestPagesBadInputAndAssets(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	hd := New(h, Options{})
+	doc := page(t, hd, "/sessions/nosuch", 404)
+	if got := text(one(t, doc, ".banner.error")); !strings.Contains(got, "nosuch") || !strings.Contains(got, "does not exist") {
+		t.Errorf("404 page says %q", got)
+	}
+	page(t, hd, "/sessions/..%2f..%2fetc", 400)
+	for path, want := range map[string]string{"/static/app.js": "EventSource", "/static/app.css": ".card"} {
+		rec := httptest.NewRecorder()
+		hd.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		body, _ := io.ReadAll(rec.Body)
+		if rec.Code != 200 || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s: %d %.80s", path, rec.Code, body)
+		}
+	}
+	rec := httptest.NewRecorder()
+	hd.ServeHTTP(rec, httptest.NewRequest("POST", "/", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST /: %d", rec.Code)
+	}
+}
+
+// The markdown-ish renderer escapes everything it does not interpret.
+func TestMarkdown(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a <i>b</i>", "<p>a &lt;i&gt;b&lt;/i&gt;</p>"},
+		{"one\ntwo\n\nthree", "<p>one<br>two</p><p>three</p>"},
+		{"use `x<y` now", "<p>use <code>x&lt;y</code> now</p>"},
+		{"odd ` tick", "<p>odd ` tick</p>"},
+		{"**b** and **c", "<p><strong>b</strong> and **c</p>"},
+		{"```\n<tag>\n```", `<pre class="code"><code>&lt;tag&gt;</code></pre>`},
+		{"```js\" onload=\"x\na\n", `<pre class="code" data-lang="js&#34; onload=&#34;x"><code>a` + "\n" + `</code></pre>`},
+	} {
+		if got := string(markdown(c.in)); got != c.want {
+			t.Errorf("markdown(%q)\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
+
+// The workspace's warnings (here: allow rules ignored until the
+// repository is trusted) are shown on every page.
+func TestPagesShowWorkspaceWarnings(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"make\"]\ndecision = \"allow\"\n"), 0o644)
+	h := newHost(t, srv, func(o *engine.Options) { o.Dir = dir })
+	if len(h.Warnings()) != 1 || !strings.Contains(h.Warnings()[0], "allow rule") {
+		t.Fatalf("host warnings %q", h.Warnings())
+	}
+	seed(t, h, "diffdemo")
+	for _, path := range []string{"/", "/sessions/diffdemo"} {
+		doc := page(t, New(h, Options{}), path, 200)
+		if got := text(one(t, doc, "#banners")); !strings.Contains(got, h.Warnings()[0]) {
+			t.Errorf("%s banners %q, want %q", path, got, h.Warnings()[0])
+		}
+	}
+}
+
+// BenchmarkViewerPage renders the viewer of a 3,000-event session (1,000
+// tool calls with their results).
+func BenchmarkViewerPage(b *testing.B) {
+	h, err := engine.NewHost(context.Background(), engine.Options{Dir: b.TempDir(), Home: b.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	var log strings.Builder
+	log.WriteString(`{"version":1,"id":"big","system_prompt":"s"}` + "\n")
+	seq := 0
+	line := func(item string) {
+		seq++
+		fmt.Fprintf(&log, `{"sequence":%d,"ts":1758700001000,"item":%s}`+"\n", seq, item)
+	}
+	for i := range 1000 {
+		line(`{"kind":"user","payload":{"content":"step ` + strconv.Itoa(i) + `"}}`)
+		line(`{"kind":"assistant","payload":{"content":"ok","tool_calls":[{"id":"c` + strconv.Itoa(i) + `","name":"shell","arguments":"{\"cmd\":\"ls\"}"}],"usage":{"prompt_tokens":1000,"completion_tokens":20,"total_tokens":1020,"prompt_cache_hit_tokens":900,"prompt_cache_miss_tokens":100}}}`)
+		line(`{"kind":"tool_result","payload":{"tool_call_id":"c` + strconv.Itoa(i) + `","tool_name":"shell","content":"a\nb\nc","is_error":false}}`)
+	}
+	dir := filepath.Join(h.SessionRoot(), "sessions", "big")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "openseek_session-big.jsonl"), []byte(log.String()), 0o644)
+	hd := New(h, Options{ReadOnly: true})
+	b.ResetTimer()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		hd.ServeHTTP(rec, httptest.NewRequest("GET", "/sessions/big", nil))
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+		b.SetBytes(int64(rec.Body.Len()))
+	}
+}
