@@ -310,7 +310,9 @@ func TestApprovalFirstAnswerWins(t *testing.T) {
 	bodies := make([]string, 2)
 	var wg sync.WaitGroup
 	for i := range codes {
-		wg.Go(func() { codes[i], bodies[i], _ = f.do("POST", "/v1/sessions/"+id+"/commands", fmt.Sprintf(line, i == 0)) })
+		wg.Go(func() {
+			codes[i], bodies[i], _ = f.do("POST", "/v1/sessions/"+id+"/commands", fmt.Sprintf(line, i == 0))
+		})
 	}
 	wg.Wait()
 	ok, refused := 0, 0
