@@ -33,9 +33,10 @@ type fixture struct {
 }
 
 type setup struct {
-	readOnly bool
-	dir      string // workspace (default: a temp dir)
-	opts     func(*engine.Options)
+	readOnly  bool
+	keepAlive time.Duration
+	dir       string // workspace (default: a temp dir)
+	opts      func(*engine.Options)
 }
 
 func start(t *testing.T, model *llmtest.Server, su setup) *fixture {
@@ -62,7 +63,7 @@ func start(t *testing.T, model *llmtest.Server, su setup) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(host, Options{Token: testToken, ReadOnly: su.readOnly})
+	srv := New(host, Options{Token: testToken, ReadOnly: su.readOnly, KeepAlive: su.keepAlive})
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()

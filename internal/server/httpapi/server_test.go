@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sse "github.com/tmaxmax/go-sse"
 
@@ -479,5 +481,17 @@ func TestLoadToken(t *testing.T) {
 	other, _ := LoadToken(env(""), t.TempDir())
 	if other == tok {
 		t.Error("two homes got the same token")
+	}
+}
+
+// An idle stream gets a keep-alive comment, which EventSource ignores.
+func TestIdleStreamPings(t *testing.T) {
+	f := start(t, llmtest.NewServer(t), setup{keepAlive: 10 * time.Millisecond})
+	id := f.newSession("")
+	s := f.subscribe(id, "?since="+strconv.FormatInt(f.head(id), 10), "")
+	r := bufio.NewReader(s.resp.Body)
+	line, err := r.ReadString('\n')
+	if err != nil || line != ": ping\n" {
+		t.Fatalf("first line of an idle stream = %q %v, want a ping comment", line, err)
 	}
 }
