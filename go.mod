@@ -18,6 +18,7 @@ require (
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/tmaxmax/go-sse v0.11.0
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	go.lsp.dev/uri v0.3.0

@@ -1,31 +1,49 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/server/httpapi"
 	"github.com/openseek/openseek/internal/server/stdio"
 	"github.com/openseek/openseek/protocol"
 )
 
 func (c *cli) serveCmd() *cobra.Command {
 	var sysFile, addendum string
+	var hf httpFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Session server: JSONL commands on stdin, JSONL events on stdout",
 		Long: `Serve one session over the OpenSeek wire protocol: JSONL commands
 (prompt, steer, cancel, goal, compact, approval, jobs_snapshot, job_stop) on
 stdin, JSONL events on stdout. End of input finishes the queued turns and
-exits 0.`,
+exits 0.
+
+With --http [ADDR] it serves the workspace over HTTP instead (default
+` + httpapi.DefaultAddr + `; port 0 picks a free one): a JSON API, each session's
+events as server-sent events, and the web app. The URL with the token is
+printed on stderr.`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && cmd.Flags().Changed("http") && hf.addr == httpapi.DefaultAddr {
+				hf.addr = args[0] // --http ADDR
+				return nil
+			}
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected value '%s' found; no more were expected", args[0])
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("http") {
+				return c.serveHTTP(cmd, hf, sysFile, addendum)
+			}
+			if hf.allowRemote {
+				return errors.New("--http-allow-remote needs --http")
+			}
 			w := protocol.NewWriter(c.stdout)
 			fail := func(err error) error {
 				_ = w.Emit(protocol.AgentSetupFailed{Error: err.Error()})
@@ -57,5 +75,8 @@ exits 0.`,
 	f := cmd.Flags()
 	f.StringVar(&sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement")
 	f.StringVar(&addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt")
+	f.StringVar(&hf.addr, "http", "", "serve the HTTP API and web app on ADDR (default "+httpapi.DefaultAddr+") instead of stdio")
+	f.Lookup("http").NoOptDefVal = httpapi.DefaultAddr
+	f.BoolVar(&hf.allowRemote, "http-allow-remote", false, "allow a non-loopback --http address (anyone with the token controls the workspace)")
 	return cmd
 }
