@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -29,15 +31,23 @@ func Main() {
 		return
 	}
 	os.Unsetenv(childEnv)
-	if err := runChild(data, os.Args[1:]); err != nil {
+	// This process is the init of a PID namespace: a signal it does not
+	// catch would be ignored, not kill it. Catch the usual ones from the
+	// start so one that arrives during setup ends it before the command.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := runChild(data, os.Args[1:], sigs); err != nil {
 		fmt.Fprintf(os.Stderr, "openseek sandbox: %v; the command was not run\n", err)
 		os.Exit(exitSetupFailed)
 	}
 }
 
-// runChild applies the policy in data to this process and execs argv;
-// it returns only on failure.
-func runChild(data string, argv []string) error {
+// runChild applies the policy in data and runs argv as the only child of
+// this process, which is the init of a new PID namespace: when the
+// command ends, this process exits with its status and the kernel kills
+// whatever the command left behind (`cmd &`, `setsid cmd &`, nohup).
+// It returns only on failure.
+func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	var pl payload
 	if err := json.Unmarshal([]byte(data), &pl); err != nil {
 		return fmt.Errorf("decode policy: %w", err)
@@ -49,9 +59,19 @@ func runChild(data string, argv []string) error {
 	if err != nil {
 		return err
 	}
-	runtime.LockOSThread() // never unlocked: this thread execs
+	// Capabilities, no_new_privs and the seccomp filter belong to a
+	// thread; the command is started from this one, so it inherits them.
+	runtime.LockOSThread() // never unlocked
 	if err := protect(pol.ReadOnly); err != nil {
 		return err
+	}
+	if err := privateProc(); err != nil {
+		return err
+	}
+	if !pol.Network {
+		if err := privateRuntimeDirs(pol); err != nil {
+			return err
+		}
 	}
 	// The working directory was entered before the read-only mounts
 	// existed; enter it again by name so relative paths go through them.
@@ -66,8 +86,72 @@ func runChild(data string, argv []string) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
-	if err := syscall.Exec(pl.Path, argv, os.Environ()); err != nil {
-		return fmt.Errorf("exec %s: %w", pl.Path, err)
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := loadSeccomp(); err != nil {
+		return err
+	}
+	return supervise(pl.Path, argv, sigs)
+}
+
+// supervise starts the command from this (locked) thread and reaps every
+// process of the namespace until the command itself ends, then exits with
+// its status: 128+N for death by signal N, as a shell reports it. A
+// signal caught before the command started ends this process instead.
+// Afterwards the caller signals the whole process group, which the
+// command shares, so caught signals are only kept from killing this
+// process before the command.
+func supervise(path string, argv []string, sigs <-chan os.Signal) error {
+	select {
+	case s := <-sigs:
+		os.Exit(128 + int(s.(syscall.Signal)))
+	default:
+	}
+	go func() {
+		for range sigs {
+		}
+	}()
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
+		Env:   os.Environ(),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+	})
+	if err != nil {
+		return fmt.Errorf("exec %s: %w", path, err)
+	}
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("wait for %s: %w", path, err)
+		}
+		if pid != proc.Pid {
+			continue // an orphan of the command, reaped as init must
+		}
+		switch {
+		case ws.Exited():
+			os.Exit(ws.ExitStatus())
+		case ws.Signaled():
+			os.Exit(128 + int(ws.Signal()))
+		}
+	}
+}
+
+// privateProc mounts a /proc of the new PID namespace over the host's, so
+// the command sees only its own processes (not the agent's command line
+// or environment). A kernel refuses it when parts of the host's /proc are
+// hidden by other mounts (as in some containers); then the host's /proc
+// stays, read through the same namespace rules as before.
+func privateProc() error {
+	err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("mount /proc: %w", err)
 	}
 	return nil
 }
@@ -155,4 +239,42 @@ func restrictWrites(p Policy) error {
 		return fmt.Errorf("landlock: %w", err)
 	}
 	return nil
+}
+
+// privateRuntimeDirs mounts an empty tmpfs over /run, /var/run (when it is
+// a directory of its own) and $XDG_RUNTIME_DIR, where the host's UNIX
+// sockets live (D-Bus, docker.sock, ssh and gpg agents, systemd), so a
+// command without network has no socket to the host there either. A
+// directory holding the workspace or a writable root is left alone.
+func privateRuntimeDirs(p Policy) error {
+	dirs := []string{"/run", "/var/run"}
+	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
+		dirs = append(dirs, filepath.Clean(x))
+	}
+	keep := append([]string{p.Workspace}, p.WritableRoots...)
+	var hidden []string
+	for _, d := range dirs {
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			continue // missing, or a symlink to a directory handled already
+		}
+		if within(d, keep) || within(d, hidden) {
+			continue
+		}
+		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=16m"); err != nil {
+			return fmt.Errorf("hide %s: %w", d, err)
+		}
+		hidden = append(hidden, d)
+	}
+	return nil
+}
+
+// within reports whether dir is one of roots, inside one, or holds one.
+func within(dir string, roots []string) bool {
+	for _, r := range roots {
+		if r == dir || strings.HasPrefix(r, dir+"/") || strings.HasPrefix(dir, r+"/") {
+			return true
+		}
+	}
+	return false
 }

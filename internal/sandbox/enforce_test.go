@@ -22,6 +22,10 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.Main()
+	if ws, ok := os.LookupEnv(escapeHelper); ok {
+		runEscapes(ws)
+		os.Exit(0)
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -309,42 +313,115 @@ func TestSetupFailureRunsNothing(t *testing.T) {
 }
 
 // TestKillReachesGroup checks that killing a sandboxed command kills the
-// processes it started too: the wrapper execs, so the process group is
-// the command's.
+// processes it started too, wherever they went: its own group, a new
+// session, or nohup.
 func TestKillReachesGroup(t *testing.T) {
 	t.Parallel()
 	ws, pol := workspace(t)
-	p, err := jobs.Spawn(jobs.Spec{Command: "sleep 300 & echo $!; wait", Dir: ws, Sandbox: &pol}, t.TempDir())
+	marks := []string{unique(t), unique(t), unique(t)}
+	cmd := "(exec -a " + marks[0] + " sleep 300) & setsid bash -c 'exec -a " + marks[1] + " sleep 300' & nohup bash -c 'exec -a " + marks[2] + " sleep 300' >/dev/null 2>&1 & wait"
+	p, err := jobs.Spawn(jobs.Spec{Command: cmd, Dir: ws, Sandbox: &pol}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Release(0)
-	var child int
 	deadline := time.Now().Add(10 * time.Second)
-	for child == 0 && time.Now().Before(deadline) {
-		out, _ := p.Read(0, p.Output().Chars)
-		child, _ = strconv.Atoi(strings.TrimSpace(out))
+	for time.Now().Before(deadline) && len(hostProcesses(t, marks...)) < len(marks) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if child == 0 {
-		t.Fatal("no child pid printed")
-	}
-	if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/comm"); strings.TrimSpace(string(comm)) != "bash" && strings.TrimSpace(string(comm)) != "sh" {
-		t.Fatalf("pid %d runs %q, want the shell itself (the wrapper must exec)", p.Pid(), comm)
+	if got := hostProcesses(t, marks...); len(got) < len(marks) {
+		out, _ := p.Read(0, p.Output().Chars)
+		t.Fatalf("background commands not all started (%v); output:\n%s", got, out)
 	}
 	p.Kill(200 * time.Millisecond)
 	if code := p.ExitCode(); code != 128+15 && code != 128+9 {
-		t.Errorf("exit code %d, want death by signal", code)
+		out, _ := p.Read(0, p.Output().Chars)
+		t.Errorf("exit code %d, want death by signal; output:\n%s", code, out)
 	}
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(child)); errors.Is(err, os.ErrNotExist) {
-			return
+	waitGone(t, marks, deadline)
+}
+
+// TestBackgroundDiesWithCommand checks that what a command leaves running
+// when it exits on its own (`cmd &`, `setsid cmd &`, nohup) ends with it:
+// the command is the PID namespace's only way in.
+func TestBackgroundDiesWithCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, cmd string }{
+		{"ampersand", "(exec -a %s sleep 300) &"},
+		{"setsid", "setsid bash -c 'exec -a %s sleep 300' &"},
+		{"nohup", "nohup bash -c 'exec -a %s sleep 300' >/dev/null 2>&1 &"},
+		{"double fork", "( ( exec -a %s sleep 300 & ) & )"},
+		{"disown", "(exec -a %s sleep 300) & disown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, pol := workspace(t)
+			mark := unique(t)
+			// Wait (bounded) until the background command runs, then report it.
+			cmd := strings.ReplaceAll(tt.cmd, "%s", mark) + "\nfor i in $(seq 200); do ps -e -o args= | grep -q '^" + mark + "' && break; sleep 0.02; done; ps -e -o args= | grep -c '^" + mark + "'"
+			out, code := run(t, &pol, ws, cmd)
+			if code != 0 || strings.TrimSpace(out) == "0" {
+				t.Fatalf("the background command did not start (exit %d):\n%s", code, out)
+			}
+			waitGone(t, []string{mark}, time.Now().Add(10*time.Second))
+		})
+	}
+}
+
+// TestOwnProcessView checks that a sandboxed command sees only its own
+// processes: not the agent, whose command line may hold a key.
+func TestOwnProcessView(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	out, code := run(t, &pol, ws, "ls /proc | grep -c '^[0-9]'; test -e /proc/"+strconv.Itoa(os.Getpid())+" && echo parent visible; echo $$")
+	lines := strings.Fields(out)
+	if code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	if n, _ := strconv.Atoi(lines[0]); n > 4 {
+		t.Errorf("the command sees %d processes, want its own few:\n%s", n, out)
+	}
+	if lines[1] == "1" {
+		t.Errorf("the command is the namespace's init (pid 1); want a supervisor in front of it")
+	}
+}
+
+// hostProcesses returns the command lines of the host's processes whose
+// name (argv[0], set with exec -a) is one of marks.
+func hostProcesses(t *testing.T, marks ...string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
 		}
-		// A zombie waiting for reaping by init counts as gone.
-		if st, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/stat"); strings.Contains(string(st), ") Z ") {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || len(b) == 0 {
+			continue // gone, or a zombie waiting for its reaper
+		}
+		line := strings.ReplaceAll(string(b), "\x00", " ")
+		for _, m := range marks {
+			if strings.HasPrefix(line, m+" ") {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// waitGone fails the test when processes named by marks are still alive
+// at the deadline (they are killed then, so nothing leaks).
+func waitGone(t *testing.T, marks []string, deadline time.Time) {
+	t.Helper()
+	for time.Now().Before(deadline) {
+		if len(hostProcesses(t, marks...)) == 0 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("background child %d survived the group kill", child)
+	t.Errorf("processes outlived the command: %q", hostProcesses(t, marks...))
 }

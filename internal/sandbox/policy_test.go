@@ -47,8 +47,8 @@ func TestWrap(t *testing.T) {
 		network bool
 		flags   uintptr
 	}{
-		{"network off", false, syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET},
-		{"network on", true, syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS},
+		{"network off", false, syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET},
+		{"network on", true, syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +63,7 @@ func TestWrap(t *testing.T) {
 			if cmd.Path != "/proc/self/exe" || !slices.Equal(cmd.Args, []string{"openseek-sandbox", "/bin/sh", "-c", "echo hi"}) {
 				t.Errorf("Path %q Args %q", cmd.Path, cmd.Args)
 			}
-			if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Cloneflags != tt.flags || len(cmd.SysProcAttr.UidMappings) != 1 {
+			if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Cloneflags != tt.flags || len(cmd.SysProcAttr.UidMappings) != 1 || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
 				t.Errorf("SysProcAttr %+v", cmd.SysProcAttr)
 			}
 			if len(cmd.Env) != 2 || cmd.Env[0] != "A=1" || !strings.HasPrefix(cmd.Env[1], childEnv+"=") {

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // childEnv is the marker variable that carries the payload to the child.
@@ -61,11 +63,14 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS)
+	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
 	if !pol.Network {
 		flags |= syscall.CLONE_NEWNET
 	}
 	setNamespaces(cmd.SysProcAttr, flags)
+	// Should this program die without ending the command (kill -9), the
+	// sandbox's init dies too, and with it every process of the command.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	return nil
 }
 
@@ -85,6 +90,11 @@ func setNamespaces(a *syscall.SysProcAttr, flags uintptr) {
 		a.GidMappingsEnableSetgroups = true
 		return
 	}
+	// An ordinary user keeps their own uid, which has no capabilities
+	// after exec; the two the sandbox's setup needs (mounting, dropping
+	// the bounding set) are passed on as ambient capabilities, valid only
+	// in the new namespaces, and dropped before the command starts.
+	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 	uid, gid := os.Geteuid(), os.Getegid()
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
