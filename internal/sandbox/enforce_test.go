@@ -18,6 +18,7 @@ import (
 
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
 func TestMain(m *testing.M) {
@@ -424,4 +425,10 @@ func waitGone(t *testing.T, marks []string, deadline time.Time) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("processes outlived the command: %q", hostProcesses(t, marks...))
+}
+
+// TestAsOrdinaryUser runs this package's sandbox tests again as an
+// ordinary user: the sandbox must work without root.
+func TestAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|RuntimeDirsPrivate)$")
 }
