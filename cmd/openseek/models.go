@@ -9,7 +9,6 @@ import (
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/doctor"
 	"github.com/openseek/openseek/internal/policy"
-	"github.com/openseek/openseek/internal/sandbox"
 )
 
 // modelsCmd is `openseek models`: what is configured, and which models
@@ -64,12 +63,7 @@ func (c *cli) doctorCmd() *cobra.Command {
 				return err
 			}
 			checks := doctor.Diagnose(cmd.Context(), c.getenv("HOME"), dir, c.getenv, nil)
-			sup := sandbox.Detect()
-			sb := doctor.Check{Name: "sandbox", Status: "ok", Detail: sup.String()}
-			if problems := sup.Problems(sandbox.DefaultPolicy(dir)); len(problems) > 0 {
-				sb.Status, sb.Detail = "fail", fmt.Sprintf("%s — %v; commands can only run with --no-sandbox", sup.String(), problems)
-			}
-			checks = append(checks, sb)
+			checks = append(checks, doctor.Sandbox(cmd.Context(), dir))
 			if _, err := policy.LoadRules(filepath.Join(c.getenv("HOME"), ".openseek", "config.toml"), filepath.Join(dir, ".openseek", "config.toml")); err != nil {
 				checks = append(checks, doctor.Check{Name: "rules", Status: "fail", Detail: err.Error()})
 			}

@@ -26,6 +26,7 @@ const exitSetupFailed = 126
 // In a sandbox child it never returns: it applies the policy and execs the
 // real command, or reports why it could not and exits 126.
 func Main() {
+	mainCalled.Store(true)
 	data, ok := os.LookupEnv(childEnv)
 	if !ok {
 		return

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -14,6 +15,11 @@ import (
 
 // childEnv is the marker variable that carries the payload to the child.
 const childEnv = "OPENSEEK_SANDBOX_CHILD"
+
+// mainCalled records that this program called [Main]: without that, the
+// wrapper it starts would run the program itself (its tests, say) as the
+// command. It is a fact about the process, set once at start.
+var mainCalled atomic.Bool
 
 // selfExe is the running program, whatever happens to its file on disk.
 const selfExe = "/proc/self/exe"
@@ -38,7 +44,7 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if cmd.Err != nil {
 		return cmd.Err
 	}
-	if _, inChild := os.LookupEnv(childEnv); inChild {
+	if _, inChild := os.LookupEnv(childEnv); inChild || !mainCalled.Load() {
 		return errors.New("sandbox: this program did not call sandbox.Main at start, so it cannot run sandboxed commands")
 	}
 	pol, err := p.validate()
