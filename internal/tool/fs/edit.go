@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -96,7 +95,7 @@ func runEdit(ctx context.Context, env *tool.Env, a editArgs) tool.Result {
 		return fail(real, outcome, describeMiss(content, c, m))
 	}
 	updated := apply(content, []span{sp})
-	if err := writeAtomic(real, []byte(updated), fileMode(real)); err != nil {
+	if err := writeAtomic(env, real, []byte(updated), fileMode(env, real)); err != nil {
 		return fail(real, "error", "edit failed: "+describeErr(err))
 	}
 	env.Files.Record(real, []byte(updated))
@@ -108,7 +107,7 @@ func runEdit(ctx context.Context, env *tool.Env, a editArgs) tool.Result {
 
 // readText reads the text file at real, or says why it cannot.
 func readText(env *tool.Env, real string) (string, string) {
-	b, err := os.ReadFile(real)
+	b, err := safeReadFile(env, real)
 	if err != nil {
 		if errors.Is(err, iofs.ErrNotExist) {
 			msg := "no such file; use write to create it"
@@ -117,7 +116,7 @@ func readText(env *tool.Env, real string) (string, string) {
 			}
 			return "", msg
 		}
-		if fi, serr := os.Stat(real); serr == nil && fi.IsDir() {
+		if fi, serr := safeStat(env, real); serr == nil && fi.IsDir() {
 			return "", "is a directory"
 		}
 		return "", describeErr(err)
