@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -70,6 +71,9 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 		return err
 	}
 	if !pol.Network {
+		if err := privateTmp(pol); err != nil {
+			return err
+		}
 		if err := privateRuntimeDirs(pol); err != nil {
 			return err
 		}
@@ -278,4 +282,83 @@ func within(dir string, roots []string) bool {
 		}
 	}
 	return false
+}
+
+// tmpDirs are the shared temporary directories a command without network
+// gets a private, empty copy of.
+var tmpDirs = []string{"/tmp", "/var/tmp"}
+
+// privateTmp mounts an empty tmpfs over each of tmpDirs, so the host's
+// sockets, files and pipes there are out of reach, and brings back the
+// workspace, the working directory and the writable roots that lie
+// inside one (a clone of their mounts, moved into the new tmpfs at the
+// same path). Writes the command makes elsewhere in /tmp vanish with it.
+func privateTmp(p Policy) error {
+	keep := append([]string{p.Workspace}, p.WritableRoots...)
+	if wd, err := os.Getwd(); err == nil {
+		keep = append(keep, wd)
+	}
+	for _, d := range tmpDirs {
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		inside := outermost(d, keep)
+		type tree struct {
+			fd   int
+			path string
+		}
+		var trees []tree
+		for _, k := range inside {
+			fd, err := unix.OpenTree(unix.AT_FDCWD, k, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+			if err != nil {
+				return fmt.Errorf("keep %s in the private %s: %w", k, d, err)
+			}
+			trees = append(trees, tree{fd, k})
+		}
+		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return fmt.Errorf("private %s: %w", d, err)
+		}
+		for _, t := range trees {
+			err := os.MkdirAll(t.path, 0o755)
+			if err == nil {
+				err = unix.MoveMount(t.fd, "", unix.AT_FDCWD, t.path, unix.MOVE_MOUNT_F_EMPTY_PATH)
+			}
+			unix.Close(t.fd)
+			if err != nil {
+				return fmt.Errorf("keep %s in the private %s: %w", t.path, d, err)
+			}
+		}
+	}
+	return nil
+}
+
+// outermost returns the existing directories of paths strictly inside
+// dir, symlinks resolved, leaving out any that lies inside another.
+func outermost(dir string, paths []string) []string {
+	var in []string
+	for _, p := range paths {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || !strings.HasPrefix(real, dir+"/") {
+			continue
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			continue
+		}
+		in = append(in, real)
+	}
+	var out []string
+	for _, p := range in {
+		nested := false
+		for _, q := range in {
+			if q != p && strings.HasPrefix(p, q+"/") {
+				nested = true
+				break
+			}
+		}
+		if !nested && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

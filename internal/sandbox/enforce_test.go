@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,17 +97,20 @@ func TestWrites(t *testing.T) {
 		cwd    string
 		cmd    string // %s is replaced by the target
 		allow  bool
+		// network on: /tmp is the host's (off, it is private; see
+		// TestPrivateTmp)
+		network bool
 	}{
-		{"etc", "/etc/" + name, ws, "echo pwned > %s", false},
-		{"home", filepath.Join(home, name), ws, "echo pwned > %s", false},
-		{"tmp dot dot root", "/tmp/../root/" + name, ws, "echo pwned > %s", false},
-		{"git config", filepath.Join(ws, ".git/config"), ws, "echo pwned >> %s", false},
-		{"git config from inside .git", filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git"), "echo pwned >> config", false},
-		{"new file in .git", filepath.Join(ws, ".git/hooks-pwned"), ws, "echo pwned > %s", false},
-		{"openseek config", filepath.Join(ws, ".openseek/config.toml"), ws, "echo pwned > %s", false},
-		{"workspace", filepath.Join(ws, "out.txt"), ws, "echo pwned > %s", true},
-		{"workspace subdir", filepath.Join(ws, "sub/out.txt"), ws, "mkdir -p sub && echo pwned > %s", true},
-		{"tmp", filepath.Join(tmp, "out.txt"), ws, "echo pwned > %s", true},
+		{"etc", "/etc/" + name, ws, "echo pwned > %s", false, false},
+		{"home", filepath.Join(home, name), ws, "echo pwned > %s", false, false},
+		{"tmp dot dot root", "/tmp/../root/" + name, ws, "echo pwned > %s", false, false},
+		{"git config", filepath.Join(ws, ".git/config"), ws, "echo pwned >> %s", false, false},
+		{"git config from inside .git", filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git"), "echo pwned >> config", false, false},
+		{"new file in .git", filepath.Join(ws, ".git/hooks-pwned"), ws, "echo pwned > %s", false, false},
+		{"openseek config", filepath.Join(ws, ".openseek/config.toml"), ws, "echo pwned > %s", false, false},
+		{"workspace", filepath.Join(ws, "out.txt"), ws, "echo pwned > %s", true, false},
+		{"workspace subdir", filepath.Join(ws, "sub/out.txt"), ws, "mkdir -p sub && echo pwned > %s", true, false},
+		{"tmp", filepath.Join(tmp, "out.txt"), ws, "echo pwned > %s", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +120,9 @@ func TestWrites(t *testing.T) {
 					os.Remove(target) // only there if the protection broke
 				}
 			})
-			out, code := run(t, &pol, tt.cwd, strings.ReplaceAll(tt.cmd, "%s", tt.target))
+			p := pol
+			p.Network = tt.network
+			out, code := run(t, &p, tt.cwd, strings.ReplaceAll(tt.cmd, "%s", tt.target))
 			data, _ := os.ReadFile(target)
 			wrote := strings.Contains(string(data), "pwned")
 			if wrote != tt.allow || (code == 0) != tt.allow {
@@ -427,8 +433,84 @@ func waitGone(t *testing.T, marks []string, deadline time.Time) {
 	t.Errorf("processes outlived the command: %q", hostProcesses(t, marks...))
 }
 
+// TestPrivateTmp checks that without network a command has a /tmp and a
+// /run of its own: the host's files and UNIX sockets there are out of
+// sight and reach, what it writes there stays there, and the workspace
+// (itself in /tmp here) is still the host's.
+func TestPrivateTmp(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	hostDir := t.TempDir()
+	hostFile := filepath.Join(hostDir, "host.txt")
+	if err := os.WriteFile(hostFile, []byte("host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(hostDir, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got atomic.Int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			got.Add(1)
+			io.WriteString(c, "host socket\n")
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	if err := os.Chmod(hostDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sock, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	leak := filepath.Join("/tmp", unique(t))
+	t.Cleanup(func() { os.Remove(leak) })
+	cmd := "cat " + hostFile + "; nc -U -w 2 " + sock + " </dev/null; ls /run | wc -l; echo written > " + leak + "; echo in-ws > " + filepath.Join(ws, "ws.txt") + "; echo done"
+	tests := []struct {
+		name     string
+		network  bool
+		reach    bool // the host's /tmp is visible
+		runEmpty bool
+	}{
+		{"network off", false, false, true},
+		{"network on", true, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := pol
+			p.Network = tt.network
+			before := got.Load()
+			out, _ := run(t, &p, ws, cmd)
+			if !strings.HasSuffix(strings.TrimSpace(out), "done") {
+				t.Fatalf("the command did not finish:\n%s", out)
+			}
+			if strings.Contains(out, "host\n") != tt.reach || (got.Load() > before) != tt.reach || strings.Contains(out, "host socket") != tt.reach {
+				t.Errorf("host file and socket reached: %v, want %v (connections %d):\n%s", !tt.reach, tt.reach, got.Load()-before, out)
+			}
+			if _, err := os.Stat(leak); (err == nil) != tt.reach {
+				t.Errorf("write to /tmp reached the host: %v, want %v", err == nil, tt.reach)
+			}
+			os.Remove(leak)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if runEmpty := len(lines) >= 2 && lines[len(lines)-2] == "0"; runEmpty != tt.runEmpty {
+				t.Errorf("/run empty: %v, want %v:\n%s", runEmpty, tt.runEmpty, out)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "ws.txt")); string(b) != "in-ws\n" {
+				t.Errorf("the workspace write did not reach the host: %q", b)
+			}
+		})
+	}
+}
+
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|RuntimeDirsPrivate)$")
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp)$")
 }

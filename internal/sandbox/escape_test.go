@@ -122,7 +122,7 @@ func runEscapes(ws string) {
 func TestEscapesRefused(t *testing.T) {
 	t.Parallel()
 	ws, pol := workspace(t)
-	exe := testBinary(t)
+	exe := testBinary(t, ws)
 	out, code := run(t, &pol, ws, escapeHelper+"="+ws+" "+exe)
 	if code != 0 {
 		t.Fatalf("helper exit %d:\n%s", code, out)
@@ -169,13 +169,22 @@ func TestNoCapabilities(t *testing.T) {
 	}
 }
 
-// testBinary is the path of this test binary, readable by whoever runs
-// the sandboxed commands.
-func testBinary(t *testing.T) string {
+// testBinary copies this test binary into dir (a workspace: the private
+// /tmp of a sandboxed command hides where the go tool keeps it) and
+// returns the copy's path.
+func testBinary(t *testing.T, dir string) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return exe
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "escape-helper")
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }
