@@ -67,6 +67,8 @@ func (e *Engine) setupSafety() error {
 	}
 	sp := sandbox.DefaultPolicy(e.opts.Dir)
 	sp.Network = e.opts.Network || (sc.Network != nil && *sc.Network)
+	// Plan mode's promise is kept by the sandbox, not by judging commands.
+	sp.ReadOnlyWorkspace = mode == policy.ModePlan
 	sp.ReadOnly = append(sp.ReadOnly, e.configFiles()...)
 	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
 	for _, r := range sc.WritableRoots {

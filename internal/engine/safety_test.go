@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,5 +91,50 @@ func TestKeysNeverLeak(t *testing.T) {
 	}
 	if !redacted {
 		t.Errorf("the file's keys were not shown redacted to the model")
+	}
+}
+
+// TestPlanModeCannotWrite runs, in plan mode, a command the rules rightly
+// judge read-only (git status) in a repository whose config runs a hook
+// (core.fsmonitor) that writes: the sandbox keeps the workspace read-only,
+// so nothing is written whatever the command turns out to run.
+func TestPlanModeCannotWrite(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"git status --short; echo listed"}`}),
+		llmtest.Text("done"),
+	)
+	e, _, ws := newEngine(t, srv, func(o *Options) { o.Approval = "plan" })
+	if e.env.Sandbox == nil || !e.env.Sandbox.ReadOnlyWorkspace {
+		t.Fatalf("plan mode sandbox %+v, want a read-only workspace", e.env.Sandbox)
+	}
+	hook := filepath.Join(ws, "hook.sh")
+	pwned := filepath.Join(ws, "pwned")
+	for _, c := range [][]string{{"git", "init", "-q", ws}, {"git", "-C", ws, "config", "core.fsmonitor", hook}} {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", c, err, out)
+		}
+	}
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+pwned+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The hook works outside the sandbox: git status runs it.
+	if out, err := exec.Command("git", "-C", ws, "status", "--short").CombinedOutput(); err != nil {
+		t.Fatalf("git status: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(pwned); err != nil {
+		t.Fatalf("the fsmonitor hook did not run outside the sandbox, so this test proves nothing: %v", err)
+	}
+	os.Remove(pwned)
+	out, err := e.Prompt(context.Background(), protocol.Text("look around"), nil)
+	if err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if !strings.Contains(string(last[len(last)-1]), "listed") {
+		t.Fatalf("the command did not run: %s", last[len(last)-1])
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Errorf("plan mode: a command wrote %s", pwned)
 	}
 }

@@ -64,7 +64,11 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	// Capabilities, no_new_privs and the seccomp filter belong to a
 	// thread; the command is started from this one, so it inherits them.
 	runtime.LockOSThread() // never unlocked
-	if err := protect(pol.ReadOnly); err != nil {
+	readOnly := pol.ReadOnly
+	if pol.ReadOnlyWorkspace {
+		readOnly = append([]string{pol.Workspace}, readOnly...)
+	}
+	if err := protect(readOnly); err != nil {
 		return err
 	}
 	if err := privateProc(); err != nil {
@@ -234,11 +238,21 @@ func restrictWrites(p Policy) error {
 	}.BestEffort().EnableLoggingForSubprocesses()
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
-		landlock.RWDirs(p.Workspace).WithRefer(),
 		landlock.RWFiles(devFiles...).IgnoreIfMissing(),
 	}
-	if len(p.WritableRoots) > 0 {
-		rules = append(rules, landlock.RWDirs(p.WritableRoots...).WithRefer().IgnoreIfMissing())
+	writable := p.WritableRoots
+	if p.ReadOnlyWorkspace {
+		writable = nil
+		for _, r := range p.WritableRoots {
+			if slices.Contains(tmpDirs, r) || r == "/dev/shm" || r == filepath.Clean(os.TempDir()) {
+				writable = append(writable, r)
+			}
+		}
+	} else {
+		rules = append(rules, landlock.RWDirs(p.Workspace).WithRefer())
+	}
+	if len(writable) > 0 {
+		rules = append(rules, landlock.RWDirs(writable...).WithRefer().IgnoreIfMissing())
 	}
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
@@ -294,7 +308,10 @@ var tmpDirs = []string{"/tmp", "/var/tmp"}
 // inside one (a clone of their mounts, moved into the new tmpfs at the
 // same path). Writes the command makes elsewhere in /tmp vanish with it.
 func privateTmp(p Policy) error {
-	keep := append([]string{p.Workspace}, p.WritableRoots...)
+	keep := []string{p.Workspace}
+	if !p.ReadOnlyWorkspace {
+		keep = append(keep, p.WritableRoots...)
+	}
 	if wd, err := os.Getwd(); err == nil {
 		keep = append(keep, wd)
 	}

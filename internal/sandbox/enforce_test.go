@@ -512,5 +512,60 @@ func TestPrivateTmp(t *testing.T) {
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp)$")
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace)$")
+}
+
+// TestReadOnlyWorkspace checks plan mode's sandbox: the workspace and the
+// caches cannot be written, the private /tmp can.
+func TestReadOnlyWorkspace(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	pol.ReadOnlyWorkspace = true
+	cache := t.TempDir()
+	pol.WritableRoots = append(pol.WritableRoots, cache)
+	tests := []struct {
+		name, cmd string
+		ok        bool
+	}{
+		{"new file", "echo x > new.txt", false},
+		{"append", "echo x >> README", false},
+		{"remove", "rm README", false},
+		{"rename", "mv README R2", false},
+		{"mkdir", "mkdir sub", false},
+		{"touch", "touch README", false},
+		{"private tmp", "echo x > /tmp/plan-scratch && cat /tmp/plan-scratch", true},
+		{"read", "cat README", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(t, &pol, ws, tt.cmd)
+			if (code == 0) != tt.ok {
+				t.Fatalf("%q: exit %d, want success %v:\n%s", tt.cmd, code, tt.ok, out)
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "README")); err != nil || string(b) != "hello\n" {
+		t.Errorf("README changed: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Errorf("new.txt was created")
+	}
+	// A writable root outside the temporary directories is read-only; one
+	// inside /tmp is out of sight, so what the command writes there stays
+	// in its private /tmp.
+	out, _ := run(t, &pol, ws, "echo x > "+filepath.Join(cache, "f"))
+	if _, err := os.Stat(filepath.Join(cache, "f")); err == nil {
+		t.Errorf("the command wrote into the writable root %s:\n%s", cache, out)
+	}
+	home, err := os.UserHomeDir()
+	if err == nil {
+		p := pol
+		p.WritableRoots = append(p.WritableRoots, home)
+		target := filepath.Join(home, unique(t))
+		out, code := run(t, &p, ws, "echo x > "+target)
+		if _, err := os.Stat(target); err == nil || code == 0 {
+			os.Remove(target)
+			t.Errorf("the command wrote into the writable root %s (exit %d):\n%s", home, code, out)
+		}
+	}
 }

@@ -20,6 +20,11 @@ type Policy struct {
 	// Network allows network access; false gives the command an empty
 	// network namespace.
 	Network bool `json:"network,omitempty"`
+	// ReadOnlyWorkspace makes the workspace read-only to the command, as
+	// plan mode promises, and drops the writable roots but the temporary
+	// directories: whatever its options or environment, the command
+	// cannot change the project.
+	ReadOnlyWorkspace bool `json:"read_only_workspace,omitempty"`
 	// AllowEnv names secret-looking environment variables to pass to the
 	// command anyway; a trailing or embedded '*' matches like path.Match.
 	AllowEnv []string `json:"allow_env,omitempty"`
