@@ -64,6 +64,11 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	// Capabilities, no_new_privs and the seccomp filter belong to a
 	// thread; the command is started from this one, so it inherits them.
 	runtime.LockOSThread() // never unlocked
+	// Overlays first: their private layers live under ~/.openseek, which
+	// the read-only binds below close.
+	if !pol.ReadOnlyWorkspace {
+		pol.WritableRoots = append(pol.WritableRoots, overlayCaches(pol)...)
+	}
 	readOnly := pol.ReadOnly
 	if pol.ReadOnlyWorkspace {
 		readOnly = append([]string{pol.Workspace}, readOnly...)
@@ -308,7 +313,7 @@ var tmpDirs = []string{"/tmp", "/var/tmp"}
 // inside one (a clone of their mounts, moved into the new tmpfs at the
 // same path). Writes the command makes elsewhere in /tmp vanish with it.
 func privateTmp(p Policy) error {
-	keep := []string{p.Workspace}
+	keep := append([]string{p.Workspace}, p.Caches...)
 	if !p.ReadOnlyWorkspace {
 		keep = append(keep, p.WritableRoots...)
 	}
@@ -378,4 +383,35 @@ func outermost(dir string, paths []string) []string {
 		}
 	}
 	return out
+}
+
+// overlayCaches mounts an overlay over each existing cache of p: the
+// host's directory below, a private layer under p.CacheDir above, so the
+// command reads the host's cache and writes only its own. It returns the
+// caches overlaid; the others stay read-only (Landlock grants no write),
+// which is what a kernel without unprivileged overlayfs (before 5.11)
+// gets.
+func overlayCaches(p Policy) []string {
+	if p.CacheDir == "" {
+		return nil
+	}
+	var done []string
+	for _, c := range p.Caches {
+		if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
+			continue
+		}
+		layer := filepath.Join(p.CacheDir, strings.ReplaceAll(strings.TrimPrefix(c, "/"), "/", "_"))
+		upper, work := filepath.Join(layer, "upper"), filepath.Join(layer, "work")
+		if strings.ContainsAny(c+layer, ",:\\") {
+			continue // not expressible in overlay's mount options
+		}
+		if os.MkdirAll(upper, 0o700) != nil || os.MkdirAll(work, 0o700) != nil {
+			continue
+		}
+		opts := "lowerdir=" + c + ",upperdir=" + upper + ",workdir=" + work + ",userxattr"
+		if unix.Mount("overlay", c, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts) == nil {
+			done = append(done, c)
+		}
+	}
+	return done
 }

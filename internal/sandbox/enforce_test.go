@@ -512,7 +512,7 @@ func TestPrivateTmp(t *testing.T) {
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace)$")
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesOverlaid)$")
 }
 
 // TestReadOnlyWorkspace checks plan mode's sandbox: the workspace and the
@@ -567,5 +567,36 @@ func TestReadOnlyWorkspace(t *testing.T) {
 			os.Remove(target)
 			t.Errorf("the command wrote into the writable root %s (exit %d):\n%s", home, code, out)
 		}
+	}
+}
+
+// TestCachesOverlaid checks the language caches: a command reads the
+// host's cache and may write to it, but what it writes (a planted module
+// file, say) lands in its private layer, never in the host's directory,
+// and is still there for the next command of the same workspace.
+func TestCachesOverlaid(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	cache := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cache, "host.txt"), []byte("host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol.Caches = []string{cache}
+	pol.CacheDir = t.TempDir()
+	out, code := run(t, &pol, ws, "cat "+cache+"/host.txt && echo planted > "+cache+"/init.go && echo changed > "+cache+"/host.txt && mkdir "+cache+"/mod && echo ok")
+	if code != 0 || !strings.Contains(out, "host\n") || !strings.HasSuffix(strings.TrimSpace(out), "ok") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cache, "host.txt")); string(b) != "host\n" {
+		t.Errorf("the host's cache file changed: %q", b)
+	}
+	for _, n := range []string{"init.go", "mod"} {
+		if _, err := os.Stat(filepath.Join(cache, n)); err == nil {
+			t.Errorf("the command planted %s in the host's cache", n)
+		}
+	}
+	out, code = run(t, &pol, ws, "cat "+cache+"/init.go "+cache+"/host.txt")
+	if code != 0 || out != "planted\nchanged\n" {
+		t.Errorf("the private layer did not persist (exit %d): %q", code, out)
 	}
 }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +16,15 @@ type Policy struct {
 	// WritableRoots are further directories the command may write in:
 	// temporary directories and well-known tool caches by default.
 	WritableRoots []string `json:"writable_roots,omitempty"`
+	// Caches are the host's language caches (Go's module and build
+	// caches, npm's, cargo's registry): a command sees their content, and
+	// what it writes there goes to a private layer under CacheDir (an
+	// overlay), so nothing it plants reaches a build on the host. Where
+	// the kernel cannot overlay them they stay read-only.
+	Caches []string `json:"caches,omitempty"`
+	// CacheDir holds the private layers of Caches, one directory per
+	// cache; it persists, so a workspace keeps what its commands cached.
+	CacheDir string `json:"cache_dir,omitempty"`
 	// ReadOnly paths stay read-only even inside a writable root, and
 	// cannot be replaced (renamed, removed, swapped for a symlink).
 	ReadOnly []string `json:"read_only,omitempty"`
@@ -30,9 +41,10 @@ type Policy struct {
 	AllowEnv []string `json:"allow_env,omitempty"`
 }
 
-// DefaultPolicy is the policy for a workspace: write in the workspace, the
-// temporary directories and the usual build caches; .git, .openseek and the
-// user's ~/.openseek read-only; no network.
+// DefaultPolicy is the policy for a workspace: write in the workspace and
+// the temporary directories; the usual build caches through a private
+// layer under ~/.openseek/sandbox/<workspace hash>; .git, .openseek and
+// the user's ~/.openseek read-only; no network.
 func DefaultPolicy(workspace string) Policy {
 	ws := filepath.Clean(workspace)
 	p := Policy{
@@ -47,16 +59,18 @@ func DefaultPolicy(workspace string) Policy {
 	if err == nil && filepath.IsAbs(home) {
 		// Caches only: ~/.cargo/bin or ~/go/bin stay read-only so a command
 		// cannot plant programs that later run outside the sandbox.
-		p.WritableRoots = appendUnique(p.WritableRoots,
+		p.Caches = appendUnique(p.Caches,
 			filepath.Join(home, ".cache"),
 			filepath.Join(home, ".npm"),
 			filepath.Join(home, ".cargo", "registry"),
 			filepath.Join(home, ".cargo", "git"),
 		)
+		sum := sha256.Sum256([]byte(ws))
+		p.CacheDir = filepath.Join(home, ".openseek", "sandbox", hex.EncodeToString(sum[:8]))
 		p.ReadOnly = append(p.ReadOnly, filepath.Join(home, ".openseek"))
 	}
 	if mod := goModCache(home); mod != "" {
-		p.WritableRoots = appendUnique(p.WritableRoots, mod)
+		p.Caches = appendUnique(p.Caches, mod)
 	}
 	return p
 }
@@ -118,6 +132,12 @@ func (p Policy) validate() (Policy, error) {
 	}
 	if p.ReadOnly, err = clean("read-only", p.ReadOnly); err != nil {
 		return p, err
+	}
+	if p.Caches, err = clean("cache", p.Caches); err != nil {
+		return p, err
+	}
+	if p.CacheDir != "" && !filepath.IsAbs(p.CacheDir) {
+		return p, fmt.Errorf("sandbox cache directory %q is not absolute", p.CacheDir)
 	}
 	return p, nil
 }
