@@ -68,7 +68,7 @@ func AsOrdinaryUser(t *testing.T, pattern string) {
 	cmd.Env = append(userEnv(u.HomeDir), ordinaryEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "\nPASS") {
+	if err != nil || !strings.Contains(string(out), "\nPASS") || !strings.Contains(string(out), "=== RUN") {
 		t.Fatalf("as user %s (uid %d) the tests %q failed (%v):\n%s", name, uid, pattern, err, out)
 	}
 	t.Logf("as user %s (uid %d):\n%s", name, uid, tail(string(out), 40))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
 // TestShellSandboxed checks that the shell tool runs commands inside
@@ -85,4 +86,10 @@ func named(t *testing.T, name string) []string {
 		}
 	}
 	return out
+}
+
+// TestShellSandboxedAsOrdinaryUser runs the sandboxed shell tests again as
+// an ordinary user, for whom every command once failed.
+func TestShellSandboxedAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^TestShellSandboxed(TimeoutKillsGroup)?$")
 }
