@@ -97,11 +97,6 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 			return errors.New("the following required argument was not provided: 'subcommand'")
 		},
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
-		PersistentPreRun: func(cmd *cobra.Command, args []string) {
-			if cmd.Flags().Changed("api-key") {
-				fmt.Fprintln(c.stderr, apiKeyWarning)
-			}
-		},
 	}
 	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()

@@ -223,6 +223,9 @@ func (c *cli) startEngine(opts engine.Options, emit func(protocol.Event)) (*engi
 	if created {
 		emit(protocol.WorkspaceCreated{Dir: dir})
 	}
+	if opts.APIKey != "" {
+		fmt.Fprintln(c.stderr, apiKeyWarning)
+	}
 	return engine.New(opts)
 }
 
