@@ -225,7 +225,7 @@ func readOnly(path string) error {
 // terminal (TIOCSTI) through /dev/tty.
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
-// restrictWrites confines this process and what it execs with Landlock:
+// restrictWrites confines this thread and what it starts with Landlock:
 // everything readable and executable, writes only in the workspace, the
 // writable roots and a few device files; no signals to or abstract
 // sockets of processes outside the sandbox.
@@ -259,7 +259,21 @@ func restrictWrites(p Policy) error {
 	if len(writable) > 0 {
 		rules = append(rules, landlock.RWDirs(writable...).WithRefer().IgnoreIfMissing())
 	}
-	if err := cfg.Restrict(rules...); err != nil {
+	// Only this thread is restricted (which spares a signal round to
+	// every thread of the process): the command is started from it and
+	// inherits its domain; the other threads never run user code.
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("landlock: the kernel enforces none of the rules")
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
 	return nil
