@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -64,7 +66,10 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	// Capabilities, no_new_privs and the seccomp filter belong to a
 	// thread; the command is started from this one, so it inherits them.
 	runtime.LockOSThread() // never unlocked
-	// Overlays first: their private layers live under ~/.openseek, which
+	if _, err := os.Stat(pol.Workspace); err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	// Overlays first: their private layers live under .openseek, which
 	// the read-only binds below close.
 	if !pol.ReadOnlyWorkspace {
 		pol.WritableRoots = append(pol.WritableRoots, overlayCaches(pol)...)
@@ -409,23 +414,48 @@ func overlayCaches(p Policy) []string {
 	if p.CacheDir == "" {
 		return nil
 	}
+	// The mounts are independent and each takes a few milliseconds of
+	// file-system work: run them at once.
+	ok := make([]bool, len(p.Caches))
+	var wg sync.WaitGroup
+	for i, c := range p.Caches {
+		wg.Go(func() { ok[i] = overlay(c, p.CacheDir) })
+	}
+	wg.Wait()
 	var done []string
-	for _, c := range p.Caches {
-		if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
-			continue
-		}
-		layer := filepath.Join(p.CacheDir, strings.ReplaceAll(strings.TrimPrefix(c, "/"), "/", "_"))
-		upper, work := filepath.Join(layer, "upper"), filepath.Join(layer, "work")
-		if strings.ContainsAny(c+layer, ",:\\") {
-			continue // not expressible in overlay's mount options
-		}
-		if os.MkdirAll(upper, 0o700) != nil || os.MkdirAll(work, 0o700) != nil {
-			continue
-		}
-		opts := "lowerdir=" + c + ",upperdir=" + upper + ",workdir=" + work + ",userxattr"
-		if unix.Mount("overlay", c, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts) == nil {
+	for i, c := range p.Caches {
+		if ok[i] {
 			done = append(done, c)
 		}
 	}
 	return done
+}
+
+// overlay mounts an overlay over cache, an existing directory, with its
+// upper layer in a directory of its own under layers. A layer serves one
+// mount at a time, so commands running at once take the next free slot.
+func overlay(cache, layers string) bool {
+	if fi, err := os.Stat(cache); err != nil || !fi.IsDir() {
+		return false
+	}
+	base := filepath.Join(layers, strings.ReplaceAll(strings.TrimPrefix(cache, "/"), "/", "_"))
+	if strings.ContainsAny(cache+base, ",:\\") {
+		return false // not expressible in overlay's mount options
+	}
+	for slot := range 8 {
+		layer := filepath.Join(base, strconv.Itoa(slot))
+		upper, work := filepath.Join(layer, "upper"), filepath.Join(layer, "work")
+		if os.MkdirAll(upper, 0o700) != nil || os.MkdirAll(work, 0o700) != nil {
+			return false
+		}
+		opts := "lowerdir=" + cache + ",upperdir=" + upper + ",workdir=" + work + ",userxattr"
+		err := unix.Mount("overlay", cache, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
+		if err == nil {
+			return true
+		}
+		if !errors.Is(err, unix.EBUSY) {
+			return false // EBUSY: in use by another mount, try the next slot
+		}
+	}
+	return false
 }

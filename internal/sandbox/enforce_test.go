@@ -599,4 +599,24 @@ func TestCachesOverlaid(t *testing.T) {
 	if code != 0 || out != "planted\nchanged\n" {
 		t.Errorf("the private layer did not persist (exit %d): %q", code, out)
 	}
+	// A command running meanwhile (a background job) has a cache of its
+	// own to write in.
+	bg, err := jobs.Spawn(jobs.Spec{Command: "echo bg > " + cache + "/bg.txt && echo ready && sleep 30", Dir: ws, Sandbox: &pol}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bg.Release(0)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if out, _ := bg.Read(0, bg.Output().Chars); strings.Contains(out, "ready") {
+			break
+		}
+		if time.Now().After(deadline) {
+			out, _ := bg.Read(0, bg.Output().Chars)
+			t.Fatalf("the background command did not write its cache: %q", out)
+		}
+	}
+	out, code = run(t, &pol, ws, "echo fg > "+cache+"/fg.txt && cat "+cache+"/fg.txt")
+	if code != 0 || out != "fg\n" {
+		t.Errorf("a second command could not write its cache beside a running one (exit %d): %q", code, out)
+	}
 }

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -43,12 +41,13 @@ type Policy struct {
 
 // DefaultPolicy is the policy for a workspace: write in the workspace and
 // the temporary directories; the usual build caches through a private
-// layer under ~/.openseek/sandbox/<workspace hash>; .git, .openseek and
-// the user's ~/.openseek read-only; no network.
+// layer under the workspace's .openseek/cache; .git, .openseek and the
+// user's ~/.openseek read-only; no network.
 func DefaultPolicy(workspace string) Policy {
 	ws := filepath.Clean(workspace)
 	p := Policy{
 		Workspace: ws,
+		CacheDir:  filepath.Join(ws, ".openseek", "cache"),
 		ReadOnly: []string{
 			filepath.Join(ws, ".git"),
 			filepath.Join(ws, ".openseek"),
@@ -65,8 +64,6 @@ func DefaultPolicy(workspace string) Policy {
 			filepath.Join(home, ".cargo", "registry"),
 			filepath.Join(home, ".cargo", "git"),
 		)
-		sum := sha256.Sum256([]byte(ws))
-		p.CacheDir = filepath.Join(home, ".openseek", "sandbox", hex.EncodeToString(sum[:8]))
 		p.ReadOnly = append(p.ReadOnly, filepath.Join(home, ".openseek"))
 	}
 	if mod := goModCache(home); mod != "" {

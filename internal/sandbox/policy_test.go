@@ -34,8 +34,8 @@ func TestDefaultPolicy(t *testing.T) {
 			t.Errorf("WritableRoots %q include the host cache %s", p.WritableRoots, want)
 		}
 	}
-	if !strings.HasPrefix(p.CacheDir, filepath.Join(home, ".openseek", "sandbox")+"/") {
-		t.Errorf("CacheDir %q, want one under ~/.openseek/sandbox", p.CacheDir)
+	if p.CacheDir != "/w/proj/.openseek/cache" {
+		t.Errorf("CacheDir %q, want the workspace's .openseek/cache", p.CacheDir)
 	}
 	for _, bad := range []string{home, filepath.Join(home, ".cargo"), filepath.Join(home, "go")} {
 		if slices.Contains(p.WritableRoots, bad) || slices.Contains(p.Caches, bad) {
