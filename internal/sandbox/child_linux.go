@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -69,16 +68,21 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if _, err := os.Stat(pol.Workspace); err != nil {
 		return fmt.Errorf("workspace: %w", err)
 	}
-	// Overlays first: their private layers live under .openseek, which
-	// the read-only binds below close.
-	if !pol.ReadOnlyWorkspace {
-		pol.WritableRoots = append(pol.WritableRoots, overlayCaches(pol)...)
+	if pol.CacheDir != "" && !pol.ReadOnlyWorkspace {
+		if err := os.MkdirAll(pol.CacheDir, 0o700); err != nil {
+			return fmt.Errorf("private caches: %w", err)
+		}
 	}
-	readOnly := pol.ReadOnly
+	// The host's caches are read-only, even where a writable root
+	// holds them.
+	readOnly := append(slices.Clone(pol.ReadOnly), pol.Caches...)
 	if pol.ReadOnlyWorkspace {
 		readOnly = append([]string{pol.Workspace}, readOnly...)
 	}
 	if err := protect(readOnly); err != nil {
+		return err
+	}
+	if pol, err = privateCaches(pol); err != nil {
 		return err
 	}
 	if err := privateProc(); err != nil {
@@ -111,7 +115,7 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if err := loadSeccomp(); err != nil {
 		return err
 	}
-	return supervise(pl.Path, argv, sigs)
+	return supervise(pl.Path, argv, cacheEnv(os.Environ(), pol.CacheDir), sigs)
 }
 
 // supervise starts the command from this (locked) thread and reaps every
@@ -121,7 +125,7 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 // Afterwards the caller signals the whole process group, which the
 // command shares, so caught signals are only kept from killing this
 // process before the command.
-func supervise(path string, argv []string, sigs <-chan os.Signal) error {
+func supervise(path string, argv, env []string, sigs <-chan os.Signal) error {
 	select {
 	case s := <-sigs:
 		os.Exit(128 + int(s.(syscall.Signal)))
@@ -132,7 +136,7 @@ func supervise(path string, argv []string, sigs <-chan os.Signal) error {
 		}
 	}()
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
-		Env:   os.Environ(),
+		Env:   env,
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 	})
 	if err != nil {
@@ -404,58 +408,68 @@ func outermost(dir string, paths []string) []string {
 	return out
 }
 
-// overlayCaches mounts an overlay over each existing cache of p: the
-// host's directory below, a private layer under p.CacheDir above, so the
-// command reads the host's cache and writes only its own. It returns the
-// caches overlaid; the others stay read-only (Landlock grants no write),
-// which is what a kernel without unprivileged overlayfs (before 5.11)
-// gets.
-func overlayCaches(p Policy) []string {
+// privateCaches makes p.CacheDir, the command's own language caches,
+// writable even though it lies inside the read-only .openseek: a bind
+// mount of it onto itself, made after the read-only ones. In plan mode
+// the caches go to the private /tmp instead. It returns the policy with
+// the cache directory writable.
+func privateCaches(p Policy) (Policy, error) {
 	if p.CacheDir == "" {
-		return nil
+		return p, nil
 	}
-	// The mounts are independent and each takes a few milliseconds of
-	// file-system work: run them at once.
-	ok := make([]bool, len(p.Caches))
-	var wg sync.WaitGroup
-	for i, c := range p.Caches {
-		wg.Go(func() { ok[i] = overlay(c, p.CacheDir) })
+	if p.ReadOnlyWorkspace {
+		p.CacheDir = "/tmp/openseek-cache"
+		return p, nil
 	}
-	wg.Wait()
-	var done []string
-	for i, c := range p.Caches {
-		if ok[i] {
-			done = append(done, c)
-		}
+	// A bind mount starts with its source's flags: read-only here.
+	if err := unix.Mount(p.CacheDir, p.CacheDir, "", unix.MS_BIND, ""); err != nil {
+		return p, fmt.Errorf("private caches %s: %w", p.CacheDir, err)
 	}
-	return done
+	err := unix.MountSetattr(-1, p.CacheDir, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})
+	if errors.Is(err, unix.ENOSYS) {
+		err = unix.Mount("", p.CacheDir, "", unix.MS_BIND|unix.MS_REMOUNT, "")
+	}
+	if err != nil {
+		return p, fmt.Errorf("make the private caches %s writable: %w", p.CacheDir, err)
+	}
+	p.WritableRoots = append(p.WritableRoots, p.CacheDir)
+	return p, nil
 }
 
-// overlay mounts an overlay over cache, an existing directory, with its
-// upper layer in a directory of its own under layers. A layer serves one
-// mount at a time, so commands running at once take the next free slot.
-func overlay(cache, layers string) bool {
-	if fi, err := os.Stat(cache); err != nil || !fi.IsDir() {
-		return false
+// cacheEnv points the language tools at the private caches in dir: Go's
+// build and module caches (modules come from the host's module cache
+// first, read-only, through a file:// proxy), npm's cache and the XDG
+// cache (pip and most others).
+func cacheEnv(env []string, dir string) []string {
+	if dir == "" {
+		return env
 	}
-	base := filepath.Join(layers, strings.ReplaceAll(strings.TrimPrefix(cache, "/"), "/", "_"))
-	if strings.ContainsAny(cache+base, ",:\\") {
-		return false // not expressible in overlay's mount options
+	proxy := os.Getenv("GOPROXY")
+	if proxy == "" {
+		proxy = "https://proxy.golang.org,direct"
 	}
-	for slot := range 8 {
-		layer := filepath.Join(base, strconv.Itoa(slot))
-		upper, work := filepath.Join(layer, "upper"), filepath.Join(layer, "work")
-		if os.MkdirAll(upper, 0o700) != nil || os.MkdirAll(work, 0o700) != nil {
-			return false
-		}
-		opts := "lowerdir=" + cache + ",upperdir=" + upper + ",workdir=" + work + ",userxattr"
-		err := unix.Mount("overlay", cache, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
-		if err == nil {
-			return true
-		}
-		if !errors.Is(err, unix.EBUSY) {
-			return false // EBUSY: in use by another mount, try the next slot
+	home, _ := os.UserHomeDir()
+	if mod := goModCache(home); mod != "" {
+		if _, err := os.Stat(filepath.Join(mod, "cache", "download")); err == nil {
+			proxy = "file://" + filepath.Join(mod, "cache", "download") + "," + proxy
 		}
 	}
-	return false
+	set := map[string]string{
+		"GOCACHE":          filepath.Join(dir, "go-build"),
+		"GOMODCACHE":       filepath.Join(dir, "go-mod"),
+		"GOPROXY":          proxy,
+		"npm_config_cache": filepath.Join(dir, "npm"),
+		"XDG_CACHE_HOME":   filepath.Join(dir, "xdg"),
+	}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[name]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, name+"="+set[name])
+	}
+	return out
 }

@@ -15,13 +15,13 @@ type Policy struct {
 	// temporary directories and well-known tool caches by default.
 	WritableRoots []string `json:"writable_roots,omitempty"`
 	// Caches are the host's language caches (Go's module and build
-	// caches, npm's, cargo's registry): a command sees their content, and
-	// what it writes there goes to a private layer under CacheDir (an
-	// overlay), so nothing it plants reaches a build on the host. Where
-	// the kernel cannot overlay them they stay read-only.
+	// caches, npm's, cargo's registry): read-only to commands, so nothing
+	// a command plants there reaches a build on the host.
 	Caches []string `json:"caches,omitempty"`
-	// CacheDir holds the private layers of Caches, one directory per
-	// cache; it persists, so a workspace keeps what its commands cached.
+	// CacheDir holds the command's own, writable caches; GOCACHE,
+	// GOMODCACHE (filled from the host's module cache first), the npm
+	// cache and XDG_CACHE_HOME point into it. It persists, so a workspace
+	// keeps what its commands cached. Plan mode uses the private /tmp.
 	CacheDir string `json:"cache_dir,omitempty"`
 	// ReadOnly paths stay read-only even inside a writable root, and
 	// cannot be replaced (renamed, removed, swapped for a symlink).
@@ -39,9 +39,9 @@ type Policy struct {
 	AllowEnv []string `json:"allow_env,omitempty"`
 }
 
-// DefaultPolicy is the policy for a workspace: write in the workspace and
-// the temporary directories; the usual build caches through a private
-// layer under the workspace's .openseek/cache; .git, .openseek and the
+// DefaultPolicy is the policy for a workspace: write in the workspace,
+// the temporary directories and private language caches under the
+// workspace's .openseek/cache; the host's caches, .git, .openseek and the
 // user's ~/.openseek read-only; no network.
 func DefaultPolicy(workspace string) Policy {
 	ws := filepath.Clean(workspace)

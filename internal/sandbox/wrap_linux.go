@@ -97,12 +97,10 @@ func setNamespaces(a *syscall.SysProcAttr, flags uintptr) {
 		return
 	}
 	// An ordinary user keeps their own uid, which has no capabilities
-	// after exec; those the sandbox's setup needs (mounting, dropping the
-	// bounding set, and for the cache overlays, which act with the
-	// mounter's credentials, making whiteouts and work files) are passed
-	// on as ambient capabilities, valid only in the new namespaces (and on
-	// files of the user's own), and dropped before the command starts.
-	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_MKNOD, unix.CAP_DAC_OVERRIDE, unix.CAP_FOWNER, unix.CAP_CHOWN}
+	// after exec; the two the sandbox's setup needs (mounting, dropping
+	// the bounding set) are passed on as ambient capabilities, valid only
+	// in the new namespaces, and dropped before the command starts.
+	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 	uid, gid := os.Geteuid(), os.Getegid()
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
