@@ -112,7 +112,7 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	if err := loadSeccomp(); err != nil {
+	if err := loadSeccomp(pl.Seccomp); err != nil {
 		return err
 	}
 	return supervise(pl.Path, argv, cacheEnv(os.Environ(), pol.CacheDir), sigs)

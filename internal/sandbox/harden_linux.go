@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -56,17 +57,49 @@ func seccompPolicy() seccomp.Policy {
 	}
 }
 
-// loadSeccomp installs the filter on the calling thread, which must be
-// locked to its goroutine and already have no_new_privs. A first filter
-// refuses system calls made through another architecture's entry point
-// (the 32-bit int 0x80 gate on x86-64), which the library's filter lets
-// through unchecked.
-func loadSeccomp() error {
+// seccompProgram is the filter of seccompPolicy assembled to BPF. It is
+// built once per process, by the parent (the library's system call tables
+// take milliseconds to build), and handed to every sandbox child.
+var seccompProgram = sync.OnceValues(func() ([]unix.SockFilter, error) {
+	pol := seccompPolicy()
+	insts, err := pol.Assemble()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := bpf.Assemble(insts)
+	if err != nil {
+		return nil, err
+	}
+	prog := make([]unix.SockFilter, len(raw))
+	for i, in := range raw {
+		prog[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	return prog, nil
+})
+
+// loadSeccomp installs prog (from seccompProgram) on the calling thread,
+// which must be locked to its goroutine and already have no_new_privs. A
+// first filter refuses system calls made through another architecture's
+// entry point (the 32-bit int 0x80 gate on x86-64), which the library's
+// filter lets through unchecked.
+func loadSeccomp(prog []unix.SockFilter) error {
+	if len(prog) == 0 {
+		return errors.New("seccomp: no filter was handed over")
+	}
 	if err := loadNativeArchOnly(); err != nil {
 		return fmt.Errorf("seccomp architecture filter: %w", err)
 	}
-	if err := seccomp.LoadFilter(seccomp.Filter{Policy: seccompPolicy()}); err != nil {
+	if err := loadFilter(prog); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
+	}
+	return nil
+}
+
+func loadFilter(filter []unix.SockFilter) error {
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	if errno != 0 {
+		return errno
 	}
 	return nil
 }
@@ -91,12 +124,7 @@ func loadNativeArchOnly() error {
 	for i, in := range prog {
 		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
-	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	if errno != 0 {
-		return errno
-	}
-	return nil
+	return loadFilter(filter)
 }
 
 // dropCapabilities leaves the calling thread, and everything it starts,

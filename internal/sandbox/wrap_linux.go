@@ -29,6 +29,8 @@ const selfExe = "/proc/self/exe"
 type payload struct {
 	Policy Policy `json:"policy"`
 	Path   string `json:"path"` // the real command's executable
+	// Seccomp is the assembled filter (see seccompProgram).
+	Seccomp []unix.SockFilter `json:"seccomp"`
 }
 
 // Wrap rewrites cmd, not yet started, to run inside the sandbox: it starts
@@ -54,7 +56,11 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if cmd.Path == "" || len(cmd.Args) == 0 {
 		return errors.New("sandbox: command has no path")
 	}
-	data, err := json.Marshal(payload{Policy: pol, Path: cmd.Path})
+	prog, err := seccompProgram()
+	if err != nil {
+		return fmt.Errorf("sandbox: assemble the seccomp filter: %w", err)
+	}
+	data, err := json.Marshal(payload{Policy: pol, Path: cmd.Path, Seccomp: prog})
 	if err != nil {
 		return fmt.Errorf("sandbox: encode policy: %w", err)
 	}
