@@ -230,8 +230,9 @@ func (p *Process) Kill(grace time.Duration) {
 	defer p.killMu.Unlock()
 	select {
 	case <-p.done:
-		// Exited on its own: descendants it left behind on purpose
-		// (`server &`) are not ours to end.
+		// Exited on its own: descendants an unsandboxed command left
+		// behind on purpose (`server &`) are not ours to end; a
+		// sandboxed command's ended with it (its PID namespace).
 		return
 	default:
 	}
