@@ -25,6 +25,8 @@ func (p Policy) Try(ctx context.Context) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The probe needs no caches, and must leave the workspace as it was.
+	p.CacheDir = ""
 	if err := p.Wrap(cmd); err != nil {
 		return err
 	}
