@@ -14,8 +14,9 @@
 // only in the new namespaces). [Main], called first thing in main() (and
 // in the TestMain of every package whose tests run sandboxed commands),
 // sees the marker and becomes the PID namespace's init: it mounts a
-// private /proc, overlays the language caches with a private layer
-// (Policy.Caches), without network hides /tmp, /var/tmp, /run, /var/run
+// private /proc, makes the host's language caches read-only and points
+// the tools at private ones (Policy.Caches, Policy.CacheDir), without
+// network hides /tmp, /var/tmp, /run, /var/run
 // and $XDG_RUNTIME_DIR behind empty tmpfs mounts (keeping the workspace),
 // bind-mounts the protected paths read-only, applies Landlock, drops every
 // capability (bounding set, ambient, securebits locked), loads the seccomp
@@ -39,8 +40,8 @@
 //     cannot be renamed, removed or replaced by a symlink; a ReadOnly path
 //     that does not exist when the command starts is not protected; with
 //     ReadOnlyWorkspace (plan mode) the whole workspace is;
-//   - what a command writes in a host cache never reaches the host's
-//     directory;
+//   - a command cannot write the host's language caches; its tools write
+//     private ones;
 //   - [Detect] reports what the kernel offers, [Support.Problems] says in
 //     plain words why a policy cannot be enforced here, and [Policy.Try]
 //     builds the sandbox and runs a command in it; callers must not claim
