@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -52,6 +53,7 @@ func (c *cli) openSession(ctx context.Context, host *engine.Host, oo engine.Open
 	if err != nil {
 		return nil, err
 	}
+	c.warnAPIKey()
 	if created {
 		emit(protocol.WorkspaceCreated{Dir: host.Workspace()})
 	}
@@ -108,5 +110,13 @@ func (l *localSession) close() {
 	l.sub.Close()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		l.emit(protocol.SessionError{Error: err.Error()})
+	}
+}
+
+// warnAPIKey says, once the command is about to run, that a key given on
+// the command line is visible to the user's other processes.
+func (c *cli) warnAPIKey() {
+	if c.g.apiKey != "" {
+		fmt.Fprintln(c.stderr, apiKeyWarning)
 	}
 }

@@ -157,6 +157,11 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	return root
 }
 
+// apiKeyWarning is printed when a key is given on the command line, where
+// every process of the user can read it (sandboxed commands cannot: their
+// PID namespace hides this process).
+const apiKeyWarning = "openseek: warning: --api-key is readable by every process of this user (ps, /proc/<pid>/cmdline); prefer the provider's variable (e.g. DEEPSEEK_API_KEY) or api_key_command in ~/.openseek/config.toml"
+
 // flagError translates pflag's messages into the reference's wording.
 func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()

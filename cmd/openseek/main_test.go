@@ -531,3 +531,28 @@ func TestRunContinueResumesTheLatestSession(t *testing.T) {
 		t.Errorf("--continue in an empty workspace: %d %q", r.code, r.stderr)
 	}
 }
+
+// TestAPIKeyFlagWarns checks the one-line warning that a key on the
+// command line is visible to other processes, and its absence otherwise.
+func TestAPIKeyFlagWarns(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"flag", []string{"--api-key", "sk-visible-0123456789", "run", "--no-session", "hi"}, true},
+		{"no flag", []string{"run", "--no-session", "hi"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, llmtest.Text("ok"))
+			r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), tt.args...)...)
+			if got := strings.Count(r.stderr, "--api-key is readable by every process"); got != map[bool]int{true: 1, false: 0}[tt.warn] {
+				t.Fatalf("warnings %d, want warn=%v; stderr:\n%s", got, tt.warn, r.stderr)
+			}
+			if strings.Contains(r.stderr+r.stdout, "sk-visible-0123456789") {
+				t.Errorf("the key was printed")
+			}
+		})
+	}
+}

@@ -61,6 +61,7 @@ printed on stderr.`,
 			if err != nil {
 				return fail(err)
 			}
+			c.warnAPIKey()
 			if created {
 				_ = w.Emit(protocol.WorkspaceCreated{Dir: host.Workspace()})
 			}

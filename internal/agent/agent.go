@@ -802,8 +802,11 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 		t.emit(protocol.ToolCallDecodeError{ToolCallID: c.ID, ToolName: c.Name, Error: ae.Error()})
 		return tool.Result{Content: protocol.Text(ae.Error()), IsError: true}
 	case err != nil:
-		return tool.Result{Content: protocol.Text(fmt.Sprintf("error: %s failed: %v", c.Name, err)), IsError: true}
+		return cfg.Env.Redact(tool.Result{Content: protocol.Text(fmt.Sprintf("error: %s failed: %v", c.Name, err)), IsError: true})
 	}
+	// Keys the process holds never reach the model, the hooks, the
+	// event stream or the log through a tool's output.
+	res = cfg.Env.Redact(res)
 	if cfg.Hooks != nil {
 		if fb := cfg.Hooks.PostToolUse(t.ctx, c, res); fb != "" {
 			extra = strings.TrimSpace(extra + "\n" + fb)

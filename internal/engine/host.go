@@ -16,7 +16,6 @@ import (
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
-	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/trust"
@@ -242,12 +241,8 @@ func (h *Host) Doctor(ctx context.Context) []doctor.Check {
 	} else {
 		checks = doctor.Run(ctx, h.cfg, h.opts.Getenv, h.opts.HTTPClient)
 	}
-	sup := sandbox.Detect()
-	sb := doctor.Check{Name: "sandbox", Status: "ok", Detail: sup.String()}
-	if problems := sup.Problems(sandbox.DefaultPolicy(h.opts.Dir)); len(problems) > 0 {
-		sb.Status, sb.Detail = "fail", fmt.Sprintf("%s — %v; commands can only run with --no-sandbox", sup.String(), problems)
-	}
-	return append(checks, sb)
+	// The sandbox is checked by building one and running a command in it.
+	return append(checks, doctor.Sandbox(ctx, h.opts.Dir))
 }
 
 // MCPStatus connects the configured MCP servers (once per host) and

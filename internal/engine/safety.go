@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
@@ -57,6 +59,7 @@ func (e *Engine) setupSafety() error {
 	}
 	e.env.Guard = guard
 
+	e.env.Secrets = e.secrets()
 	sc, err := e.sandboxConfig()
 	if err != nil {
 		return err
@@ -66,6 +69,8 @@ func (e *Engine) setupSafety() error {
 	}
 	sp := sandbox.DefaultPolicy(e.opts.Dir)
 	sp.Network = e.opts.Network || (sc.Network != nil && *sc.Network)
+	// Plan mode's promise is kept by the sandbox, not by judging commands.
+	sp.ReadOnlyWorkspace = mode == policy.ModePlan
 	sp.ReadOnly = append(sp.ReadOnly, e.configFiles()...)
 	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
 	for _, r := range sc.WritableRoots {
@@ -80,8 +85,38 @@ func (e *Engine) setupSafety() error {
 	if problems := sandbox.Detect().Problems(sp); len(problems) > 0 {
 		return &ErrNoSandbox{Problems: problems}
 	}
+	// The probes can pass while the sandbox still cannot be built (an
+	// ordinary user once got "ok" and no command ran): build one.
+	if err := sp.Try(context.Background()); err != nil {
+		return &ErrNoSandbox{Problems: []string{"Building the sandbox and running a command in it failed: " + err.Error()}}
+	}
 	e.env.Sandbox = &sp
 	return nil
+}
+
+// secrets are the credentials this process holds — every provider's key
+// variables (built in and configured), anything named like a secret, keys
+// written in config files and --api-key — so commands get none of them and
+// tool output shows none.
+func (e *Engine) secrets() *sandbox.Secrets {
+	getenv := e.opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var names, values []string
+	if e.opts.APIKey != "" {
+		values = append(values, e.opts.APIKey)
+	}
+	if cfg, err := config.Load(e.opts.Home, e.opts.Dir, getenv); err == nil {
+		names = cfg.KeyVariables()
+		values = append(values, cfg.LiteralKeys()...)
+	}
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			values = append(values, v)
+		}
+	}
+	return sandbox.SecretsFromEnv(os.Environ(), names, values)
 }
 
 // loadRules is the engine's command rules: the host's, or LoadRules.

@@ -32,6 +32,9 @@ type Spec struct {
 	// unsandboxed. Secret-looking environment variables are withheld
 	// either way, except those the policy's AllowEnv names.
 	Sandbox *sandbox.Policy
+	// Secrets are the credentials this process holds; none reaches the
+	// command's environment, whatever its variable is called.
+	Secrets *sandbox.Secrets
 }
 
 // Process is a command running in its own process group, stdin at
@@ -84,7 +87,7 @@ func spawn(spec Spec, f *os.File) (*Process, error) {
 	cmd.Stderr = pw
 	// Keep commands from waiting on a terminal that is not there: pagers
 	// print straight through, git never prompts for credentials.
-	cmd.Env = append(childEnv(spec.Sandbox), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(childEnv(spec.Sandbox, spec.Secrets), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	name := cmd.Path
 	if spec.Sandbox != nil {
@@ -120,12 +123,12 @@ func spawn(spec Spec, f *os.File) (*Process, error) {
 
 // childEnv is this process's environment without secrets, except those
 // the policy allows.
-func childEnv(p *sandbox.Policy) []string {
+func childEnv(p *sandbox.Policy, s *sandbox.Secrets) []string {
 	var allow []string
 	if p != nil {
 		allow = p.AllowEnv
 	}
-	return sandbox.FilterEnv(os.Environ(), allow)
+	return s.Env(os.Environ(), allow)
 }
 
 // shellPath is bash when installed, else sh.
@@ -227,8 +230,9 @@ func (p *Process) Kill(grace time.Duration) {
 	defer p.killMu.Unlock()
 	select {
 	case <-p.done:
-		// Exited on its own: descendants it left behind on purpose
-		// (`server &`) are not ours to end.
+		// Exited on its own: descendants an unsandboxed command left
+		// behind on purpose (`server &`) are not ours to end; a
+		// sandboxed command's ended with it (its PID namespace).
 		return
 	default:
 	}

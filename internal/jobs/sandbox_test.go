@@ -1,14 +1,14 @@
 package jobs
 
 import (
+	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
 // output runs spec to the end and returns its output.
@@ -64,26 +64,27 @@ func TestSecretsWithheld(t *testing.T) {
 }
 
 // TestSandboxedJobStops checks that a sandboxed background job is stopped
-// with its whole process group, and that its record shows the command.
+// with every process it started, even one in a session of its own, and
+// that its record shows the command. (Inside the sandbox's PID namespace
+// $! is not a host pid: the processes are found by the name they were
+// started under.)
 func TestSandboxedJobStops(t *testing.T) {
 	m, r := newTestManager(t, Options{})
 	ws := t.TempDir()
 	pol := sandbox.DefaultPolicy(ws)
-	rec, err := m.Start(Spec{Command: "sleep 300 & echo $! > child.pid; wait", Dir: ws, Sandbox: &pol})
+	mark := fmt.Sprintf("openseek-job-test-%d", time.Now().UnixNano())
+	cmd := "(exec -a " + mark + " sleep 300) & setsid bash -c 'exec -a " + mark + " sleep 300' & wait"
+	rec, err := m.Start(Spec{Command: cmd, Dir: ws, Sandbox: &pol})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Command != "sleep 300 & echo $! > child.pid; wait" {
+	if rec.Command != cmd {
 		t.Errorf("record command %q", rec.Command)
 	}
-	pidFile := filepath.Join(ws, "child.pid")
-	var child int
-	for deadline := time.Now().Add(10 * time.Second); child == 0; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(namedProcs(t, mark)) < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the sandboxed job wrote no pid")
+			t.Fatalf("the sandboxed job's processes did not start: %v", namedProcs(t, mark))
 		}
-		b, _ := os.ReadFile(pidFile)
-		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	if got := m.Stop(m.Generation(), rec.ID); got != "stopped" {
 		t.Fatalf("Stop = %q", got)
@@ -92,5 +93,57 @@ func TestSandboxedJobStops(t *testing.T) {
 	if final.State.Kind != "stopped" {
 		t.Errorf("final state %+v", final.State)
 	}
-	waitGone(t, child)
+	waitNamedGone(t, mark)
+}
+
+// TestSandboxedJobTakesItsChildren checks that a sandboxed job that ends
+// on its own leaves nothing running behind it.
+func TestSandboxedJobTakesItsChildren(t *testing.T) {
+	m, r := newTestManager(t, Options{})
+	ws := t.TempDir()
+	pol := sandbox.DefaultPolicy(ws)
+	mark := fmt.Sprintf("openseek-job-test-%d", time.Now().UnixNano())
+	cmd := "setsid bash -c 'exec -a " + mark + " sleep 300' & nohup bash -c 'exec -a " + mark + " sleep 300' >/dev/null 2>&1 &\nfor i in $(seq 200); do [ $(ps -e -o args= | grep -c '^" + mark + "') -ge 2 ] && break; sleep 0.02; done"
+	rec, err := m.Start(Spec{Command: cmd, Dir: ws, Sandbox: &pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final := r.waitFinal(t, rec.ID); final.State.Kind != "exited" {
+		t.Errorf("final state %+v", final.State)
+	}
+	waitNamedGone(t, mark)
+}
+
+// namedProcs returns the pids of the host's processes started as name.
+func namedProcs(t *testing.T, name string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(b), name+"\x00") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func waitNamedGone(t *testing.T, name string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(namedProcs(t, name)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := namedProcs(t, name); len(left) > 0 {
+		t.Fatalf("processes outlived the job: %v", left)
+	}
+}
+
+// TestSandboxedJobsAsOrdinaryUser runs the sandboxed job tests again as
+// an ordinary user.
+func TestSandboxedJobsAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^Test(SecretsWithheld|SandboxedJobStops|SandboxedJobTakesItsChildren)$")
 }

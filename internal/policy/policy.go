@@ -184,10 +184,17 @@ func (c *checker) decl(d *syntax.DeclClause) {
 // dangerousVar: an assignment that changes what a "safe" program does.
 func dangerousVar(name string) bool {
 	switch name {
-	case "PATH", "IFS", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL":
+	case "PATH", "IFS", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL",
+		// where programs read config that can name commands to run
+		"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "RIPGREP_CONFIG_PATH", "MAGIC", "INPUTRC", "TERMINFO",
+		// programs that other programs start
+		"MANPAGER", "MANOPT", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS", "SHELL", "TAR_OPTIONS", "GREP_OPTIONS",
+		// interpreters' start-up hooks
+		"NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+		"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GCONV_PATH", "LOCPATH", "HOSTALIASES":
 		return true
 	}
-	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH_FUNC_"} {
+	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH_FUNC_", "LESS", "GO", "CGO_", "NPM_CONFIG_", "CARGO_", "RUSTC"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

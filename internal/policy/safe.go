@@ -12,12 +12,12 @@ func isSafe(name string, argv []arg, trusted bool) bool {
 	}
 	switch name {
 	case "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "echo", "printf",
-		"which", "whereis", "type", "file", "stat", "du", "df", "basename", "dirname", "realpath",
+		"which", "whereis", "type", "stat", "du", "df", "basename", "dirname", "realpath",
 		"readlink", "true", "false", "test", "[", ":", "whoami", "id", "uname", "printenv", "cut",
 		"tr", "nl", "od", "hexdump", "cmp", "diff", "comm", "column", "jq", "seq", "sleep", "nproc",
 		"uptime", "free", "ps", "cd", "pushd", "popd", "set", "shopt", "read", "exit", "return",
 		"wait", "jobs", "help", "fold", "rev", "tac", "strings", "md5sum", "sha1sum", "sha256sum",
-		"sha512sum", "cksum", "b2sum", "base64", "locale", "tty", "groups", "arch", "less", "more",
+		"sha512sum", "cksum", "b2sum", "base64", "locale", "tty", "groups", "arch",
 		"cal", "getconf", "paste", "join", "expand", "unexpand", "look":
 		return true
 	}
@@ -60,6 +60,20 @@ func safeCheck(name string) func(args []string) bool {
 			}
 			return true
 		}
+	case "less", "more":
+		// +cmd runs a less command at start (+!cmd a shell), -k reads
+		// key bindings that can run commands, -o/-O write a log file.
+		return func(args []string) bool {
+			for _, a := range args {
+				if strings.HasPrefix(a, "+") || hasArg([]string{a}, "--lesskey", "--log-file", "--LOG-FILE") || shortFlag(a, "koO") {
+					return false
+				}
+			}
+			return true
+		}
+	case "file":
+		// -C compiles a magic file: it writes.
+		return func(args []string) bool { return !hasArg(args, "--compile") && !anyShortFlag(args, "C") }
 	case "hostname":
 		return func(args []string) bool {
 			return len(positionals(args)) == 0 && !hasArg(args, "-F", "--file", "-b", "--boot")
@@ -84,6 +98,21 @@ func hasArg(args []string, flags ...string) bool {
 	return false
 }
 
+// shortFlag reports whether a is a cluster of short options (-abc)
+// holding any of letters.
+func shortFlag(a, letters string) bool {
+	return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], letters)
+}
+
+func anyShortFlag(args []string, letters string) bool {
+	for _, a := range args {
+		if shortFlag(a, letters) {
+			return true
+		}
+	}
+	return false
+}
+
 func positionals(args []string) []string {
 	var out []string
 	for _, a := range args {
@@ -95,18 +124,20 @@ func positionals(args []string) []string {
 }
 
 // gitSafe: git subcommands that only read the repository. Global options
-// that run code (-c, --exec-path, --config-env) are not read-only.
+// that run code (-c, --exec-path, --config-env) are not read-only, nor
+// are -C, --git-dir and --work-tree: they can point git at a repository
+// whose config the workspace supplies (core.fsmonitor, core.pager and
+// friends run programs).
 func gitSafe(args []string) bool {
 	i := 0
 global:
 	for i < len(args) {
 		s := args[i]
 		switch {
-		case s == "-C" || s == "--git-dir" || s == "--work-tree" || s == "--namespace":
+		case s == "--namespace":
 			i += 2
 		case s == "--no-pager" || s == "-P" || s == "-p" || s == "--paginate" || s == "--no-optional-locks" ||
-			s == "--bare" || s == "--literal-pathspecs" || s == "--no-replace-objects" ||
-			strings.HasPrefix(s, "--git-dir=") || strings.HasPrefix(s, "--work-tree=") || strings.HasPrefix(s, "--namespace="):
+			s == "--literal-pathspecs" || s == "--no-replace-objects" || strings.HasPrefix(s, "--namespace="):
 			i++
 		case strings.HasPrefix(s, "-"):
 			return false
@@ -127,10 +158,17 @@ global:
 	}
 	switch sub {
 	case "status", "log", "diff", "show", "blame", "annotate", "describe", "shortlog", "rev-parse",
-		"rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file", "merge-base", "grep", "show-ref",
+		"rev-list", "ls-files", "ls-tree", "cat-file", "merge-base", "grep", "show-ref",
 		"for-each-ref", "count-objects", "whatchanged", "name-rev", "check-ignore", "check-attr",
-		"var", "help", "version", "cherry", "diff-tree", "diff-files", "diff-index":
+		"var", "version", "cherry", "diff-tree", "diff-files", "diff-index":
 		return true
+	case "ls-remote":
+		// --upload-pack names the program run on the "remote" side,
+		// which for a local path is this machine.
+		return !hasArg(rest, "--upload-pack", "-u", "--exec")
+	case "help":
+		// -w, -i and -m start a browser, info or man.
+		return len(rest) == 0 || (len(positionals(rest)) == len(rest) && len(rest) == 1)
 	case "branch":
 		return listingOnly(rest, "-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "-t", "--delete", "--move",
 			"--copy", "--force", "--set-upstream-to", "--unset-upstream", "--edit-description", "--track", "--no-track", "--create-reflog")

@@ -16,7 +16,7 @@ func Detect() Support {
 	if v, err := llsys.LandlockGetABIVersion(); err == nil && v > 0 {
 		s.Landlock = v
 	}
-	if probe(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS) {
+	if probe(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID) {
 		s.UserNS, s.NetNS, s.MountNS = true, true, true
 		return s
 	}

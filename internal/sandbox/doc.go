@@ -1,39 +1,59 @@
 // Package sandbox confines the shell commands and background jobs the agent
-// runs: on Linux each command runs in its own user, mount and (unless the
-// network is allowed) network namespace, with Landlock limiting writes to
-// the workspace and a few temporary and cache directories, the protected
-// paths (.git, .openseek, the user's config) bind-mounted read-only so they
-// can be neither written nor replaced, and PR_SET_NO_NEW_PRIVS set.
+// runs: on Linux each command runs in its own user, mount, PID and (unless
+// the network is allowed) network namespace, with Landlock limiting writes
+// to the workspace and the temporary directories, the protected paths
+// (.git, .openseek, the user's config) bind-mounted read-only so they can
+// be neither written nor replaced, no capabilities, a seccomp filter and
+// PR_SET_NO_NEW_PRIVS.
 //
 // How it runs: Go cannot run code between fork and exec, so [Policy.Wrap]
 // rewrites a command to start /proc/self/exe with the policy in the
 // OPENSEEK_SANDBOX_CHILD environment variable and the real argv after it;
-// the parent asks for the namespaces through SysProcAttr. [Main], called
-// first thing in main() (and in the TestMain of every package whose tests
-// run sandboxed commands), sees the marker, applies the policy to itself
-// and execs the real command, so the pid, process group, output and exit
-// status the caller sees are the command's own.
+// the parent asks for the namespaces through SysProcAttr (an ordinary
+// user gets the few capabilities the setup needs as ambient ones, valid
+// only in the new namespaces). [Main], called first thing in main() (and
+// in the TestMain of every package whose tests run sandboxed commands),
+// sees the marker and becomes the PID namespace's init: it mounts a
+// private /proc, makes the host's language caches read-only and points
+// the tools at private ones (Policy.Caches, Policy.CacheDir), without
+// network hides /tmp, /var/tmp, /run, /var/run
+// and $XDG_RUNTIME_DIR behind empty tmpfs mounts (keeping the workspace),
+// bind-mounts the protected paths read-only, applies Landlock, drops every
+// capability (bounding set, ambient, securebits locked), loads the seccomp
+// filter (no mount family, namespaces, ptrace, bpf, perf, keyrings,
+// userfaultfd, modules or kexec) and then starts the command, reaps
+// orphans, and exits with the command's status — taking everything the
+// command left behind with it.
 //
 // Invariants:
 //   - a wrapped command either runs with the whole policy applied or does
 //     not run at all: when any step fails the child prints
 //     "openseek sandbox: …" and exits 126 — it never falls back to running
 //     unsandboxed;
+//   - when the command ends, or the process group is killed, or this
+//     program dies, every process the command started ends too (`cmd &`,
+//     `setsid cmd &`, nohup): they live in the command's PID namespace;
 //   - with Network false the command sees an empty network namespace (not
-//     even loopback is up), so connections to any address fail, including
-//     local ports and DNS;
+//     even loopback is up) and private temporary and runtime directories,
+//     so no socket of the host is reachable;
 //   - a path in ReadOnly stays read-only even inside the workspace and
 //     cannot be renamed, removed or replaced by a symlink; a ReadOnly path
-//     that does not exist when the command starts is not protected;
-//   - [Detect] reports what the kernel offers and [Support.Problems] says in
-//     plain words why a policy cannot be enforced here; callers must not
-//     claim a sandbox when Problems is not empty (running unsandboxed is
-//     the user's explicit choice, made by the caller).
+//     that does not exist when the command starts is not protected; with
+//     ReadOnlyWorkspace (plan mode) the whole workspace is;
+//   - a command cannot write the host's language caches; its tools write
+//     private ones;
+//   - [Detect] reports what the kernel offers, [Support.Problems] says in
+//     plain words why a policy cannot be enforced here, and [Policy.Try]
+//     builds the sandbox and runs a command in it; callers must not claim
+//     a sandbox unless Try succeeds (running unsandboxed is the user's
+//     explicit choice, made by the caller).
 //
 // [FilterEnv] drops environment variables whose names look like secrets
-// (*_KEY, *_TOKEN, *_SECRET, *PASSWORD*, AWS_*, …) unless allowed; the
-// jobs package applies it to every command, sandboxed or not.
+// (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, AWS_*, the providers' DEEPSEEK,
+// KIMI, GLM, …) unless allowed; [Secrets] also drops variables holding a
+// key the process knows under any name, and redacts those keys from tool
+// output. The jobs package applies them to every command, sandboxed or not.
 //
-// On systems other than Linux, Detect reports nothing available, Wrap
-// fails and Main does nothing.
+// On systems other than Linux, Detect reports nothing available, Wrap and
+// Try fail and Main does nothing.
 package sandbox

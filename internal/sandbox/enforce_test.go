@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,10 +19,15 @@ import (
 
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
 func TestMain(m *testing.M) {
 	sandbox.Main()
+	if ws, ok := os.LookupEnv(escapeHelper); ok {
+		runEscapes(ws)
+		os.Exit(0)
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -91,17 +97,20 @@ func TestWrites(t *testing.T) {
 		cwd    string
 		cmd    string // %s is replaced by the target
 		allow  bool
+		// network on: /tmp is the host's (off, it is private; see
+		// TestPrivateTmp)
+		network bool
 	}{
-		{"etc", "/etc/" + name, ws, "echo pwned > %s", false},
-		{"home", filepath.Join(home, name), ws, "echo pwned > %s", false},
-		{"tmp dot dot root", "/tmp/../root/" + name, ws, "echo pwned > %s", false},
-		{"git config", filepath.Join(ws, ".git/config"), ws, "echo pwned >> %s", false},
-		{"git config from inside .git", filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git"), "echo pwned >> config", false},
-		{"new file in .git", filepath.Join(ws, ".git/hooks-pwned"), ws, "echo pwned > %s", false},
-		{"openseek config", filepath.Join(ws, ".openseek/config.toml"), ws, "echo pwned > %s", false},
-		{"workspace", filepath.Join(ws, "out.txt"), ws, "echo pwned > %s", true},
-		{"workspace subdir", filepath.Join(ws, "sub/out.txt"), ws, "mkdir -p sub && echo pwned > %s", true},
-		{"tmp", filepath.Join(tmp, "out.txt"), ws, "echo pwned > %s", true},
+		{"etc", "/etc/" + name, ws, "echo pwned > %s", false, false},
+		{"home", filepath.Join(home, name), ws, "echo pwned > %s", false, false},
+		{"tmp dot dot root", "/tmp/../root/" + name, ws, "echo pwned > %s", false, false},
+		{"git config", filepath.Join(ws, ".git/config"), ws, "echo pwned >> %s", false, false},
+		{"git config from inside .git", filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git"), "echo pwned >> config", false, false},
+		{"new file in .git", filepath.Join(ws, ".git/hooks-pwned"), ws, "echo pwned > %s", false, false},
+		{"openseek config", filepath.Join(ws, ".openseek/config.toml"), ws, "echo pwned > %s", false, false},
+		{"workspace", filepath.Join(ws, "out.txt"), ws, "echo pwned > %s", true, false},
+		{"workspace subdir", filepath.Join(ws, "sub/out.txt"), ws, "mkdir -p sub && echo pwned > %s", true, false},
+		{"tmp", filepath.Join(tmp, "out.txt"), ws, "echo pwned > %s", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,7 +120,9 @@ func TestWrites(t *testing.T) {
 					os.Remove(target) // only there if the protection broke
 				}
 			})
-			out, code := run(t, &pol, tt.cwd, strings.ReplaceAll(tt.cmd, "%s", tt.target))
+			p := pol
+			p.Network = tt.network
+			out, code := run(t, &p, tt.cwd, strings.ReplaceAll(tt.cmd, "%s", tt.target))
 			data, _ := os.ReadFile(target)
 			wrote := strings.Contains(string(data), "pwned")
 			if wrote != tt.allow || (code == 0) != tt.allow {
@@ -309,42 +320,290 @@ func TestSetupFailureRunsNothing(t *testing.T) {
 }
 
 // TestKillReachesGroup checks that killing a sandboxed command kills the
-// processes it started too: the wrapper execs, so the process group is
-// the command's.
+// processes it started too, wherever they went: its own group, a new
+// session, or nohup.
 func TestKillReachesGroup(t *testing.T) {
 	t.Parallel()
 	ws, pol := workspace(t)
-	p, err := jobs.Spawn(jobs.Spec{Command: "sleep 300 & echo $!; wait", Dir: ws, Sandbox: &pol}, t.TempDir())
+	marks := []string{unique(t), unique(t), unique(t)}
+	cmd := "(exec -a " + marks[0] + " sleep 300) & setsid bash -c 'exec -a " + marks[1] + " sleep 300' & nohup bash -c 'exec -a " + marks[2] + " sleep 300' >/dev/null 2>&1 & wait"
+	p, err := jobs.Spawn(jobs.Spec{Command: cmd, Dir: ws, Sandbox: &pol}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Release(0)
-	var child int
 	deadline := time.Now().Add(10 * time.Second)
-	for child == 0 && time.Now().Before(deadline) {
-		out, _ := p.Read(0, p.Output().Chars)
-		child, _ = strconv.Atoi(strings.TrimSpace(out))
+	for time.Now().Before(deadline) && len(hostProcesses(t, marks...)) < len(marks) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if child == 0 {
-		t.Fatal("no child pid printed")
-	}
-	if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/comm"); strings.TrimSpace(string(comm)) != "bash" && strings.TrimSpace(string(comm)) != "sh" {
-		t.Fatalf("pid %d runs %q, want the shell itself (the wrapper must exec)", p.Pid(), comm)
+	if got := hostProcesses(t, marks...); len(got) < len(marks) {
+		out, _ := p.Read(0, p.Output().Chars)
+		t.Fatalf("background commands not all started (%v); output:\n%s", got, out)
 	}
 	p.Kill(200 * time.Millisecond)
 	if code := p.ExitCode(); code != 128+15 && code != 128+9 {
-		t.Errorf("exit code %d, want death by signal", code)
+		out, _ := p.Read(0, p.Output().Chars)
+		t.Errorf("exit code %d, want death by signal; output:\n%s", code, out)
 	}
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(child)); errors.Is(err, os.ErrNotExist) {
-			return
+	waitGone(t, marks, deadline)
+}
+
+// TestBackgroundDiesWithCommand checks that what a command leaves running
+// when it exits on its own (`cmd &`, `setsid cmd &`, nohup) ends with it:
+// the command is the PID namespace's only way in.
+func TestBackgroundDiesWithCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, cmd string }{
+		{"ampersand", "(exec -a %s sleep 300) &"},
+		{"setsid", "setsid bash -c 'exec -a %s sleep 300' &"},
+		{"nohup", "nohup bash -c 'exec -a %s sleep 300' >/dev/null 2>&1 &"},
+		{"double fork", "( ( exec -a %s sleep 300 & ) & )"},
+		{"disown", "(exec -a %s sleep 300) & disown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, pol := workspace(t)
+			mark := unique(t)
+			// Wait (bounded) until the background command runs, then report it.
+			cmd := strings.ReplaceAll(tt.cmd, "%s", mark) + "\nfor i in $(seq 200); do ps -e -o args= | grep -q '^" + mark + "' && break; sleep 0.02; done; ps -e -o args= | grep -c '^" + mark + "'"
+			out, code := run(t, &pol, ws, cmd)
+			if code != 0 || strings.TrimSpace(out) == "0" {
+				t.Fatalf("the background command did not start (exit %d):\n%s", code, out)
+			}
+			waitGone(t, []string{mark}, time.Now().Add(10*time.Second))
+		})
+	}
+}
+
+// TestOwnProcessView checks that a sandboxed command sees only its own
+// processes: not the agent, whose command line may hold a key.
+func TestOwnProcessView(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	out, code := run(t, &pol, ws, "ls /proc | grep -c '^[0-9]'; test -e /proc/"+strconv.Itoa(os.Getpid())+" && echo parent visible; echo $$")
+	lines := strings.Fields(out)
+	if code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	if n, _ := strconv.Atoi(lines[0]); n > 4 {
+		t.Errorf("the command sees %d processes, want its own few:\n%s", n, out)
+	}
+	if lines[1] == "1" {
+		t.Errorf("the command is the namespace's init (pid 1); want a supervisor in front of it")
+	}
+}
+
+// hostProcesses returns the command lines of the host's processes whose
+// name (argv[0], set with exec -a) is one of marks.
+func hostProcesses(t *testing.T, marks ...string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
 		}
-		// A zombie waiting for reaping by init counts as gone.
-		if st, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/stat"); strings.Contains(string(st), ") Z ") {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || len(b) == 0 {
+			continue // gone, or a zombie waiting for its reaper
+		}
+		line := strings.ReplaceAll(string(b), "\x00", " ")
+		for _, m := range marks {
+			if strings.HasPrefix(line, m+" ") {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// waitGone fails the test when processes named by marks are still alive
+// at the deadline (they are killed then, so nothing leaks).
+func waitGone(t *testing.T, marks []string, deadline time.Time) {
+	t.Helper()
+	for time.Now().Before(deadline) {
+		if len(hostProcesses(t, marks...)) == 0 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("background child %d survived the group kill", child)
+	t.Errorf("processes outlived the command: %q", hostProcesses(t, marks...))
+}
+
+// TestPrivateTmp checks that without network a command has a /tmp and a
+// /run of its own: the host's files and UNIX sockets there are out of
+// sight and reach, what it writes there stays there, and the workspace
+// (itself in /tmp here) is still the host's.
+func TestPrivateTmp(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	hostDir := t.TempDir()
+	hostFile := filepath.Join(hostDir, "host.txt")
+	if err := os.WriteFile(hostFile, []byte("host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(hostDir, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got atomic.Int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			got.Add(1)
+			io.WriteString(c, "host socket\n")
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	if err := os.Chmod(hostDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sock, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	leak := filepath.Join("/tmp", unique(t))
+	t.Cleanup(func() { os.Remove(leak) })
+	cmd := "cat " + hostFile + "; nc -U -w 2 " + sock + " </dev/null; ls /run | wc -l; echo written > " + leak + "; echo in-ws > " + filepath.Join(ws, "ws.txt") + "; echo done"
+	tests := []struct {
+		name     string
+		network  bool
+		reach    bool // the host's /tmp is visible
+		runEmpty bool
+	}{
+		{"network off", false, false, true},
+		{"network on", true, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := pol
+			p.Network = tt.network
+			before := got.Load()
+			out, _ := run(t, &p, ws, cmd)
+			if !strings.HasSuffix(strings.TrimSpace(out), "done") {
+				t.Fatalf("the command did not finish:\n%s", out)
+			}
+			if strings.Contains(out, "host\n") != tt.reach || (got.Load() > before) != tt.reach || strings.Contains(out, "host socket") != tt.reach {
+				t.Errorf("host file and socket reached: %v, want %v (connections %d):\n%s", !tt.reach, tt.reach, got.Load()-before, out)
+			}
+			if _, err := os.Stat(leak); (err == nil) != tt.reach {
+				t.Errorf("write to /tmp reached the host: %v, want %v", err == nil, tt.reach)
+			}
+			os.Remove(leak)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if runEmpty := len(lines) >= 2 && lines[len(lines)-2] == "0"; runEmpty != tt.runEmpty {
+				t.Errorf("/run empty: %v, want %v:\n%s", runEmpty, tt.runEmpty, out)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "ws.txt")); string(b) != "in-ws\n" {
+				t.Errorf("the workspace write did not reach the host: %q", b)
+			}
+		})
+	}
+}
+
+// TestAsOrdinaryUser runs this package's sandbox tests again as an
+// ordinary user: the sandbox must work without root.
+func TestAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate)$")
+}
+
+// TestReadOnlyWorkspace checks plan mode's sandbox: the workspace and the
+// caches cannot be written, the private /tmp can.
+func TestReadOnlyWorkspace(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	pol.ReadOnlyWorkspace = true
+	cache := t.TempDir()
+	pol.WritableRoots = append(pol.WritableRoots, cache)
+	tests := []struct {
+		name, cmd string
+		ok        bool
+	}{
+		{"new file", "echo x > new.txt", false},
+		{"append", "echo x >> README", false},
+		{"remove", "rm README", false},
+		{"rename", "mv README R2", false},
+		{"mkdir", "mkdir sub", false},
+		{"touch", "touch README", false},
+		{"private tmp", "echo x > /tmp/plan-scratch && cat /tmp/plan-scratch", true},
+		{"read", "cat README", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(t, &pol, ws, tt.cmd)
+			if (code == 0) != tt.ok {
+				t.Fatalf("%q: exit %d, want success %v:\n%s", tt.cmd, code, tt.ok, out)
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "README")); err != nil || string(b) != "hello\n" {
+		t.Errorf("README changed: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Errorf("new.txt was created")
+	}
+	// A writable root outside the temporary directories is read-only; one
+	// inside /tmp is out of sight, so what the command writes there stays
+	// in its private /tmp.
+	out, _ := run(t, &pol, ws, "echo x > "+filepath.Join(cache, "f"))
+	if _, err := os.Stat(filepath.Join(cache, "f")); err == nil {
+		t.Errorf("the command wrote into the writable root %s:\n%s", cache, out)
+	}
+	home, err := os.UserHomeDir()
+	if err == nil {
+		p := pol
+		p.WritableRoots = append(p.WritableRoots, home)
+		target := filepath.Join(home, unique(t))
+		out, code := run(t, &p, ws, "echo x > "+target)
+		if _, err := os.Stat(target); err == nil || code == 0 {
+			os.Remove(target)
+			t.Errorf("the command wrote into the writable root %s (exit %d):\n%s", home, code, out)
+		}
+	}
+}
+
+// TestCachesPrivate checks the language caches: a command reads the
+// host's cache but cannot write it (a planted module file would run in the
+// user's next build), and its tools are pointed at private caches in the
+// workspace's .openseek/cache, which it can write and which persist.
+func TestCachesPrivate(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	cache := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cache, "host.txt"), []byte("host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol.Caches = []string{cache}
+	tests := []struct {
+		name, cmd, want string
+		ok              bool
+	}{
+		{"read the host's cache", "cat " + cache + "/host.txt", "host\n", true},
+		{"plant in the host's cache", "echo planted > " + cache + "/init.go", "", false},
+		{"change the host's cache", "echo changed > " + cache + "/host.txt", "", false},
+		{"tools point at the private caches", `echo "$GOCACHE $GOMODCACHE $npm_config_cache $XDG_CACHE_HOME"`,
+			strings.Join([]string{pol.CacheDir + "/go-build", pol.CacheDir + "/go-mod", pol.CacheDir + "/npm", pol.CacheDir + "/xdg"}, " ") + "\n", true},
+		{"write the private cache", `mkdir -p "$GOCACHE" && echo mine > "$GOCACHE/f" && cat "$GOCACHE/f"`, "mine\n", true},
+		{"it persists", `cat "$GOCACHE/f"`, "mine\n", true},
+	}
+	for _, tt := range tests {
+		out, code := run(t, &pol, ws, tt.cmd)
+		if (code == 0) != tt.ok || (tt.ok && out != tt.want) {
+			t.Errorf("%s: exit %d, output %q; want success %v and %q", tt.name, code, out, tt.ok, tt.want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(cache, "host.txt")); string(b) != "host\n" {
+		t.Errorf("the host's cache file changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "init.go")); err == nil {
+		t.Errorf("the command planted a file in the host's cache")
+	}
 }

@@ -15,12 +15,12 @@ var (
 		"_PASSWORD", "_PASSWD", "_PWD", "_PASS", "_CREDENTIALS", "_PAT",
 		"_AUTH", "_COOKIE",
 	}
-	// secretNames are whole names of secrets.
-	secretNames = []string{"TOKEN", "TOKENS", "CREDENTIALS"}
+	// secretNames are whole names of secrets, with the bare key
+	// variables of the built-in providers (DEEPSEEK, KIMI, GLM).
+	secretNames = []string{"TOKEN", "TOKENS", "CREDENTIALS", "DEEPSEEK", "KIMI", "GLM", "ZHIPU", "ZHIPUAI", "MOONSHOT"}
 	// secretInfixes anywhere in a name mark it as a secret.
 	secretInfixes = []string{
-		"PASSWORD", "PASSWD", "SECRET", "API_KEY", "APIKEY", "ACCESS_KEY",
-		"PRIVATE_KEY", "AUTH_TOKEN", "CREDENTIAL",
+		"PASSWORD", "PASSWD", "SECRET", "KEY", "TOKEN", "CREDENTIAL",
 	}
 	// secretPrefixes start the names of whole families of credentials.
 	secretPrefixes = []string{"AWS_"}

@@ -15,6 +15,8 @@ func TestFilterEnv(t *testing.T) {
 		{"plain variables pass", []string{"PATH=/bin", "HOME=/root", "LANG=C.UTF-8", "PWD=/w", "OLDPWD=/", "SSH_AUTH_SOCK=/s", "GIT_ASKPASS=x", "LD_LIBRARY_PATH=/l", "GOFLAGS=-mod=mod"},
 			nil, []string{"PATH=/bin", "HOME=/root", "LANG=C.UTF-8", "PWD=/w", "OLDPWD=/", "SSH_AUTH_SOCK=/s", "GIT_ASKPASS=x", "LD_LIBRARY_PATH=/l", "GOFLAGS=-mod=mod"}},
 		{"api keys", []string{"OPENAI_API_KEY=sk", "ANTHROPIC_API_KEY=a", "DEEPSEEK_API_KEY=d", "STRIPE_KEY=s", "X=1"}, nil, []string{"X=1"}},
+		{"provider keys the README names", []string{"DEEPSEEK=d", "KIMI=k", "GLM=g", "ZAI_API_KEY=z", "ZHIPUAI_API_KEY=z", "MOONSHOT_API_KEY=m", "KIMI_API_KEY=k", "OPENROUTER_API_KEY=o", "X=1"}, nil, []string{"X=1"}},
+		{"anything named key, token or secret", []string{"WORK_KEY=w", "MYKEYFILE=k", "GITLAB_TOKEN_RW=t", "SECRETS_DIR=/s", "KEY=k", "X=1"}, nil, []string{"X=1"}},
 		{"tokens", []string{"GITHUB_TOKEN=g", "GH_TOKEN=g", "NPM_TOKEN=n", "CI_JOB_TOKEN=c", "TOKEN=t", "X=1"}, nil, []string{"X=1"}},
 		{"secrets and passwords", []string{"CLIENT_SECRET=c", "MY_SECRET_VALUE=v", "PGPASSWORD=p", "DB_PASSWORD=p", "MYSQL_PWD=p", "SMTP_PASS=p", "PASSWORD=p", "X=1"}, nil, []string{"X=1"}},
 		{"cloud credentials", []string{"AWS_ACCESS_KEY_ID=a", "AWS_SECRET_ACCESS_KEY=s", "AWS_PROFILE=p", "AZURE_CLIENT_SECRET=z", "GOOGLE_APPLICATION_CREDENTIALS=/c.json", "X=1"}, nil, []string{"X=1"}},

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 	"runtime"
@@ -18,3 +19,6 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 
 // Main does nothing outside Linux.
 func Main() {}
+
+// Try fails: the sandbox needs Linux.
+func (p Policy) Try(ctx context.Context) error { return p.Wrap(nil) }

@@ -14,24 +14,40 @@ type Policy struct {
 	// WritableRoots are further directories the command may write in:
 	// temporary directories and well-known tool caches by default.
 	WritableRoots []string `json:"writable_roots,omitempty"`
+	// Caches are the host's language caches (Go's module and build
+	// caches, npm's, cargo's registry): read-only to commands, so nothing
+	// a command plants there reaches a build on the host.
+	Caches []string `json:"caches,omitempty"`
+	// CacheDir holds the command's own, writable caches; GOCACHE,
+	// GOMODCACHE (filled from the host's module cache first), the npm
+	// cache and XDG_CACHE_HOME point into it. It persists, so a workspace
+	// keeps what its commands cached. Plan mode uses the private /tmp.
+	CacheDir string `json:"cache_dir,omitempty"`
 	// ReadOnly paths stay read-only even inside a writable root, and
 	// cannot be replaced (renamed, removed, swapped for a symlink).
 	ReadOnly []string `json:"read_only,omitempty"`
 	// Network allows network access; false gives the command an empty
 	// network namespace.
 	Network bool `json:"network,omitempty"`
+	// ReadOnlyWorkspace makes the workspace read-only to the command, as
+	// plan mode promises, and drops the writable roots but the temporary
+	// directories: whatever its options or environment, the command
+	// cannot change the project.
+	ReadOnlyWorkspace bool `json:"read_only_workspace,omitempty"`
 	// AllowEnv names secret-looking environment variables to pass to the
 	// command anyway; a trailing or embedded '*' matches like path.Match.
 	AllowEnv []string `json:"allow_env,omitempty"`
 }
 
-// DefaultPolicy is the policy for a workspace: write in the workspace, the
-// temporary directories and the usual build caches; .git, .openseek and the
+// DefaultPolicy is the policy for a workspace: write in the workspace,
+// the temporary directories and private language caches under the
+// workspace's .openseek/cache; the host's caches, .git, .openseek and the
 // user's ~/.openseek read-only; no network.
 func DefaultPolicy(workspace string) Policy {
 	ws := filepath.Clean(workspace)
 	p := Policy{
 		Workspace: ws,
+		CacheDir:  filepath.Join(ws, ".openseek", "cache"),
 		ReadOnly: []string{
 			filepath.Join(ws, ".git"),
 			filepath.Join(ws, ".openseek"),
@@ -42,7 +58,7 @@ func DefaultPolicy(workspace string) Policy {
 	if err == nil && filepath.IsAbs(home) {
 		// Caches only: ~/.cargo/bin or ~/go/bin stay read-only so a command
 		// cannot plant programs that later run outside the sandbox.
-		p.WritableRoots = appendUnique(p.WritableRoots,
+		p.Caches = appendUnique(p.Caches,
 			filepath.Join(home, ".cache"),
 			filepath.Join(home, ".npm"),
 			filepath.Join(home, ".cargo", "registry"),
@@ -51,7 +67,7 @@ func DefaultPolicy(workspace string) Policy {
 		p.ReadOnly = append(p.ReadOnly, filepath.Join(home, ".openseek"))
 	}
 	if mod := goModCache(home); mod != "" {
-		p.WritableRoots = appendUnique(p.WritableRoots, mod)
+		p.Caches = appendUnique(p.Caches, mod)
 	}
 	return p
 }
@@ -113,6 +129,12 @@ func (p Policy) validate() (Policy, error) {
 	}
 	if p.ReadOnly, err = clean("read-only", p.ReadOnly); err != nil {
 		return p, err
+	}
+	if p.Caches, err = clean("cache", p.Caches); err != nil {
+		return p, err
+	}
+	if p.CacheDir != "" && !filepath.IsAbs(p.CacheDir) {
+		return p, fmt.Errorf("sandbox cache directory %q is not absolute", p.CacheDir)
 	}
 	return p, nil
 }

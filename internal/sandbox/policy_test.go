@@ -20,14 +20,26 @@ func TestDefaultPolicy(t *testing.T) {
 	if p.Workspace != "/w/proj" || p.Network || len(p.AllowEnv) != 0 {
 		t.Fatalf("DefaultPolicy = %+v", p)
 	}
-	for _, want := range []string{os.TempDir(), "/tmp", "/dev/shm", filepath.Join(home, ".cache"), filepath.Join(home, "go/pkg/mod"), filepath.Join(home, ".npm"), filepath.Join(home, ".cargo/registry")} {
+	for _, want := range []string{os.TempDir(), "/tmp", "/dev/shm"} {
 		if !slices.Contains(p.WritableRoots, filepath.Clean(want)) {
 			t.Errorf("WritableRoots %q lack %s", p.WritableRoots, want)
 		}
 	}
+	// The host's caches are overlaid, never written.
+	for _, want := range []string{filepath.Join(home, ".cache"), filepath.Join(home, "go/pkg/mod"), filepath.Join(home, ".npm"), filepath.Join(home, ".cargo/registry")} {
+		if !slices.Contains(p.Caches, filepath.Clean(want)) {
+			t.Errorf("Caches %q lack %s", p.Caches, want)
+		}
+		if slices.Contains(p.WritableRoots, want) {
+			t.Errorf("WritableRoots %q include the host cache %s", p.WritableRoots, want)
+		}
+	}
+	if p.CacheDir != "/w/proj/.openseek/cache" {
+		t.Errorf("CacheDir %q, want the workspace's .openseek/cache", p.CacheDir)
+	}
 	for _, bad := range []string{home, filepath.Join(home, ".cargo"), filepath.Join(home, "go")} {
-		if slices.Contains(p.WritableRoots, bad) {
-			t.Errorf("WritableRoots %q include %s", p.WritableRoots, bad)
+		if slices.Contains(p.WritableRoots, bad) || slices.Contains(p.Caches, bad) {
+			t.Errorf("WritableRoots %q or Caches %q include %s", p.WritableRoots, p.Caches, bad)
 		}
 	}
 	for _, want := range []string{"/w/proj/.git", "/w/proj/.openseek", filepath.Join(home, ".openseek")} {
@@ -36,8 +48,8 @@ func TestDefaultPolicy(t *testing.T) {
 		}
 	}
 	t.Setenv("GOMODCACHE", "/mods")
-	if p := DefaultPolicy("/w"); !slices.Contains(p.WritableRoots, "/mods") {
-		t.Errorf("GOMODCACHE not writable: %q", p.WritableRoots)
+	if p := DefaultPolicy("/w"); !slices.Contains(p.Caches, "/mods") {
+		t.Errorf("GOMODCACHE not a cache: %q", p.Caches)
 	}
 }
 
@@ -47,8 +59,8 @@ func TestWrap(t *testing.T) {
 		network bool
 		flags   uintptr
 	}{
-		{"network off", false, syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET},
-		{"network on", true, syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS},
+		{"network off", false, syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET},
+		{"network on", true, syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +75,7 @@ func TestWrap(t *testing.T) {
 			if cmd.Path != "/proc/self/exe" || !slices.Equal(cmd.Args, []string{"openseek-sandbox", "/bin/sh", "-c", "echo hi"}) {
 				t.Errorf("Path %q Args %q", cmd.Path, cmd.Args)
 			}
-			if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Cloneflags != tt.flags || len(cmd.SysProcAttr.UidMappings) != 1 {
+			if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Cloneflags != tt.flags || len(cmd.SysProcAttr.UidMappings) != 1 || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
 				t.Errorf("SysProcAttr %+v", cmd.SysProcAttr)
 			}
 			if len(cmd.Env) != 2 || cmd.Env[0] != "A=1" || !strings.HasPrefix(cmd.Env[1], childEnv+"=") {

@@ -7,11 +7,19 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // childEnv is the marker variable that carries the payload to the child.
 const childEnv = "OPENSEEK_SANDBOX_CHILD"
+
+// mainCalled records that this program called [Main]: without that, the
+// wrapper it starts would run the program itself (its tests, say) as the
+// command. It is a fact about the process, set once at start.
+var mainCalled atomic.Bool
 
 // selfExe is the running program, whatever happens to its file on disk.
 const selfExe = "/proc/self/exe"
@@ -21,6 +29,8 @@ const selfExe = "/proc/self/exe"
 type payload struct {
 	Policy Policy `json:"policy"`
 	Path   string `json:"path"` // the real command's executable
+	// Seccomp is the assembled filter (see seccompProgram).
+	Seccomp []unix.SockFilter `json:"seccomp"`
 }
 
 // Wrap rewrites cmd, not yet started, to run inside the sandbox: it starts
@@ -36,7 +46,7 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if cmd.Err != nil {
 		return cmd.Err
 	}
-	if _, inChild := os.LookupEnv(childEnv); inChild {
+	if _, inChild := os.LookupEnv(childEnv); inChild || !mainCalled.Load() {
 		return errors.New("sandbox: this program did not call sandbox.Main at start, so it cannot run sandboxed commands")
 	}
 	pol, err := p.validate()
@@ -46,7 +56,11 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if cmd.Path == "" || len(cmd.Args) == 0 {
 		return errors.New("sandbox: command has no path")
 	}
-	data, err := json.Marshal(payload{Policy: pol, Path: cmd.Path})
+	prog, err := seccompProgram()
+	if err != nil {
+		return fmt.Errorf("sandbox: assemble the seccomp filter: %w", err)
+	}
+	data, err := json.Marshal(payload{Policy: pol, Path: cmd.Path, Seccomp: prog})
 	if err != nil {
 		return fmt.Errorf("sandbox: encode policy: %w", err)
 	}
@@ -61,11 +75,14 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS)
+	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID)
 	if !pol.Network {
 		flags |= syscall.CLONE_NEWNET
 	}
 	setNamespaces(cmd.SysProcAttr, flags)
+	// Should this program die without ending the command (kill -9), the
+	// sandbox's init dies too, and with it every process of the command.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	return nil
 }
 
@@ -85,6 +102,11 @@ func setNamespaces(a *syscall.SysProcAttr, flags uintptr) {
 		a.GidMappingsEnableSetgroups = true
 		return
 	}
+	// An ordinary user keeps their own uid, which has no capabilities
+	// after exec; the two the sandbox's setup needs (mounting, dropping
+	// the bounding set) are passed on as ambient capabilities, valid only
+	// in the new namespaces, and dropped before the command starts.
+	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 	uid, gid := os.Geteuid(), os.Getegid()
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}

@@ -12,6 +12,7 @@ import (
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/protocol"
 )
 
 // Env is the small runtime handle a tool gets: where it works and the
@@ -42,6 +43,41 @@ type Env struct {
 	// Editor, when set, reads files through the user's editor (see
 	// EditorRead); nil reads the disk.
 	Editor EditorRead
+	// Secrets are the credentials the process holds: withheld from the
+	// commands tools run and redacted from every tool result ([Env.Redact]).
+	// nil holds none.
+	Secrets *sandbox.Secrets
+}
+
+// Redact is res with every secret value the environment holds replaced,
+// in what the model sees, the display summary, the machine-readable
+// detail and the notices: tool output reaches the model, the event
+// stream and the session log only through it.
+func (e *Env) Redact(res Result) Result {
+	if e == nil || e.Secrets == nil {
+		return res
+	}
+	s := e.Secrets
+	if len(res.Content) > 0 {
+		c := make(protocol.Content, len(res.Content))
+		copy(c, res.Content)
+		for i := range c {
+			c[i].Text = s.Redact(c[i].Text)
+		}
+		res.Content = c
+	}
+	res.Brief = s.Redact(res.Brief)
+	if len(res.Data) > 0 {
+		res.Data = []byte(s.Redact(string(res.Data)))
+	}
+	if len(res.Notices) > 0 {
+		n := make([]string, len(res.Notices))
+		for i, v := range res.Notices {
+			n[i] = s.Redact(v)
+		}
+		res.Notices = n
+	}
+	return res
 }
 
 // maxSymlinkHops bounds symlink chains (and breaks cycles) in Resolve.

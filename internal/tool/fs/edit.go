@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -108,15 +107,15 @@ func runEdit(ctx context.Context, env *tool.Env, a editArgs) tool.Result {
 		}
 	}
 	diagnose := env.DiagnoseChange(ctx, []string{real})
-	mode := fileMode(real)
-	if err := writeAtomic(real, []byte(updated), mode); err != nil {
+	mode := fileMode(env, real)
+	if err := writeAtomic(env, real, []byte(updated), mode); err != nil {
 		return fail(real, "error", "edit failed: "+describeErr(err))
 	}
 	env.Files.Record(real, []byte(updated))
 	report := diagnose(ctx)
 	d := data{Outcome: "applied", Path: env.Rel(real), Check: checkData(report)}
 	if msg, outcome := guard(a, report); msg != "" {
-		if err := writeAtomic(real, []byte(content), mode); err != nil {
+		if err := writeAtomic(env, real, []byte(content), mode); err != nil {
 			return fail(real, "error", msg+"; restoring the file failed: "+describeErr(err))
 		}
 		env.Files.Record(real, []byte(content))
@@ -156,7 +155,7 @@ func guard(a editArgs, r tool.DiagnosticReport) (string, string) {
 
 // readText reads the text file at real, or says why it cannot.
 func readText(env *tool.Env, real string) (string, string) {
-	b, err := os.ReadFile(real)
+	b, err := safeReadFile(env, real)
 	if err != nil {
 		if errors.Is(err, iofs.ErrNotExist) {
 			msg := "no such file; use write to create it"
@@ -165,7 +164,7 @@ func readText(env *tool.Env, real string) (string, string) {
 			}
 			return "", msg
 		}
-		if fi, serr := os.Stat(real); serr == nil && fi.IsDir() {
+		if fi, serr := safeStat(env, real); serr == nil && fi.IsDir() {
 			return "", "is a directory"
 		}
 		return "", describeErr(err)

@@ -203,10 +203,10 @@ func runMultiEdit(ctx context.Context, env *tool.Env, a multiEditArgs) tool.Resu
 	paths := make([]string, len(batches))
 	for i, fb := range batches {
 		paths[i] = env.Rel(fb.real)
-		if err := writeAtomic(fb.real, []byte(fb.after), fb.mode); err != nil {
+		if err := writeAtomic(env, fb.real, []byte(fb.after), fb.mode); err != nil {
 			restored := 0
 			for _, done := range batches[:i] {
-				if writeAtomic(done.real, []byte(done.before), done.mode) == nil {
+				if writeAtomic(env, done.real, []byte(done.before), done.mode) == nil {
 					restored++
 				}
 			}
@@ -231,7 +231,7 @@ func (fb *fileBatch) plan(env *tool.Env) []string {
 	if msg != "" {
 		return []string{fmt.Sprintf("%s edit[%d]: %s", fb.given, fb.first, msg)}
 	}
-	fb.before, fb.mode = content, fileMode(fb.real)
+	fb.before, fb.mode = content, fileMode(env, fb.real)
 	type located struct {
 		span
 		index int
@@ -289,7 +289,7 @@ func readEditsFile(env *tool.Env, path string, first int) ([]editItem, string) {
 	if err != nil {
 		return nil, fmt.Sprintf("error multi_editing: edits_file %s: %v", path, err)
 	}
-	b, err := os.ReadFile(real)
+	b, err := safeReadFile(env, real)
 	if err != nil {
 		return nil, fmt.Sprintf("error multi_editing: edits_file %s: %s", path, describeErr(err))
 	}

@@ -58,7 +58,7 @@ func runRead(ctx context.Context, env *tool.Env, a readArgs) tool.Result {
 	budget = min(budget, MaxOutputChars)
 	start := max(a.StartLine, 1)
 
-	f, err := os.Open(real)
+	f, err := safeOpen(env, real)
 	if err != nil {
 		msg := describeErr(err)
 		if errors.Is(err, iofs.ErrNotExist) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -50,7 +49,7 @@ func runRemove(ctx context.Context, env *tool.Env, a removeArgs) tool.Result {
 	if err := env.Guard.Write(ctx, "remove", target); err != nil {
 		return fail(target, "refused", err.Error())
 	}
-	fi, err := os.Lstat(target)
+	fi, err := safeLstat(env, target)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
 		return fail(target, "not_found", "no such file")
@@ -59,14 +58,14 @@ func runRemove(ctx context.Context, env *tool.Env, a removeArgs) tool.Result {
 	case !fi.Mode().IsRegular():
 		return fail(target, "refused", "not a regular file; remove deletes regular files")
 	}
-	content, err := os.ReadFile(target)
+	content, err := safeReadFile(env, target)
 	if err != nil {
 		return fail(target, "error", describeErr(err))
 	}
 	if !env.Files.CreatedUnchanged(target, content) {
 		return fail(target, "refused", "not created by the agent this session — or changed since; remove deletes only files the agent created and nobody changed. Leave it, or ask the user")
 	}
-	if err := os.Remove(target); err != nil {
+	if err := safeRemove(env, target); err != nil {
 		return fail(target, "error", describeErr(err))
 	}
 	env.Files.Forget(target)

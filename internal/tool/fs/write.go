@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -41,7 +40,7 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 		return fail(real, err.Error())
 	}
 	existed := false
-	switch fi, err := os.Stat(real); {
+	switch fi, err := safeStat(env, real); {
 	case err == nil && fi.IsDir():
 		return fail(real, "is a directory")
 	case err == nil:
@@ -49,12 +48,12 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 	case !errors.Is(err, iofs.ErrNotExist):
 		return fail(real, describeErr(err))
 	}
-	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+	if err := safeMkdirAll(env, filepath.Dir(real)); err != nil {
 		return fail(real, describeErr(err))
 	}
 	content := []byte(a.Content)
 	diagnose := env.DiagnoseChange(ctx, []string{real})
-	if err := writeAtomic(real, content, fileMode(real)); err != nil {
+	if err := writeAtomic(env, real, content, fileMode(env, real)); err != nil {
 		return fail(real, describeErr(err))
 	}
 	report := diagnose(ctx)

@@ -1,12 +1,15 @@
 package shell
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
 // TestShellSandboxed checks that the shell tool runs commands inside
@@ -47,14 +50,46 @@ func TestShellSandboxed(t *testing.T) {
 }
 
 // TestShellSandboxedTimeoutKillsGroup checks that a sandboxed command that
-// times out dies with the processes it started.
+// times out dies with the processes it started, even one in a session of
+// its own. (Inside the sandbox's PID namespace $! is not a host pid: the
+// processes are found by the name they were started under.)
 func TestShellSandboxedTimeoutKillsGroup(t *testing.T) {
 	env, _ := newEnv(t, false)
 	pol := sandbox.DefaultPolicy(env.Workspace)
 	env.Sandbox = &pol
-	r := call(t, Shell(), env, `{"cmd":"sleep 1000 & echo $! > child.pid; wait","timeout_ms":1000}`)
+	mark := fmt.Sprintf("openseek-shell-test-%d", time.Now().UnixNano())
+	r := call(t, Shell(), env, `{"cmd":"(exec -a `+mark+` sleep 1000) & setsid bash -c 'exec -a `+mark+` sleep 1000' & wait","timeout_ms":1000}`)
 	if got := r.Content.Text(); got != "error: shell command timed out after 1000ms" || !r.IsError {
 		t.Errorf("got %q", got)
 	}
-	waitPidGone(t, readPid(t, filepath.Join(env.Workspace, "child.pid")))
+	deadline := time.Now().Add(10 * time.Second)
+	for len(named(t, mark)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := named(t, mark); len(left) > 0 {
+		t.Fatalf("processes outlived the timed-out command: %v", left)
+	}
+}
+
+// named returns the pids of the host's processes started as name (exec -a).
+func named(t *testing.T, name string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(b), name+"\x00") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestShellSandboxedAsOrdinaryUser runs the sandboxed shell tests again as
+// an ordinary user, for whom every command once failed.
+func TestShellSandboxedAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^TestShellSandboxed(TimeoutKillsGroup)?$")
 }

@@ -93,7 +93,7 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	if err := env.Guard.Command(ctx, "shell", a.Cmd); err != nil {
 		return fail("error: shell command %v", err)
 	}
-	spec := jobs.Spec{Command: a.Cmd, Description: a.Description, Dir: dir, Sandbox: env.Sandbox}
+	spec := jobs.Spec{Command: a.Cmd, Description: a.Description, Dir: dir, Sandbox: env.Sandbox, Secrets: env.Secrets}
 	d := shellData{Cwd: env.Rel(dir)}
 
 	if a.Background {

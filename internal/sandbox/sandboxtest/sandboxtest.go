@@ -1,0 +1,119 @@
+// Package sandboxtest runs a package's sandbox tests a second time as an
+// ordinary user when the tests run as root, so the sandbox is proven both
+// ways: CI runs as root, most users do not.
+//
+// The user is $OPENSEEK_TEST_USER, else "openseek-test"; CI creates it
+// with `useradd -M openseek-test`. It must exist: a root run without it
+// fails, naming the command that creates it.
+package sandboxtest
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// ordinaryEnv marks the second run, so it does not start a third.
+const ordinaryEnv = "OPENSEEK_TEST_ORDINARY_USER"
+
+// DefaultUser is the account the tests switch to when OPENSEEK_TEST_USER
+// is not set.
+const DefaultUser = "openseek-test"
+
+// AsOrdinaryUser reruns the tests of the calling test binary matched by
+// pattern (a -test.run expression) as an ordinary user and fails t when
+// any fails. It returns at once when this already is that rerun, or when
+// the tests do not run as root (they then are the ordinary-user run).
+func AsOrdinaryUser(t *testing.T, pattern string) {
+	t.Helper()
+	if os.Getenv(ordinaryEnv) != "" {
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Logf("running as uid %d already: these tests are the ordinary-user run", os.Geteuid())
+		return
+	}
+	name := os.Getenv("OPENSEEK_TEST_USER")
+	if name == "" {
+		name = DefaultUser
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Fatalf("the sandbox tests run a second time as an ordinary user, but user %q does not exist (%v): create it with `useradd -M %s` (or set OPENSEEK_TEST_USER)", name, err, name)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	// The go tool keeps test binaries in a directory only root can enter:
+	// copy this one where the user can run it.
+	dir, err := os.MkdirTemp("", "openseek-ordinary-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "tests")
+	if err := copyExecutable(exe); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run", pattern, "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(userEnv(u.HomeDir), ordinaryEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\nPASS") || !strings.Contains(string(out), "=== RUN") {
+		t.Fatalf("as user %s (uid %d) the tests %q failed (%v):\n%s", name, uid, pattern, err, out)
+	}
+	t.Logf("as user %s (uid %d):\n%s", name, uid, tail(string(out), 40))
+}
+
+// userEnv is this process's environment with HOME and the temporary
+// directory fit for the other user.
+func userEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME", "TMPDIR", "GOCACHE", "GOMODCACHE", "GOPATH", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "USER", "LOGNAME":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home, "TMPDIR=/tmp")
+}
+
+func copyExecutable(dst string) error {
+	src, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
