@@ -75,6 +75,7 @@ type globals struct {
 }
 
 func newRoot(c *cli) *cobra.Command {
+	var rootTUI tuiFlags
 	root := &cobra.Command{
 		Use:   "openseek",
 		Short: "OpenSeek: a coding agent for DeepSeek, Kimi, GLM and any OpenAI-compatible model",
@@ -82,6 +83,7 @@ func newRoot(c *cli) *cobra.Command {
 background jobs, reading, editing and writing files — and records every step
 in an append-only session log under .openseek/ that can be resumed and shown.
 
+  openseek                                 the interactive terminal UI
   openseek run "fix the failing test"      run one task headlessly
   openseek serve                           JSONL commands in, JSONL events out
   openseek sessions list                   sessions of this workspace`,
@@ -94,11 +96,16 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// On a terminal, bare openseek is the interactive UI.
+			if isTerminal(c.stdin) && isTerminal(c.stdout) {
+				return c.runTUI(cmd, rootTUI)
+			}
 			return errors.New("the following required argument was not provided: 'subcommand'")
 		},
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	root.SetFlagErrorFunc(flagError)
+	rootTUI.bind(root, c)
 	f := root.PersistentFlags()
 	f.StringVar(&c.g.apiKey, "api-key", "", "API key for the selected chat provider (default: the provider's environment variable)")
 	f.StringVar(&c.g.model, "model", c.getenv("OPENSEEK_MODEL"), "provider/model, a model name or a profile (default: the config's model, else deepseek-v4-flash) [env OPENSEEK_MODEL]")
@@ -115,7 +122,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.mcpConfig, "mcp-config", c.getenv("OPENSEEK_MCP_CONFIG"), "a JSON file of MCP servers ({\"mcpServers\": …}), trusted by being named [env OPENSEEK_MCP_CONFIG]")
 	f.StringVar(&c.g.skillsDir, "global-skills-dir", c.getenv("OPENSEEK_GLOBAL_SKILLS_DIR"), "user-level skills directory (default ~/.openseek/skills) [env OPENSEEK_GLOBAL_SKILLS_DIR]")
 	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
-	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
+	root.AddCommand(c.runCmd(), c.serveCmd(), c.tuiCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
 	for _, sub := range root.Commands() {
 		sub.SetFlagErrorFunc(flagError)

@@ -288,6 +288,7 @@ type OpenOptions struct {
 	NoSession bool   // record nothing on disk
 	Model     string // another model than the host's default; "" = the default
 	Holder    string // who writes the session, shown to a second writer
+	Approval  string // another permission mode than the host's; "" = the host's
 	// Window and Bytes bound the replay window of the session's event
 	// stream (0 = DefaultWindowEvents, DefaultWindowBytes).
 	Window, Bytes int
@@ -338,6 +339,9 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	o.SessionID, o.Continue, o.NoSession, o.Resolved, o.Thinking = oo.ID, false, oo.NoSession, res, thinking
 	if oo.Holder != "" {
 		o.Holder = oo.Holder
+	}
+	if oo.Approval != "" {
+		o.Approval = oo.Approval
 	}
 	o.Rules = h.rules
 	o.RulesLoaded = true
