@@ -121,6 +121,7 @@ func (m *Model) submit() tea.Cmd {
 	for tag, full := range m.pastes {
 		text = strings.ReplaceAll(text, tag, full)
 	}
+	text = strings.TrimSpace(text)
 	m.pastes = map[string]string{}
 	if m.denying {
 		m.denying = false
