@@ -260,6 +260,19 @@ func (c *conn) Next(ctx context.Context) ([]protocol.Event, error) {
 			defer c.mu.Unlock()
 			return nil, c.err
 		}
+		// Take what else is waiting: one frame for a burst of tokens.
+		for len(evs) < 512 {
+			select {
+			case more, ok := <-c.ch:
+				if !ok {
+					return evs, nil
+				}
+				evs = append(evs, more...)
+				continue
+			default:
+			}
+			break
+		}
 		return evs, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
