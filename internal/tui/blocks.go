@@ -126,9 +126,13 @@ func (c *toolCard) lines(v *view) []string {
 	if c.isErr {
 		mark, st = v.st.err.Render("✗"), "error"
 	}
+	output, code, ok := exitStatus(c.output)
+	if ok {
+		st = "exit " + code
+	}
 	head := fmt.Sprintf("%s %s %s", mark, v.st.title.Render(c.name), c.brief)
 	out := []string{truncate(head, v.width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
-	body := c.output
+	body := output
 	colour := false
 	if c.diff != "" {
 		body, colour = c.diff, true
@@ -174,6 +178,17 @@ func (c *toolCard) finish(isErr bool, output, diff string, brief *string, at tim
 		c.brief = *brief
 	}
 	c.cache = nil
+}
+
+// exitStatus takes the shell's trailing <system>exit=N</system> line off
+// its output.
+func exitStatus(out string) (rest, code string, ok bool) {
+	t := strings.TrimRight(out, "\n")
+	i := strings.LastIndex(t, "<system>exit=")
+	if i < 0 || !strings.HasSuffix(t, "</system>") || strings.Contains(t[i:], "\n") {
+		return out, "", false
+	}
+	return t[:i], strings.TrimSuffix(t[i+len("<system>exit="):], "</system>"), true
 }
 
 // briefOf picks the telling argument of a tool call for its card.

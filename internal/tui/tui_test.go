@@ -114,10 +114,11 @@ func str(s string) *string { return &s }
 func TestScreens(t *testing.T) {
 	diff := "--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,3 @@\n package main\n-func old() {}\n+func new() {}\n"
 	cases := []struct {
-		name string
-		keys []string
-		evs  []protocol.Event
-		hist *session.Session
+		name  string
+		keys  []string
+		evs   []protocol.Event
+		hist  *session.Session
+		width int // resized to this after the events
 	}{
 		{name: "streaming", keys: []string{"explain", "enter"}, evs: []protocol.Event{
 			protocol.AgentStep{Step: 1},
@@ -147,6 +148,14 @@ func TestScreens(t *testing.T) {
 			{Sequence: 4, Item: &session.Assistant{Content: "Two Go files: `a.go` and `b.go`."}},
 			{Sequence: 5, Item: &session.Terminal{Kind: session.Finished}},
 		}}},
+		{name: "model_error", keys: []string{"go", "enter"}, evs: []protocol.Event{
+			protocol.StreamRetry{Attempt: 1, MaxAttempts: 3, Reason: "HTTP 503"},
+			protocol.TurnFailed{Error: "HTTP 401: invalid api key"},
+			protocol.TurnSummary{Outcome: "failed"},
+		}},
+		{name: "narrow_rewrap", keys: []string{"a long question that will have to wrap on a narrow terminal screen", "enter"}, evs: []protocol.Event{
+			protocol.AssistantMessage{Content: "A long answer paragraph that wraps again when the terminal is resized to a narrower width."},
+		}, width: 50},
 		{name: "finished_turn", keys: []string{"hi", "enter"}, evs: []protocol.Event{
 			protocol.AssistantDelta{Content: "Hello!"},
 			protocol.AssistantMessage{Content: "Hello!"},
@@ -161,6 +170,10 @@ func TestScreens(t *testing.T) {
 			m := newModel(t, b)
 			press(m, c.keys...)
 			feed(m, c.evs...)
+			if c.width > 0 {
+				screen(m) // rendered at 80 first: the resize must re-wrap
+				m.Update(tea.WindowSizeMsg{Width: c.width, Height: 24})
+			}
 			golden.RequireEqual(t, screen(m))
 		})
 	}
@@ -292,5 +305,31 @@ func TestProgram(t *testing.T) {
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	if p, ok := b.commands()[0].(protocol.PromptCmd); !ok || contentText(p.Content) != "say hi" {
 		t.Errorf("commands %#v", b.commands())
+	}
+}
+
+func TestExitStatusAndBrief(t *testing.T) {
+	cases := []struct{ out, rest, code string }{
+		{"hi\n<system>exit=0</system>", "hi\n", "0"},
+		{"<system>exit=2</system>\n", "", "2"},
+		{"no status", "no status", ""},
+		{"<system>exit=1</system> trailing", "<system>exit=1</system> trailing", ""},
+	}
+	for _, c := range cases {
+		rest, code, _ := exitStatus(c.out)
+		if rest != c.rest || code != c.code {
+			t.Errorf("exitStatus(%q) = %q, %q", c.out, rest, code)
+		}
+	}
+	briefs := map[string]string{
+		`{"cmd":"ls -la\nmore"}`:    "ls -la …",
+		`{"path":"a.go","old":"x"}`: "a.go",
+		`{"zeta":"z","alpha":"a"}`:  "a",
+		`not json`:                  "not json",
+	}
+	for args, want := range briefs {
+		if got := briefOf(args); got != want {
+			t.Errorf("briefOf(%s) = %q, want %q", args, got, want)
+		}
 	}
 }
