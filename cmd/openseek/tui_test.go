@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,5 +143,65 @@ func TestTUIInTmux(t *testing.T) {
 	}
 	if last, ok := sess.LastTerminal(); !ok || last.Kind != session.Finished {
 		t.Errorf("the log's last turn did not finish: %+v (%s)", last, got)
+	}
+}
+
+func (p *tmuxPane) exitCode(ws string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(filepath.Join(ws, ".tui-exit")); err == nil && len(b) > 0 {
+			os.Remove(filepath.Join(ws, ".tui-exit"))
+			return strings.TrimSpace(string(b))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.t.Fatalf("the UI never exited:\n%s", p.screen())
+	return ""
+}
+
+// SIGTERM ends the UI with the terminal restored (no alternate screen
+// left on), and --continue shows the session's history from its log.
+func TestTUISigtermAndResume(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("The answer is 42."))
+	p := startTmux(t, ws, []string{"HOME=" + home}, append(modelArgs(srv), "tui")...)
+	p.waitFor("/help for commands")
+	p.typeText("what is the answer?")
+	p.keys("Enter")
+	p.waitFor("— finished")
+	if on := strings.TrimSpace(p.tmux("display", "-p", "#{alternate_on}")); on != "1" {
+		t.Errorf("the UI is not on the alternate screen: %q", on)
+	}
+	shell := strings.TrimSpace(p.tmux("display", "-p", "#{pane_pid}"))
+	out, err := exec.Command("pgrep", "-P", shell).Output()
+	if err != nil {
+		t.Fatalf("find the UI process under %s: %v", shell, err)
+	}
+	var pid int
+	fmt.Sscan(string(out), &pid)
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.exitCode(ws); code != "0" {
+		t.Errorf("SIGTERM exit status %s", code)
+	}
+	if on := strings.TrimSpace(p.tmux("display", "-p", "#{alternate_on}")); on != "0" {
+		t.Errorf("the terminal was left on the alternate screen after SIGTERM")
+	}
+	exec.Command("tmux", "-L", p.socket, "kill-server").Run()
+
+	// Bare openseek on a terminal is the UI.
+	p = startTmux(t, ws, []string{"HOME=" + home}, append(modelArgs(srv), "--continue")...)
+	s := p.waitFor("resumed session")
+	for _, want := range []string{"› what is the answer?", "The answer is 42."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the resumed session does not show %q:\n%s", want, s)
+		}
+	}
+	p.keys("C-c")
+	p.keys("C-c")
+	if code := p.exitCode(ws); code != "0" {
+		t.Errorf("exit status %s", code)
 	}
 }
