@@ -74,10 +74,17 @@ func TestLocalBackend(t *testing.T) {
 	if m.mode != "plan" || m.conn.ID() != "s1" {
 		t.Fatalf("after /plan: mode %q session %q", m.mode, m.conn.ID())
 	}
+	run(t, m, m.slash("/model test-model-2"))
+	if m.model != "test-model-2" || m.mode != "plan" {
+		t.Fatalf("after /model: model %q mode %q", m.model, m.mode)
+	}
 	press(m, "make a file", "enter")
 	run(t, m, nil)
 	if _, err := os.Stat(filepath.Join(dir, "planned.txt")); err == nil {
 		t.Errorf("plan mode let the command write a file")
+	}
+	if got := srv.Requests()[1].Model; got != "test-model-2" {
+		t.Errorf("the turn after /model asked %q", got)
 	}
 	if s := screen(m); !strings.Contains(s, "I only planned.") {
 		t.Errorf("second turn:\n%s", s)

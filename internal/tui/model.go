@@ -114,6 +114,7 @@ func inputStyles(noColor, dark bool) textarea.Styles {
 		p := lipgloss.NewStyle()
 		s.Focused.CursorLine, s.Focused.Placeholder, s.Focused.Prompt, s.Focused.Text = p, p, p, p
 		s.Blurred = s.Focused
+		s.Cursor.Color = nil
 	} else {
 		s.Focused.CursorLine = lipgloss.NewStyle()
 	}

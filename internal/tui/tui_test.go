@@ -333,3 +333,20 @@ func TestExitStatusAndBrief(t *testing.T) {
 		}
 	}
 }
+
+// Colours follow NO_COLOR: none at all without them, some with them.
+func TestNoColor(t *testing.T) {
+	for _, noColor := range []bool{true, false} {
+		b := newScripted()
+		m := New(context.Background(), b, b, Options{NoColor: noColor, Now: func() time.Time { return epoch }})
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		press(m, "hi", "enter")
+		feed(m, protocol.AssistantMessage{Content: "# Head\n\n```go\nfunc main() {}\n```\n"},
+			protocol.McpNoTools{Server: "x"}, protocol.TurnSummary{Outcome: "finished"})
+		// The input's cursor is drawn in reverse video, which is no colour.
+		out := strings.NewReplacer("\x1b[7m", "", "\x1b[m", "").Replace(m.render())
+		if has := strings.Contains(out, "\x1b["); has == noColor {
+			t.Errorf("NO_COLOR=%v: escape sequences present = %v", noColor, has)
+		}
+	}
+}
