@@ -150,9 +150,13 @@ func (m *Model) handle(e protocol.Event) {
 		m.note(kindErr, "✗ ", "automatic compaction failed: "+e.Error)
 	case protocol.SessionStarted:
 		m.stat.session = e.Session
+		m.replaying = false
 	case protocol.AgentSetupFailed:
 		m.busy = false
 		m.note(kindErr, "✗ ", "the agent could not start: "+e.Error)
+	}
+	if m.replaying {
+		return
 	}
 	if w, ok := protocol.Warning(e); ok {
 		m.note(kindWarn, "⚠ ", w)

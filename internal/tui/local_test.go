@@ -83,6 +83,9 @@ func TestLocalBackend(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "planned.txt")); err == nil {
 		t.Errorf("plan mode let the command write a file")
 	}
+	if m.replaying {
+		t.Errorf("warnings stay hidden after the reopened session started")
+	}
 	if got := srv.Requests()[1].Model; got != "test-model-2" {
 		t.Errorf("the turn after /model asked %q", got)
 	}

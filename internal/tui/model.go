@@ -76,6 +76,7 @@ type Model struct {
 	pasteN     int
 	stat       statusInfo
 	wantOutput string
+	replaying  bool // a reopened session replays its start-up warnings, already shown
 	model      string
 	mode       string
 	loadErr    string

@@ -132,6 +132,7 @@ func (m *Model) onOpened(o opened) tea.Cmd {
 	if o.keep {
 		m.conn = o.conn
 		m.gen++
+		m.replaying = true
 		m.model, m.stat.window = o.conn.Model(), o.conn.Window()
 	} else {
 		m.attach(o.conn)
