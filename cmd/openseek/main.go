@@ -89,6 +89,7 @@ type globals struct {
 }
 
 func newRoot(c *cli) *cobra.Command {
+	var rootTUI tuiFlags
 	root := &cobra.Command{
 		Use:   "openseek",
 		Short: "OpenSeek: a coding agent for DeepSeek, Kimi, GLM and any OpenAI-compatible model",
@@ -96,6 +97,7 @@ func newRoot(c *cli) *cobra.Command {
 background jobs, reading, editing and writing files — and records every step
 in an append-only session log under .openseek/ that can be resumed and shown.
 
+  openseek                                 the interactive terminal UI
   openseek run "fix the failing test"      run one task headlessly
   openseek serve                           JSONL commands in, JSONL events out
   openseek sessions list                   sessions of this workspace`,
@@ -112,6 +114,10 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// On a terminal, bare openseek is the interactive UI.
+			if isTerminal(c.stdin) && isTerminal(c.stdout) {
+				return c.runTUI(cmd, rootTUI)
+			}
 			return errors.New("the following required argument was not provided: 'subcommand'")
 		},
 		Version: version(),
@@ -126,6 +132,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 		},
 	}
 	root.SetFlagErrorFunc(flagError)
+	rootTUI.bind(root, c)
 	f := root.PersistentFlags()
 	f.StringVar(&c.g.apiKey, "api-key", "", "API key for the selected chat provider (default: the provider's environment variable)")
 	f.StringVar(&c.g.model, "model", c.getenv("OPENSEEK_MODEL"), "provider/model, a model name or a profile (default: the config's model, else deepseek-v4-flash) [env OPENSEEK_MODEL]")
@@ -145,7 +152,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.BoolVar(&c.g.noVerify, "no-verify", c.getenv("OPENSEEK_VERIFY") == "off", "do not run the project's check (build, type check) after a turn that changed files [env OPENSEEK_VERIFY=off]")
 	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
 	f.StringVar(&c.g.tools, "tools", c.getenv("OPENSEEK_TOOLS"), "change the built-in tools: +apply_patch,-multi_edit adds and removes; bare names (read,grep,finish) are the exact set [env OPENSEEK_TOOLS]")
-	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
+	root.AddCommand(c.runCmd(), c.serveCmd(), c.tuiCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.AddCommand(c.applyPatchCmd())
 	root.AddCommand(c.rewindCmd(), c.reviewCmd())
 	root.AddCommand(c.versionCmd(), c.acpCmd(), c.inspectCmd())
@@ -250,4 +257,13 @@ func (o *outWriter) Fd() uintptr {
 		return f.Fd()
 	}
 	return ^uintptr(0)
+}
+
+// rawStdout is the stream below the closed-pipe guard, for a frontend
+// that drives the terminal itself (the TUI needs the terminal's file).
+func (c *cli) rawStdout() io.Writer {
+	if o, ok := c.stdout.(*outWriter); ok {
+		return o.w
+	}
+	return c.stdout
 }

@@ -310,7 +310,8 @@ type OpenOptions struct {
 	Model     string // another model than the host's default; "" = the default
 	Holder    string // who writes the session, shown to a second writer
 	// Editor reads files through the client's editor (ACP); nil = disk.
-	Editor tool.EditorRead
+	Editor   tool.EditorRead
+	Approval string // another permission mode than the host's; "" = the host's
 	// Window and Bytes bound the replay window of the session's event
 	// stream (0 = DefaultWindowEvents, DefaultWindowBytes).
 	Window, Bytes int
@@ -362,6 +363,9 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	o.Thinking, o.ThinkingSet = thinking, true // decided above
 	if oo.Holder != "" {
 		o.Holder = oo.Holder
+	}
+	if oo.Approval != "" {
+		o.Approval = oo.Approval
 	}
 	o.Rules = h.rules
 	o.RulesLoaded = true

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openseek/openseek/internal/tui"
+	"github.com/openseek/openseek/internal/tui/remote"
+)
+
+// tuiFlags are the terminal UI's own flags (on `tui` and on the bare root).
+type tuiFlags struct {
+	cont              bool
+	attach            string
+	sysFile, addendum string
+}
+
+func (c *cli) tuiCmd() *cobra.Command {
+	var tf tuiFlags
+	cmd := &cobra.Command{
+		Use:   "tui",
+		Short: "The interactive terminal UI (also what bare `openseek` opens on a terminal)",
+		Long: `Open the full-screen interactive agent in the current workspace. Type a task;
+while a turn runs, what you type steers it. /help lists keys and commands.
+--attach URL drives a running ` + "`openseek serve --http`" + ` instead of an
+in-process engine (the URL it printed, with ?token=…).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return c.runTUI(cmd, tf) },
+	}
+	tf.bind(cmd, c)
+	return cmd
+}
+
+func (tf *tuiFlags) bind(cmd *cobra.Command, c *cli) {
+	f := cmd.Flags()
+	f.BoolVar(&tf.cont, "continue", false, "continue the most recent session of the workspace")
+	f.StringVar(&tf.attach, "attach", "", "drive a running `openseek serve --http` at this URL (http://ADDR/?token=TOKEN)")
+	f.StringVar(&tf.sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
+	f.StringVar(&tf.addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
+}
+
+// runTUI opens the UI on the in-process host or an attached server.
+func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
+	if !isTerminal(c.stdin) || !isTerminal(c.stdout) {
+		return errors.New("the terminal UI needs a terminal: run it in one, or use `openseek run \"task\"` or `openseek serve` from scripts")
+	}
+	if tf.cont && c.g.session != "" {
+		return errors.New("--continue contradicts --session; pick one session")
+	}
+	// Interactive sessions ask before escalating, unless told otherwise.
+	if !cmd.Flags().Changed("approval") && c.getenv("OPENSEEK_APPROVAL") == "" {
+		c.g.approval = "ask"
+	}
+	opts := tui.Options{
+		Open:     tui.OpenRequest{ID: c.g.session, Continue: tf.cont},
+		NoColor:  c.getenv("NO_COLOR") != "",
+		Throttle: 40 * time.Millisecond,
+	}
+	var backend tui.Backend
+	if tf.attach != "" {
+		rb, err := remote.New(tf.attach, c.getenv("OPENSEEK_HTTP_TOKEN"))
+		if err != nil {
+			return err
+		}
+		if cmd.Flags().Changed("model") {
+			opts.Open.Model = c.g.model
+		}
+		backend = rb
+	} else {
+		host, err := c.newHost(cmd, tf.sysFile, tf.addendum)
+		if err != nil {
+			return err
+		}
+		if _, err := host.ResolveModel(cmd.Context()); err != nil {
+			host.Close()
+			return err
+		}
+		if _, _, err := prepareDir(c.g.dir); err != nil {
+			host.Close()
+			return err
+		}
+		opts.Approval = c.g.approval
+		backend = &tui.Local{Host: host, Holder: "openseek tui"}
+	}
+	defer backend.Close()
+	return tui.Run(cmd.Context(), backend, opts, c.stdin, c.rawStdout())
+}

@@ -1,0 +1,272 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// view is what a block needs to render itself.
+type view struct {
+	width    int
+	st       *styles
+	md       *renderers
+	now      time.Time
+	throttle time.Duration
+	expand   bool // tool output unfolded
+	spin     string
+}
+
+// block is one entry of the transcript. Static blocks cache their lines
+// per width; live blocks (a running tool card) render every frame.
+type block interface {
+	lines(v *view) []string
+}
+
+// textBlock is a fixed paragraph in one style (user input, notices).
+type textBlock struct {
+	prefix string
+	text   string
+	kind   int // kindUser, kindNote, kindWarn, kindErr
+	cacheW int
+	cache  []string
+}
+
+const (
+	kindUser = iota
+	kindNote
+	kindWarn
+	kindErr
+	kindSteer
+)
+
+func (b *textBlock) lines(v *view) []string {
+	if b.cacheW == v.width && b.cache != nil {
+		return b.cache
+	}
+	st := v.st.dim
+	switch b.kind {
+	case kindUser, kindSteer:
+		st = v.st.user
+	case kindWarn:
+		st = v.st.warn
+	case kindErr:
+		st = v.st.err
+	}
+	raw := wrapPlain(b.prefix+b.text, v.width)
+	out := make([]string, len(raw))
+	for i, l := range raw {
+		out[i] = st.Render(l)
+	}
+	b.cacheW, b.cache = v.width, out
+	return out
+}
+
+// answerBlock is the model's answer, streamed as markdown.
+type answerBlock struct{ md markdown }
+
+func (b *answerBlock) lines(v *view) []string { return b.md.lines(v.width, v.md, v.throttle, v.now) }
+
+// reasoningBlock streams dimmed and folds to one line once the answer or
+// a tool call starts.
+type reasoningBlock struct {
+	text   strings.Builder
+	folded bool
+}
+
+func (b *reasoningBlock) lines(v *view) []string {
+	t := strings.TrimSpace(b.text.String())
+	if t == "" {
+		return nil
+	}
+	if b.folded && !v.expand {
+		n := strings.Count(t, "\n") + 1
+		return []string{v.st.dim.Render(fmt.Sprintf("▸ thought (%d lines; ctrl+o shows)", n))}
+	}
+	raw := wrapPlain(t, v.width-2)
+	if !b.folded && len(raw) > 6 {
+		raw = raw[len(raw)-6:]
+	}
+	out := make([]string, len(raw))
+	for i, l := range raw {
+		out[i] = v.st.dim.Render("┆ " + l)
+	}
+	return out
+}
+
+// toolCard is one tool call: live while it runs, then its outcome.
+type toolCard struct {
+	id, name, brief string
+	started         time.Time
+	elapsed         time.Duration
+	done, isErr     bool
+	output, diff    string
+	cacheW          int
+	cacheExp        bool
+	cache           []string
+}
+
+// foldLines is how many output lines a finished card shows folded.
+const foldLines = 3
+
+func (c *toolCard) lines(v *view) []string {
+	if !c.done {
+		el := v.now.Sub(c.started).Truncate(100 * time.Millisecond)
+		head := fmt.Sprintf("%s %s %s", v.spin, v.st.title.Render(c.name), c.brief)
+		return []string{truncate(head, v.width-8) + v.st.dim.Render(fmt.Sprintf(" %.1fs", el.Seconds()))}
+	}
+	if c.cacheW == v.width && c.cacheExp == v.expand && c.cache != nil {
+		return c.cache
+	}
+	mark, st := v.st.ok.Render("✓"), "ok"
+	if c.isErr {
+		mark, st = v.st.err.Render("✗"), "error"
+	}
+	output, code, ok := exitStatus(c.output)
+	if ok {
+		st = "exit " + code
+	}
+	head := fmt.Sprintf("%s %s %s", mark, v.st.title.Render(c.name), c.brief)
+	out := []string{truncate(head, v.width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
+	body := output
+	colour := false
+	if c.diff != "" {
+		body, colour = c.diff, true
+	}
+	body = strings.TrimRight(body, "\n")
+	if body != "" {
+		raw := strings.Split(body, "\n")
+		shown := raw
+		if !v.expand && len(raw) > foldLines {
+			shown = raw[:foldLines]
+		}
+		for _, l := range shown {
+			l = truncate(strings.ReplaceAll(l, "\t", "    "), v.width-4)
+			switch {
+			case !colour:
+				l = v.st.dim.Render(l)
+			case strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++"):
+				l = v.st.added.Render(l)
+			case strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---"):
+				l = v.st.removed.Render(l)
+			case strings.HasPrefix(l, "@@"):
+				l = v.st.hunk.Render(l)
+			default:
+				l = v.st.dim.Render(l)
+			}
+			out = append(out, "  │ "+l)
+		}
+		if len(shown) < len(raw) {
+			out = append(out, v.st.dim.Render(fmt.Sprintf("  └ … %d more lines (ctrl+o expands)", len(raw)-len(shown))))
+		}
+	}
+	c.cacheW, c.cacheExp, c.cache = v.width, v.expand, out
+	return out
+}
+
+// finish records the tool's result.
+func (c *toolCard) finish(isErr bool, output, diff string, brief *string, at time.Time) {
+	c.done, c.isErr, c.output, c.diff = true, isErr, output, diff
+	if !c.started.IsZero() {
+		c.elapsed = at.Sub(c.started)
+	}
+	if brief != nil && *brief != "" && c.brief == "" {
+		c.brief = *brief
+	}
+	c.cache = nil
+}
+
+// exitStatus takes the shell's trailing <system>exit=N</system> line off
+// its output.
+func exitStatus(out string) (rest, code string, ok bool) {
+	t := strings.TrimRight(out, "\n")
+	i := strings.LastIndex(t, "<system>exit=")
+	if i < 0 || !strings.HasSuffix(t, "</system>") || strings.Contains(t[i:], "\n") {
+		return out, "", false
+	}
+	return t[:i], strings.TrimSuffix(t[i+len("<system>exit="):], "</system>"), true
+}
+
+// briefOf picks the telling argument of a tool call for its card.
+func briefOf(args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return oneLine(args)
+	}
+	for _, k := range []string{"cmd", "command", "path", "file_path", "pattern", "query", "url", "goal", "prompt", "job_id"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			return oneLine(s)
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && s != "" {
+			return oneLine(s)
+		}
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}
+
+// truncate cuts a styled line to width cells.
+func truncate(s string, width int) string {
+	return ansi.Truncate(s, max(width, 4), "…")
+}
+
+// transcript is the history as blocks; window renders only the lines
+// that are visible, from the bottom up, so a long history costs nothing
+// per frame.
+type transcript struct {
+	blocks []block
+}
+
+func (t *transcript) add(b block) { t.blocks = append(t.blocks, b) }
+
+// window returns height lines ending offset lines above the bottom, and
+// whether more lines lie above them.
+func (t *transcript) window(v *view, height, offset int) ([]string, bool) {
+	need := height + offset
+	var rev [][]string
+	n := 0
+	i := len(t.blocks) - 1
+	for ; i >= 0 && n < need; i-- {
+		ls := t.blocks[i].lines(v)
+		if len(ls) == 0 {
+			continue
+		}
+		rev = append(rev, ls)
+		n += len(ls) + 1 // a blank line between blocks
+	}
+	all := make([]string, 0, n)
+	for j := len(rev) - 1; j >= 0; j-- {
+		if len(all) > 0 {
+			all = append(all, "")
+		}
+		all = append(all, rev[j]...)
+	}
+	more := i >= 0
+	end := len(all) - offset
+	if end < 0 {
+		end = 0
+	}
+	start := max(end-height, 0)
+	if start > 0 {
+		more = true
+	}
+	return all[start:end], more
+}

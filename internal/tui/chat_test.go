@@ -1,0 +1,5 @@
+package tui
+
+import "github.com/openseek/openseek/internal/chat"
+
+type chatCall = chat.ToolCall

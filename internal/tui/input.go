@@ -1,0 +1,212 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/openseek/openseek/protocol"
+)
+
+// A paste this large is kept aside and shown as one placeholder, so the
+// input stays responsive; it is put back when the text is sent.
+const (
+	pasteChars = 1000
+	pasteLines = 10
+)
+
+// key handles a key press.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s != "ctrl+c" {
+		m.quitArmed = false
+	}
+	switch s {
+	case "ctrl+c":
+		if m.input.Value() != "" && !m.quitArmed {
+			m.input.Reset()
+			return nil
+		}
+		if m.quitArmed {
+			m.quit = true
+			return tea.Quit
+		}
+		m.quitArmed = true
+		return nil
+	case "ctrl+o":
+		m.expand = !m.expand
+		return nil
+	case "pgup":
+		m.offset += max(m.height-6, 1)
+		return nil
+	case "pgdown":
+		m.offset = max(m.offset-max(m.height-6, 1), 0)
+		return nil
+	case "ctrl+end":
+		m.offset = 0
+		return nil
+	}
+	if m.picker != nil {
+		return m.pickerKey(s)
+	}
+	if len(m.approvals) > 0 && !m.denying {
+		return m.approvalKey(s)
+	}
+	switch s {
+	case "esc":
+		if m.denying {
+			m.denying = false
+			return m.answerApproval(false, false, "")
+		}
+		if m.busy {
+			m.apply(protocol.CancelCmd{})
+			m.note(kindNote, "", "cancelling the turn…")
+		}
+		return nil
+	case "enter":
+		return m.submit()
+	case "up":
+		if m.input.Line() == 0 && len(m.hist) > 0 && m.histAt > 0 {
+			if m.histAt == len(m.hist) {
+				m.draft = m.input.Value()
+			}
+			m.histAt--
+			m.input.SetValue(m.hist[m.histAt])
+			return nil
+		}
+	case "down":
+		if m.input.Line() == m.input.LineCount()-1 && m.histAt < len(m.hist) {
+			m.histAt++
+			if m.histAt == len(m.hist) {
+				m.input.SetValue(m.draft)
+			} else {
+				m.input.SetValue(m.hist[m.histAt])
+			}
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return cmd
+}
+
+// paste inserts pasted text; a large paste becomes a placeholder.
+func (m *Model) paste(text string) tea.Cmd {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if len(text) >= pasteChars || strings.Count(text, "\n") >= pasteLines {
+		m.pasteN++
+		tag := fmt.Sprintf("[paste #%d: %d lines, %d chars]", m.pasteN, strings.Count(text, "\n")+1, len(text))
+		m.pastes[tag] = text
+		text = tag
+	}
+	m.input.InsertString(text)
+	return nil
+}
+
+// submit sends the input: a slash command, a deny reason, a steer while
+// a turn runs, else a prompt.
+func (m *Model) submit() tea.Cmd {
+	raw := m.input.Value()
+	text := strings.TrimSpace(raw)
+	if text == "" {
+		return nil
+	}
+	m.input.Reset()
+	if len(m.hist) == 0 || m.hist[len(m.hist)-1] != raw {
+		m.hist = append(m.hist, raw)
+	}
+	m.histAt, m.draft = len(m.hist), ""
+	for tag, full := range m.pastes {
+		text = strings.ReplaceAll(text, tag, full)
+	}
+	text = strings.TrimSpace(text)
+	m.pastes = map[string]string{}
+	if m.denying {
+		m.denying = false
+		return m.answerApproval(false, false, text)
+	}
+	if strings.HasPrefix(text, "/") {
+		return m.slash(text)
+	}
+	m.offset = 0
+	if m.busy {
+		m.steerN++
+		id := fmt.Sprintf("tui-steer-%d", m.steerN)
+		if m.apply(protocol.SteerCmd{Kind: protocol.SteerPrompt, Content: protocol.Text(text), SubmissionID: &id}) {
+			m.pending = append(m.pending, pendingSteer{id: id, text: text})
+		}
+		return nil
+	}
+	m.closeAnswer()
+	m.note(kindUser, "› ", text)
+	if m.apply(protocol.PromptCmd{Content: protocol.Text(text)}) {
+		m.busy = true
+	}
+	return nil
+}
+
+// onSteerDropped: the turn ended before the steer reached it, so it is
+// sent as the next prompt instead of being lost.
+func (m *Model) onSteerDropped(e protocol.SteerDropped) {
+	text := contentText(e.Content)
+	for i, p := range m.pending {
+		if e.SubmissionID != nil && *e.SubmissionID == p.id {
+			m.pending = append(m.pending[:i], m.pending[i+1:]...)
+			m.note(kindUser, "› ", text)
+			if m.apply(protocol.PromptCmd{Content: e.Content}) {
+				m.busy = true
+			}
+			return
+		}
+	}
+}
+
+// apply sends a command and shows a refusal.
+func (m *Model) apply(cmd protocol.Command) bool {
+	if err := m.conn.Apply(m.ctx, cmd); err != nil {
+		m.note(kindErr, "✗ ", cmd.CommandName()+" refused: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// approvalKey answers the dialog.
+func (m *Model) approvalKey(s string) tea.Cmd {
+	switch s {
+	case "y", "Y", "enter":
+		return m.answerApproval(true, false, "")
+	case "a", "A":
+		return m.answerApproval(true, true, "")
+	case "n", "N":
+		m.denying = true
+		m.input.Reset()
+		return nil
+	case "esc":
+		return m.answerApproval(false, false, "")
+	}
+	return nil
+}
+
+// answerApproval answers the first waiting approval; a deny reason goes
+// to the model as a steer.
+func (m *Model) answerApproval(allow, remember bool, reason string) tea.Cmd {
+	if len(m.approvals) == 0 {
+		return nil
+	}
+	a := m.approvals[0]
+	m.approvals = m.approvals[1:]
+	m.apply(protocol.ApprovalCmd{ID: a.ID, Allow: allow, Remember: remember})
+	if !allow && reason != "" {
+		m.steerN++
+		id := fmt.Sprintf("tui-steer-%d", m.steerN)
+		text := fmt.Sprintf("I denied %s (%s): %s", a.ToolName, oneLine(a.Detail), reason)
+		if m.apply(protocol.SteerCmd{Kind: protocol.SteerPrompt, Content: protocol.Text(text), SubmissionID: &id}) {
+			m.pending = append(m.pending, pendingSteer{id: id, text: text})
+		}
+	}
+	return nil
+}
+
+func ansiWrap(s string, width int) string { return ansi.Wrap(s, max(width, 10), "") }

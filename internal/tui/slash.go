@@ -1,0 +1,290 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/protocol"
+)
+
+const helpText = `Keys: Enter sends · Shift-Enter/Alt-Enter/Ctrl-J new line · ↑/↓ input history · Esc cancels the turn · Ctrl-C clears the input, twice quits · Ctrl-O unfolds tool output and reasoning · PgUp/PgDn scroll · while a turn runs, what you send steers it.
+Commands:
+  /compact            summarise the history to free context
+  /goal TEXT          set the standing goal (/goal clear removes it)
+  /plan               next session turn read-only (plan mode)
+  /auto               run commands without asking (always)
+  /ask                ask before escalating commands (default)
+  /model NAME         use another model from the next turn
+  /sessions           pick a session to resume
+  /new                start a new session
+  /jobs               list background jobs (/jobs stop ID, /jobs output ID)
+  /help               this help · /quit leaves`
+
+// slash runs a slash command.
+func (m *Model) slash(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "help", "?":
+		m.note(kindNote, "", helpText)
+	case "quit", "exit":
+		m.quit = true
+		return tea.Quit
+	case "compact":
+		if m.apply(protocol.CompactCmd{}) {
+			m.note(kindNote, "", "compaction queued")
+		}
+	case "goal":
+		switch arg {
+		case "":
+			m.note(kindWarn, "", "usage: /goal TEXT sets the goal, /goal clear removes it")
+		case "clear":
+			m.apply(protocol.GoalCmd{Action: protocol.GoalClear})
+		default:
+			m.apply(protocol.GoalCmd{Action: protocol.GoalSet, Text: arg})
+		}
+	case "plan":
+		return m.reopen("plan", "", "plan mode: the agent reads and plans, it changes nothing")
+	case "auto":
+		return m.reopen("always", "", "auto mode: commands run without asking")
+	case "ask":
+		return m.reopen("ask", "", "ask mode: escalating commands wait for your approval")
+	case "model":
+		if arg == "" {
+			m.note(kindNote, "", "model: "+m.model+" — /model NAME switches from the next turn")
+			return nil
+		}
+		return m.reopen("", arg, "model "+arg+" from the next turn")
+	case "new":
+		if m.busy {
+			m.note(kindWarn, "", "a turn is running: Esc cancels it first")
+			return nil
+		}
+		return m.open(OpenRequest{Model: m.openModel(), Approval: m.mode}, "new session")
+	case "sessions":
+		return m.listSessions()
+	case "jobs":
+		return m.jobs(arg)
+	default:
+		m.note(kindWarn, "", "unknown command /"+name+" — /help lists them")
+	}
+	return nil
+}
+
+// openModel is the model a reopened session keeps.
+func (m *Model) openModel() string { return m.opts.Open.Model }
+
+// reopen opens the current session again with another mode or model,
+// between turns.
+func (m *Model) reopen(mode, model, what string) tea.Cmd {
+	if mode != "" && !m.backend.SetsApproval() {
+		m.note(kindWarn, "", "the attached server keeps the permission mode it was started with (openseek serve --http --approval …)")
+		return nil
+	}
+	if m.busy {
+		m.note(kindWarn, "", "a turn is running: switch after it ends (Esc cancels it)")
+		return nil
+	}
+	if mode != "" {
+		m.mode = mode
+	}
+	if model != "" {
+		m.opts.Open.Model = model
+	}
+	return m.open(OpenRequest{ID: m.conn.ID(), Model: m.opts.Open.Model, Approval: m.mode}, what)
+}
+
+type opened struct {
+	conn Conn
+	err  error
+	what string
+	keep bool // the same session: keep the transcript
+}
+
+// open swaps the session: the old one is closed first, then the new one
+// opened (the same id may not be held twice).
+func (m *Model) open(req OpenRequest, what string) tea.Cmd {
+	old, b, ctx := m.conn, m.backend, m.ctx
+	keep := req.ID != "" && req.ID == old.ID()
+	m.gen++ // drop the old stream's batches
+	return func() tea.Msg {
+		_ = old.Close()
+		c, err := b.Open(ctx, req)
+		if err != nil && keep {
+			// Back to the session as it was.
+			req.Model, req.Approval = "", ""
+			c, _ = b.Open(ctx, OpenRequest{ID: req.ID})
+		}
+		return opened{conn: c, err: err, what: what, keep: keep}
+	}
+}
+
+func (m *Model) onOpened(o opened) tea.Cmd {
+	if o.conn == nil {
+		m.note(kindErr, "✗ ", "could not open the session: "+o.err.Error()+" — /new starts another")
+		return nil
+	}
+	if o.keep {
+		m.conn = o.conn
+		m.gen++
+		m.replaying = true
+		m.model, m.stat.window = o.conn.Model(), o.conn.Window()
+	} else {
+		m.attach(o.conn)
+	}
+	if o.err != nil {
+		m.note(kindErr, "✗ ", o.err.Error())
+	} else {
+		m.note(kindNote, "", o.what)
+	}
+	return m.pump()
+}
+
+type sessionsMsg struct {
+	list []engine.SessionInfo
+	err  error
+}
+
+func (m *Model) listSessions() tea.Cmd {
+	b, ctx := m.backend, m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		l, err := b.Sessions(ctx)
+		return sessionsMsg{list: l, err: err}
+	}
+}
+
+func (m *Model) onSessions(s sessionsMsg) {
+	if s.err != nil {
+		m.note(kindErr, "✗ ", "listing the sessions failed: "+s.err.Error())
+		return
+	}
+	if len(s.list) == 0 {
+		m.note(kindNote, "", "no sessions yet")
+		return
+	}
+	m.picker = &picker{items: s.list}
+}
+
+// picker chooses a session to resume.
+type picker struct {
+	items []engine.SessionInfo
+	at    int
+}
+
+func (p *picker) lines(v *view, height int) []string {
+	out := []string{v.st.title.Render("Resume a session (↑/↓, Enter opens, Esc closes)")}
+	start := 0
+	if rows := height - 1; p.at >= rows {
+		start = p.at - rows + 1
+	}
+	for i := start; i < len(p.items) && len(out) < height; i++ {
+		it := p.items[i]
+		title := "(untitled)"
+		if it.Title != nil {
+			title = oneLine(*it.Title)
+		}
+		when := ""
+		if it.UpdatedAtMs != nil {
+			when = time.UnixMilli(*it.UpdatedAtMs).Format("2006-01-02 15:04")
+		}
+		row := fmt.Sprintf("  %s  %s  %s", it.ID, when, title)
+		if i == p.at {
+			row = v.st.user.Render("› " + row[2:])
+		}
+		out = append(out, truncate(row, v.width))
+	}
+	return out
+}
+
+func (m *Model) pickerKey(s string) tea.Cmd {
+	p := m.picker
+	switch s {
+	case "up", "k":
+		p.at = max(p.at-1, 0)
+	case "down", "j":
+		p.at = min(p.at+1, len(p.items)-1)
+	case "esc", "q":
+		m.picker = nil
+	case "enter":
+		m.picker = nil
+		id := p.items[p.at].ID
+		if id == m.conn.ID() {
+			return nil
+		}
+		if m.busy {
+			m.note(kindWarn, "", "a turn is running: Esc cancels it first")
+			return nil
+		}
+		return m.open(OpenRequest{ID: id, Model: m.opts.Open.Model, Approval: m.mode}, "resumed "+id)
+	}
+	return nil
+}
+
+// jobs lists, shows or stops background jobs.
+func (m *Model) jobs(arg string) tea.Cmd {
+	verb, id, _ := strings.Cut(arg, " ")
+	id = strings.TrimSpace(id)
+	switch verb {
+	case "":
+		m.apply(protocol.JobsSnapshotCmd{RequestID: "tui-jobs"})
+	case "stop", "output":
+		if id == "" {
+			m.note(kindWarn, "", "usage: /jobs "+verb+" JOB_ID (see /jobs)")
+			return nil
+		}
+		if verb == "output" {
+			m.wantOutput = id
+			m.apply(protocol.JobsSnapshotCmd{RequestID: "tui-jobs-output"})
+			return nil
+		}
+		gen := m.stat.generationOf(id)
+		m.apply(protocol.JobStopCmd{RequestID: "tui-stop", Generation: gen, JobID: id})
+	default:
+		m.note(kindWarn, "", "usage: /jobs, /jobs output ID, /jobs stop ID")
+	}
+	return nil
+}
+
+// showJobs answers /jobs (a list) or /jobs output ID (one job's record).
+func (m *Model) showJobs(s protocol.JobsSnapshot) {
+	for _, j := range s.Jobs {
+		m.stat.gens[j.ID] = j.Generation
+	}
+	if s.RequestID == "tui-jobs-output" {
+		for _, j := range s.Jobs {
+			if j.ID == m.wantOutput {
+				m.tr.add(&textBlock{kind: kindNote, text: jobOutput(j)})
+				return
+			}
+		}
+		m.note(kindWarn, "", "no job "+m.wantOutput+" — /jobs lists them")
+		return
+	}
+	if len(s.Jobs) == 0 {
+		m.note(kindNote, "", "no background jobs")
+		return
+	}
+	var b strings.Builder
+	b.WriteString("Background jobs (/jobs output ID, /jobs stop ID):")
+	for _, j := range s.Jobs {
+		fmt.Fprintf(&b, "\n  %s  %-8s %s", j.ID, jobState(j.State), oneLine(j.Command))
+	}
+	m.note(kindNote, "", b.String())
+}
+
+func jobState(s protocol.JobState) string {
+	switch {
+	case s.Kind == protocol.JobStateExited:
+		return fmt.Sprintf("exit %d", s.Code)
+	case s.Reason != "":
+		return s.Kind + " (" + s.Reason + ")"
+	}
+	return s.Kind
+}

@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/openseek/openseek/protocol"
+)
+
+// statusInfo is what the status line shows.
+type statusInfo struct {
+	session   string
+	window    int
+	lastInput int // prompt+completion tokens of the last response
+	total     protocol.Usage
+	cost      float64
+	costKnown bool
+	jobs      map[string]bool   // generation/id → running
+	gens      map[string]string // job id → generation
+}
+
+func (s *statusInfo) addUsage(u protocol.Usage) {
+	s.total = s.total.Add(u)
+	s.lastInput = u.PromptTokens + u.CompletionTokens
+}
+
+func (s *statusInfo) turn(t protocol.TurnSummary) {
+	if t.CostUSD != nil {
+		s.cost += *t.CostUSD
+		s.costKnown = true
+	}
+}
+
+func (s *statusInfo) generationOf(id string) string {
+	if g := s.gens[id]; g != "" {
+		return g
+	}
+	for k := range s.jobs {
+		if g, j, ok := strings.Cut(k, "/"); ok && j == id {
+			return g
+		}
+	}
+	return ""
+}
+
+func (s *statusInfo) running() int {
+	n := 0
+	for _, r := range s.jobs {
+		if r {
+			n++
+		}
+	}
+	return n
+}
+
+// statusLine: model · context % · tokens · cache hits · cost · jobs · mode.
+func (m *Model) statusLine(v *view) string {
+	s := &m.stat
+	parts := []string{m.model}
+	if s.window > 0 {
+		parts = append(parts, fmt.Sprintf("ctx %d%%", s.lastInput*100/s.window))
+	}
+	parts = append(parts, fmt.Sprintf("%s in / %s out", count(s.total.PromptTokens), count(s.total.CompletionTokens)))
+	if c := s.total.PromptCacheHitTokens + s.total.PromptCacheMissTokens; c > 0 {
+		parts = append(parts, fmt.Sprintf("cache %d%%", s.total.PromptCacheHitTokens*100/c))
+	}
+	if s.costKnown {
+		parts = append(parts, fmt.Sprintf("$%.4f", s.cost))
+	}
+	if n := s.running(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d jobs", n))
+	}
+	if m.mode != "" {
+		parts = append(parts, m.mode)
+	}
+	if m.busy {
+		parts = append(parts, m.spin.View()+" working (Esc cancels)")
+	}
+	line := truncate(" "+strings.Join(parts, " · "), v.width)
+	return v.st.status.Width(v.width).Render(line)
+}
+
+func count(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", n/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// jobOutput describes one job and where its output is.
+func jobOutput(j protocol.JobRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "job %s: %s\n  state %s · %d bytes of output", j.ID, oneLine(j.Command), jobState(j.State), j.OutputBytes)
+	if j.OutputTruncated {
+		b.WriteString(" (truncated)")
+	}
+	if j.OutputFile != nil {
+		fmt.Fprintf(&b, "\n  output file: jobs/%s/%s", j.Generation, *j.OutputFile)
+	}
+	if j.OutputError != nil {
+		b.WriteString("\n  output error: " + *j.OutputError)
+	}
+	b.WriteString("\n  ask the agent to read it with its job tools for the full text")
+	return b.String()
+}
