@@ -352,7 +352,7 @@ func TestEditProgram(t *testing.T) {
 		{"missing field", `{"path":"a.txt","new_string":"x"}`, "", nil, 1, "", "error: edit requires arguments.old_string\n", "one\ntwo\nthree\n"},
 		{"escape", `{"path":"../escape.txt","old_string":"a","new_string":"b"}`, "", nil, 1, "", "error editing ../escape.txt: write blocked: path resolves outside the writable root ROOT (through a symlink or ..)\n", "one\ntwo\nthree\n"},
 		{"allowed paths", `{"path":"other/b.txt","old_string":"x","new_string":"y"}`, "", []string{"OPENSEEK_EDIT_ALLOWED_PATHS=allowed"}, 1, "", "error editing other/b.txt: write blocked: path is outside allowed_paths (allowed)\n", "one\ntwo\nthree\n"},
-		{"parse gate", `{"path":"p.go","old_string":"func f() {}","new_string":"func f() {","revert_on_parse_errors":true}`, "", nil, 1, "", "rejected: the edit would introduce 1 new parse error(s) in p.go, so the file was NOT modified.", "one\ntwo\nthree\n"},
+		{"parse gate", `{"path":"p.go","old_string":"func f() {}","new_string":"func f() {} }","revert_on_parse_errors":true}`, "", nil, 1, "", "rejected: the edit would introduce 1 new parse error(s) in p.go, so the file was NOT modified.", "one\ntwo\nthree\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := t.TempDir()
