@@ -383,3 +383,42 @@ func TestEditProgram(t *testing.T) {
 		})
 	}
 }
+
+func TestAgentToolRunsAProcessChild(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".openseek", "agents"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".openseek", "agents", "scout.md"), []byte("---\nname: scout\ndescription: Looks around.\nrun: process\ntools: read\n---\nYou look around and report briefly.\n"), 0o644)
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Reasoning: "delegate", Calls: []llmtest.Call{{ID: "a1", Name: "agent", Args: `{"description":"look around","prompt":"list what you see","agent":"scout"}`}}},
+		llmtest.Text("child saw a README"),
+		llmtest.Text("parent done"))
+	srv.MultiConversation()
+	r := openseek(t, ws, "", []string{"OPENSEEK_VERIFY=off"}, append(modelArgs(srv), "run", "--session", "p1", "--format", "jsonl", "delegate")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	child := string(reqs[1].Body)
+	if !strings.Contains(child, "list what you see") || !strings.Contains(child, "You look around and report briefly.") {
+		t.Errorf("the child's task: %.400s", child)
+	}
+	if strings.Join(reqs[1].Tools, ",") != "read" {
+		t.Errorf("the child's tools %v, want read only", reqs[1].Tools)
+	}
+	if !strings.Contains(string(reqs[2].Body), "child saw a README") {
+		t.Error("the child's report did not reach the parent")
+	}
+	fins := find[protocol.SubrunFinished](r.events)
+	if len(fins) != 1 || fins[0].ID != "p1-sr-1" || fins[0].Status != "captured" || fins[0].Steps != 1 {
+		t.Errorf("subrun_finished %+v", fins)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".openseek", "sessions", "p1-sr-1")); err != nil {
+		if m, _ := filepath.Glob(filepath.Join(ws, ".openseek", "*p1-sr-1*")); len(m) == 0 {
+			out, _ := exec.Command("find", filepath.Join(ws, ".openseek")).CombinedOutput()
+			t.Errorf("the child recorded no session p1-sr-1 under the parent root: %s\n%s", out, r.stdout)
+		}
+	}
+}

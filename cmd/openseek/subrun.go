@@ -21,6 +21,7 @@ import (
 )
 
 func (c *cli) subrunCmd() *cobra.Command {
+	var noSession bool
 	cmd := &cobra.Command{
 		Use:   "subrun <kind>",
 		Short: "INTERNAL: run one subagent kind as a child of this engine (input JSON on stdin; stdin EOF cancels)",
@@ -47,6 +48,9 @@ end cancels the run. stdout carries the ordinary JSONL events, then a final
 			refuse := func(msg string) error {
 				_ = w.Emit(protocol.CommandError{Error: msg})
 				return exitError(1)
+			}
+			if noSession && c.g.session != "" {
+				return refuse("--no-session contradicts --session; pick one behavior")
 			}
 			if !isSubrunKind(kind) {
 				return refuse("unknown subrun kind: " + kind)
@@ -77,7 +81,8 @@ end cancels the run. stdout carries the ordinary JSONL events, then a final
 				// A child never asks: it refuses escalation, or is read-only.
 				c.g.approval = subrun.Approval(kind)
 			}
-			res, err := c.runKind(ctx, cmd, kindRun{kind: kind, input: input, in: in, format: "jsonl", holder: "openseek subrun " + kind})
+			res, err := c.runKind(ctx, cmd, kindRun{kind: kind, input: input, in: in, format: "jsonl", holder: "openseek subrun " + kind,
+				sessionID: c.g.session, noSession: noSession})
 			if err != nil {
 				return refuse(fmt.Sprintf("subrun %s: %v", kind, err))
 			}
@@ -90,6 +95,7 @@ end cancels the run. stdout carries the ordinary JSONL events, then a final
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&noSession, "no-session", false, "run ephemerally (no durable session)")
 	return cmd
 }
 

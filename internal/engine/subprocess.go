@@ -19,6 +19,22 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
+// agentDepthEnv tells a child process the depth its agent tool runs at
+// (1 = a top-level engine; past MaxAgentDepth = no agent tool).
+const agentDepthEnv = "OPENSEEK_AGENT_DEPTH"
+
+// agentDepth is the depth of this engine's agent tool.
+func agentDepth(getenv func(string) string) int {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	n, err := strconv.Atoi(getenv(agentDepthEnv))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
 // processChildGrace is how long a child process has to finish after its
 // stdin closed (the cancel signal) before it is killed.
 const processChildGrace = 10 * time.Second
@@ -30,7 +46,7 @@ const processChildGrace = 10 * time.Second
 // under the parent's session root; its final {"subrun_report":…} line is
 // the answer. The child inherits the environment (API keys included) and
 // refuses escalation, having no one to ask.
-func (e *Engine) processChild(ctx context.Context, id string, def *agents.Agent, a agentArgs) (agent.Outcome, error) {
+func (e *Engine) processChild(ctx context.Context, depth int, id string, def *agents.Agent, a agentArgs) (agent.Outcome, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return agent.Outcome{}, fmt.Errorf("find the openseek executable for a child process: %w", err)
@@ -38,6 +54,8 @@ func (e *Engine) processChild(ctx context.Context, id string, def *agents.Agent,
 	args := []string{"subrun", "general", "--dir", e.opts.Dir, "--approval", "never"}
 	if e.writer != nil {
 		args = append(args, "--session-root", e.root, "--session", id)
+	} else {
+		args = append(args, "--no-session")
 	}
 	model := e.opts.Model
 	if def.Model != "" {
@@ -74,7 +92,14 @@ func (e *Engine) processChild(ctx context.Context, id string, def *agents.Agent,
 
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = e.opts.Dir
-	cmd.Env = os.Environ()
+	// The child's own agent tool nests one level deeper, as an in-process
+	// child's would; past the bound, or when its tools leave agent out,
+	// it has none.
+	next := depth + 1
+	if depth >= MaxAgentDepth || (len(def.Tools) > 0 && !contains(def.Tools, agentToolName)) {
+		next = MaxAgentDepth + 1
+	}
+	cmd.Env = append(os.Environ(), agentDepthEnv+"="+strconv.Itoa(next))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return agent.Outcome{}, err
