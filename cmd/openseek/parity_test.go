@@ -293,12 +293,13 @@ func TestRunJSONDelegatedCancel(t *testing.T) {
 func TestRunJSONOneDelegatedGeneralRunPerWorkspace(t *testing.T) {
 	ws := t.TempDir()
 	real, _ := filepath.EvalSymlinks(ws)
-	lease, err := subrun.AcquireLease(filepath.Join(real, ".openseek"), real)
+	lease, err := subrun.AcquireLease(real)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := llmtest.NewServer(t, llmtest.Text("second"))
-	r := held(t, ws, `{"version":1,"input":{"task":"write"}}`+"\n", "", nil,
+	tmp := []string{"TMPDIR=" + os.TempDir()} // the lease lives there
+	r := held(t, ws, `{"version":1,"input":{"task":"write"}}`+"\n", "", tmp,
 		append(modelArgs(srv), "run", "--input-format", "json", "--cancel-on-stdin-eof")...)
 	want := "error: another delegated general run is already working in " + real + "; run a worker for parallel writes\n"
 	if r.code != 1 || r.stderr != want {
@@ -306,7 +307,7 @@ func TestRunJSONOneDelegatedGeneralRunPerWorkspace(t *testing.T) {
 	}
 	lease.Release()
 	// Released, the next delegated run gets in.
-	r = held(t, ws, `{"version":1,"input":{"task":"write"}}`+"\n", `{"event":"turn_summary"`, nil,
+	r = held(t, ws, `{"version":1,"input":{"task":"write"}}`+"\n", `{"event":"turn_summary"`, tmp,
 		append(modelArgs(srv), "run", "--input-format", "json", "--cancel-on-stdin-eof")...)
 	if r.code != 0 {
 		t.Errorf("after release: exit %d %s", r.code, r.stderr)

@@ -142,7 +142,7 @@ func (c *cli) runJSON(cmd *cobra.Command, j *jsonRun, noSession, cont bool, sysF
 	if j.cancelOnEOF && kind == "" {
 		r.started = func(host *engine.Host) error {
 			var err error
-			lease, err = subrun.AcquireLease(host.SessionRoot(), host.Workspace())
+			lease, err = subrun.AcquireLease(host.Workspace())
 			return err
 		}
 	}

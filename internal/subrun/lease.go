@@ -1,6 +1,7 @@
 package subrun
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,18 +11,19 @@ import (
 // run works. Release lets the next one in.
 type Lease struct{ f *os.File }
 
-// LeaseFile is the lock's name under the session root.
-const LeaseFile = "delegated-run.lock"
+// LeasePath is the lock file of workspace (an absolute, clean path): in
+// the system's temporary directory, so that taking the lease creates
+// nothing in a workspace that does not exist yet.
+func LeasePath(workspace string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
+	return filepath.Join(os.TempDir(), fmt.Sprintf("openseek-%d-delegated-%x.lock", os.Getuid(), sum[:8]))
+}
 
-// AcquireLease takes the one-delegated-general-run lease of workspace,
-// kept in sessionRoot. A second delegated general run in the same
-// workspace is refused with the reference's text; the lease dies with
-// the process that holds it.
-func AcquireLease(sessionRoot, workspace string) (*Lease, error) {
-	if err := os.MkdirAll(sessionRoot, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(sessionRoot, LeaseFile), os.O_RDWR|os.O_CREATE, 0o644)
+// AcquireLease takes the one-delegated-general-run lease of workspace. A
+// second delegated general run in the same workspace is refused with the
+// reference's text; the lease dies with the process that holds it.
+func AcquireLease(workspace string) (*Lease, error) {
+	f, err := os.OpenFile(LeasePath(workspace), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -85,16 +85,16 @@ func TestResultKeyOrder(t *testing.T) {
 }
 
 func TestLeaseIsExclusive(t *testing.T) {
-	root := t.TempDir()
-	a, err := AcquireLease(root, "/w")
+	ws := t.TempDir()
+	a, err := AcquireLease(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AcquireLease(root, "/w"); err == nil || err.Error() != "another delegated general run is already working in /w; run a worker for parallel writes" {
+	if _, err := AcquireLease(ws); err == nil || err.Error() != "another delegated general run is already working in "+ws+"; run a worker for parallel writes" {
 		t.Errorf("second lease: %v", err)
 	}
 	a.Release()
-	b, err := AcquireLease(root, "/w")
+	b, err := AcquireLease(ws)
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
