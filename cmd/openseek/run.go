@@ -26,6 +26,7 @@ func (c *cli) runCmd() *cobra.Command {
 		noSession, cont   bool
 		sysFile, addendum string
 		format            string
+		j                 jsonRun
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] [--] [task...]",
@@ -36,6 +37,12 @@ task as context (git diff | openseek run "review this"). Events stream on
 stdout as JSONL when stdout is not a terminal, as readable text when it is
 (--format forces either). Exit status 0 when the turn finished, 1 otherwise.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := j.check(cmd, args); err != nil {
+				return err
+			}
+			if j.inputFormat == "json" {
+				return c.runJSON(cmd, &j, noSession, cont, sysFile, addendum, format)
+			}
 			task := strings.TrimSpace(strings.Join(args, " "))
 			if !isTerminal(c.stdin) {
 				piped, err := readPiped(c.stdin, task == "")
@@ -76,6 +83,9 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 			}
 			defer sess.close()
 			out, err := sess.Prompt(cmd.Context(), protocol.Text(task), nil)
+			if err == nil && j.reviewGate && out.OK() {
+				out, err = c.reviewGate(cmd.Context(), cmd, sess, out, j.reviewDeadline)
+			}
 			if err != nil {
 				return err
 			}
@@ -91,6 +101,7 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 	f.StringVar(&sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
 	f.StringVar(&addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
 	f.StringVar(&format, "format", "", "output: jsonl or text (default: text on a terminal, jsonl otherwise)")
+	j.addFlags(f)
 	return cmd
 }
 

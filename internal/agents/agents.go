@@ -7,6 +7,8 @@
 //	description: Reviews a diff for bugs; use after a change.
 //	tools: read, grep, shell      # or a YAML list; omitted = all tools
 //	model: deepseek-chat          # omitted or "inherit" = the parent's model
+//	run: process                  # omitted or "in-process" = a child in this process;
+//	                              # process = an `openseek subrun general` child process
 //	---
 //	You review code. …
 //
@@ -37,6 +39,9 @@ import (
 type Agent struct {
 	Name, Description, Model, Prompt, Path string
 	Tools                                  []string
+	// Process runs the child as an `openseek subrun general` process
+	// instead of inside the parent's process (front matter run: process).
+	Process bool
 }
 
 type meta struct {
@@ -44,6 +49,7 @@ type meta struct {
 	Description string `yaml:"description"`
 	Model       string `yaml:"model"`
 	Tools       any    `yaml:"tools"` // "a, b" (Claude Code's form) or [a, b]
+	Run         string `yaml:"run"`   // "in-process" (default) or "process"
 }
 
 // Load reads the agents of workspace (may be "") and of globalDir (may be
@@ -137,6 +143,13 @@ func load(path string, known map[string]bool) (Agent, error) {
 	}
 	if a.Model == "inherit" {
 		a.Model = ""
+	}
+	switch strings.TrimSpace(m.Run) {
+	case "", "in-process":
+	case "process":
+		a.Process = true
+	default:
+		return Agent{}, fmt.Errorf("agent %s: run must be in-process or process, not %q", path, m.Run)
 	}
 	tools, err := toolList(m.Tools)
 	if err != nil {

@@ -125,3 +125,28 @@ func TestUnknownToolListIsCapped(t *testing.T) {
 		t.Fatalf("errors %v", errs)
 	}
 }
+
+func TestRunMode(t *testing.T) {
+	for _, tc := range []struct {
+		run     string
+		process bool
+		err     string
+	}{
+		{"", false, ""},
+		{"run: in-process\n", false, ""},
+		{"run: process\n", true, ""},
+		{"run: thread\n", false, `run must be in-process or process, not "thread"`},
+	} {
+		dir := t.TempDir()
+		write(t, dir, "a.md", "---\ndescription: d\n"+tc.run+"---\nDo it.\n")
+		got, errs := Load("", dir, nil)
+		switch {
+		case tc.err != "":
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.err) || len(got) != 0 {
+				t.Errorf("%q: %v %v", tc.run, got, errs)
+			}
+		case len(errs) != 0 || len(got) != 1 || got[0].Process != tc.process:
+			t.Errorf("%q: %+v %v", tc.run, got, errs)
+		}
+	}
+}

@@ -327,9 +327,11 @@ func New(o Options) (*Engine, error) {
 	e.subagents = defs
 	e.base = reg
 	reg = reg.Without()
-	if err := reg.Add(e.agentTool(1)); err != nil {
-		e.Close()
-		return nil, err
+	if depth := agentDepth(o.Getenv); depth <= MaxAgentDepth {
+		if err := reg.Add(e.agentTool(depth)); err != nil {
+			e.Close()
+			return nil, err
+		}
 	}
 	e.tools = reg
 	window := o.Window

@@ -148,6 +148,9 @@ func (e *Engine) runChild(ctx context.Context, depth int, a agentArgs) tool.Resu
 }
 
 func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agents.Agent, a agentArgs) (agent.Outcome, error) {
+	if def != nil && def.Process {
+		return e.processChild(ctx, depth, id, def, a)
+	}
 	instructions := subagentPrompt
 	provider, model := e.provider, e.model
 	if def != nil {
