@@ -252,3 +252,36 @@ func TestMaxCostStopsBeforeTheBudget(t *testing.T) {
 		t.Errorf("unknown price: %d %q", r.code, r.stderr)
 	}
 }
+
+// An edit's tool_result carries the unified diff of the change for the
+// clients that show it (web app, TUI, editors); the model never sees it.
+func TestEditResultsCarryADiff(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one\nhello\nthree\n"), 0o644)
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "r", Name: "read", Args: `{"path":"notes.txt"}`}),
+		llmtest.Calls(llmtest.Call{ID: "e", Name: "edit", Args: `{"path":"notes.txt","old_string":"hello","new_string":"bye"}`}),
+		llmtest.Calls(llmtest.Call{ID: "w", Name: "write", Args: `{"path":"new.txt","content":"fresh\n"}`}),
+		llmtest.Text("done"))
+	r := openseek(t, ws, "", nil, append(modelArgs(srv), "--no-sandbox", "run", "--no-session", "edit")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	diffs := map[string]string{}
+	for _, res := range find[protocol.ToolResult](r.events) {
+		if res.Diff != nil {
+			diffs[res.ToolName] = *res.Diff
+		}
+	}
+	if d := diffs["edit"]; !strings.Contains(d, "--- a/notes.txt") || !strings.Contains(d, "-hello") || !strings.Contains(d, "+bye") {
+		t.Errorf("edit diff %q", d)
+	}
+	if d := diffs["write"]; !strings.Contains(d, "--- /dev/null") || !strings.Contains(d, "+fresh") {
+		t.Errorf("write diff %q", d)
+	}
+	for _, req := range srv.Requests() {
+		if strings.Contains(string(req.Body), "+bye") {
+			t.Error("the diff reached the model")
+		}
+	}
+}

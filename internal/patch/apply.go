@@ -29,6 +29,7 @@ type Change struct {
 	Path string // the path as written in the patch (a move's destination)
 	Abs  string
 	New  []byte // the content written (nil for Delete)
+	Old  []byte // the content before (nil for Add)
 }
 
 // file is the planned state of one absolute path.
@@ -192,11 +193,11 @@ func (pl *Plan) Changes() []Change {
 		case !f.exists && !f.origExists:
 			// added and deleted again within the patch
 		case !f.exists:
-			out = append(out, Change{Op: Delete, Path: f.display, Abs: a})
+			out = append(out, Change{Op: Delete, Path: f.display, Abs: a, Old: f.orig})
 		case !f.origExists:
 			out = append(out, Change{Op: Add, Path: f.display, Abs: a, New: f.content})
 		default:
-			out = append(out, Change{Op: Update, Path: f.display, Abs: a, New: f.content})
+			out = append(out, Change{Op: Update, Path: f.display, Abs: a, New: f.content, Old: f.orig})
 		}
 	}
 	return out

@@ -51,7 +51,9 @@ func runApplyPatch(ctx context.Context, env *tool.Env, a applyPatchArgs) tool.Re
 		return fail(outcome, err.Error())
 	}
 	paths := make([]string, 0, len(changes))
+	diffs := make([]string, 0, len(changes))
 	for _, c := range changes {
+		diffs = append(diffs, unifiedDiff(env.Rel(c.Abs), c.Old, c.New))
 		switch c.Op {
 		case patch.Add:
 			env.Files.MarkCreated(c.Abs, c.New)
@@ -63,5 +65,5 @@ func runApplyPatch(ctx context.Context, env *tool.Env, a applyPatchArgs) tool.Re
 		paths = append(paths, env.Rel(c.Abs))
 	}
 	res := tool.TextResult(patch.Summary(changes))
-	return with(res, fmt.Sprintf("%s (%d files)", brief, len(changes)), data{Outcome: "applied", Paths: paths})
+	return with(res, fmt.Sprintf("%s (%d files)", brief, len(changes)), data{Outcome: "applied", Paths: paths, Diff: joinDiffs(diffs)})
 }

@@ -113,7 +113,7 @@ func runEdit(ctx context.Context, env *tool.Env, a editArgs) tool.Result {
 	}
 	env.Files.Record(real, []byte(updated))
 	report := diagnose(ctx)
-	d := data{Outcome: "applied", Path: env.Rel(real), Check: checkData(report)}
+	d := data{Outcome: "applied", Path: env.Rel(real), Check: checkData(report), Diff: unifiedDiff(env.Rel(real), []byte(content), []byte(updated))}
 	if msg, outcome := guard(a, report); msg != "" {
 		if err := writeAtomic(env, real, []byte(content), mode); err != nil {
 			return fail(real, "error", msg+"; restoring the file failed: "+describeErr(err))

@@ -25,6 +25,9 @@ type data struct {
 	Paths   []string `json:"paths,omitempty"`
 	Lines   *lines   `json:"lines,omitempty"`
 	Check   *check   `json:"check,omitempty"` // the language servers' view of the change
+	// Diff is the unified diff of the change, for clients that show
+	// edits (never shown to the model).
+	Diff string `json:"diff,omitempty"`
 }
 
 // with returns r carrying d as Data and brief as Brief.

@@ -221,7 +221,11 @@ func runMultiEdit(ctx context.Context, env *tool.Env, a multiEditArgs) tool.Resu
 	}
 	brief := fmt.Sprintf("multi_edit %d edit(s) in %d file(s)", len(edits), len(batches))
 	report := diagnose(ctx)
-	return with(withDiagnostics(tool.TextResult(b.String()), env, report), brief, data{Outcome: "applied", Paths: paths, Check: checkData(report)})
+	diffs := make([]string, len(batches))
+	for i, fb := range batches {
+		diffs[i] = unifiedDiff(paths[i], []byte(fb.before), []byte(fb.after))
+	}
+	return with(withDiagnostics(tool.TextResult(b.String()), env, report), brief, data{Outcome: "applied", Paths: paths, Check: checkData(report), Diff: joinDiffs(diffs)})
 }
 
 // plan reads the file and locates every edit against its original

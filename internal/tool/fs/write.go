@@ -52,6 +52,10 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 		return fail(real, describeErr(err))
 	}
 	content := []byte(a.Content)
+	var before []byte
+	if existed {
+		before, _ = safeReadFile(env, real)
+	}
 	diagnose := env.DiagnoseChange(ctx, []string{real})
 	if err := writeAtomic(env, real, content, fileMode(env, real)); err != nil {
 		return fail(real, describeErr(err))
@@ -65,5 +69,6 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 		env.Files.MarkCreated(real, content)
 	}
 	res := tool.TextResult(fmt.Sprintf("ok: wrote %d chars to %s", utf8.RuneCountInString(a.Content), a.Path))
-	return with(withDiagnostics(res, env, report), brief, data{Outcome: outcome, Path: env.Rel(real), Check: checkData(report)})
+	return with(withDiagnostics(res, env, report), brief, data{Outcome: outcome, Path: env.Rel(real), Check: checkData(report),
+		Diff: unifiedDiff(env.Rel(real), before, content)})
 }
