@@ -164,7 +164,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.logf("task %s: given back (worker stopping)", id)
 		return
 	}
-	final, err := w.c.update(context.WithoutCancel(ctx), id, func(cur *Task) error {
+	// The end is recorded even if this worker is asked to stop meanwhile.
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	final, err := w.c.update(ectx, id, func(cur *Task) error {
 		if cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
 			return errSkip // cancelled, or another worker took it over
 		}
@@ -174,14 +177,14 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	})
 	if err == nil {
 		w.done.Add(1)
-		w.c.publishEnd(ctx, final)
+		w.c.publishEnd(ectx, final)
 		w.logf("task %s: %s", id, final.State)
 		if final.Parent != "" {
-			w.c.settle(ctx, final.Parent)
+			w.c.settle(ectx, final.Parent)
 		}
 	}
 	if errors.Is(err, errSkip) || err == nil {
-		_ = msg.DoubleAck(ctx)
+		_ = msg.DoubleAck(ectx)
 	}
 }
 

@@ -46,8 +46,8 @@ func workspace(ctx context.Context, root string, t *Task) (dir, base string, res
 		if _, err := git(ctx, t.Dir, "rev-parse", "--verify", "HEAD"); err != nil {
 			return "", "", false, fmt.Errorf("%s is not a git repository with a commit: each task runs in its own git worktree of it (git init && git commit first)", t.Dir)
 		}
-		_, _ = git(ctx, t.Dir, "worktree", "prune")
-		if _, err := git(ctx, t.Dir, "worktree", "add", "--detach", "--quiet", dir, "HEAD"); err != nil {
+		// --force: a worktree a killed attempt half-made is still registered.
+		if _, err := git(ctx, t.Dir, "worktree", "add", "--force", "--detach", "--quiet", dir, "HEAD"); err != nil {
 			return "", "", false, fmt.Errorf("create a worktree of %s: %w", t.Dir, err)
 		}
 	}
