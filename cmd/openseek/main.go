@@ -127,6 +127,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.AddCommand(c.applyPatchCmd())
 	root.AddCommand(c.rewindCmd(), c.reviewCmd())
+	root.AddCommand(c.tasksCmd(), c.workerCmd())
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
 	for _, sub := range root.Commands() {
 		sub.SetFlagErrorFunc(flagError)

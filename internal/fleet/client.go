@@ -76,7 +76,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.URL != "" {
 		c.nc, err = nats.Connect(cfg.URL, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("cannot reach NATS at %s: %v; check the address and that the server runs, or drop --nats to use the embedded server", redact(cfg.URL), err)
+			return nil, fmt.Errorf("cannot reach NATS at %s: %v; check the address and that the server runs, or drop --nats to use the embedded server", Redact(cfg.URL), err)
 		}
 	} else {
 		if cfg.Dir == "" {
@@ -98,8 +98,8 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// redact hides the credentials of a URL list in messages.
-func redact(s string) string {
+// Redact hides the credentials of a URL list in messages.
+func Redact(s string) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {

@@ -60,7 +60,7 @@ func connect(t testing.TB, cfg Config) *Client {
 func engineOpts(t testing.TB, srv *llmtest.Server) engine.Options {
 	return engine.Options{
 		Home: t.TempDir(), Model: "test-model", APIURL: srv.URL(), NoSandbox: true, NoVerify: true,
-		Retry:  llm.RetryPolicy{Attempts: 1, Base: time.Millisecond, Max: time.Millisecond},
+		Retry: llm.RetryPolicy{Attempts: 1, Base: time.Millisecond, Max: time.Millisecond},
 		// Snapshots (for rewind) cost a git commit per turn; these tests
 		// measure the queue, not them.
 		Getenv: func(k string) string {

@@ -29,12 +29,12 @@ type Spec struct {
 	Prompt string `json:"prompt"`
 	// Dir is a git repository on the worker's machine; each run gets its
 	// own worktree of it. Repo is a URL to clone instead.
-	Dir     string    `json:"dir,omitempty"`
-	Repo    string    `json:"repo,omitempty"`
-	Model   string    `json:"model,omitempty"`
-	Runs    int       `json:"runs,omitempty"`   // best-of-N; 0 or 1 = one run
-	Verify  string    `json:"verify,omitempty"` // shell command run in the workspace after the turn
-	MaxCost float64   `json:"max_cost,omitempty"`
+	Dir     string  `json:"dir,omitempty"`
+	Repo    string  `json:"repo,omitempty"`
+	Model   string  `json:"model,omitempty"`
+	Runs    int     `json:"runs,omitempty"`   // best-of-N; 0 or 1 = one run
+	Verify  string  `json:"verify,omitempty"` // shell command run in the workspace after the turn
+	MaxCost float64 `json:"max_cost,omitempty"`
 	// Deadline, when set, stops the task (failed) once it passes.
 	Deadline time.Time `json:"deadline,omitzero"`
 }
