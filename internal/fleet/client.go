@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -103,8 +104,7 @@ func Redact(s string) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
-			u.User = url.User("***")
-			parts[i] = u.String()
+			parts[i] = u.Scheme + "://***@" + u.Host + u.Path
 		}
 	}
 	return strings.Join(parts, ",")
@@ -158,6 +158,27 @@ func (c *Client) consumer(ctx context.Context) (jetstream.Consumer, error) {
 		return nil, fmt.Errorf("create the workers' consumer on %s: %w", QueueStream, err)
 	}
 	return cons, nil
+}
+
+// retry runs op again while it fails for a passing reason (a stream
+// electing a new leader after a node was lost, a reconnect), for up to
+// 20 seconds. An op retried after a lost reply may find its own write:
+// the caller decides what that means.
+func retry(ctx context.Context, op func() error) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := op()
+		if err == nil || !transient(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		sleep(ctx, 250*time.Millisecond)
+	}
+}
+
+func transient(err error) bool {
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, jetstream.ErrNoHeartbeat)
 }
 
 // Embedded is the server this client runs in process, or nil.

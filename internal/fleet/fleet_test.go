@@ -126,26 +126,35 @@ func endMarkers(t testing.TB, c *Client) map[string][]State {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	info, err := c.js.Stream(ctx, EventsStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	si, err := info.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
+	var si *jetstream.StreamInfo
+	if err := retry(ctx, func() error {
+		info, err := c.js.Stream(ctx, EventsStream)
+		if err == nil {
+			si, err = info.Info(ctx)
+		}
+		return err
+	}); err != nil {
+		t.Fatalf("events stream info: %v", err)
 	}
 	out := map[string][]State{}
 	if si.State.Msgs == 0 {
 		return out
 	}
-	cons, err := c.js.OrderedConsumer(ctx, EventsStream, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		t.Fatal(err)
+	var cons jetstream.Consumer
+	if err := retry(ctx, func() (err error) {
+		cons, err = c.js.OrderedConsumer(ctx, EventsStream, jetstream.OrderedConsumerConfig{})
+		return err
+	}); err != nil {
+		t.Fatalf("events consumer: %v", err)
 	}
 	for {
 		msg, err := cons.Next(jetstream.FetchContext(ctx))
+		if err != nil && transient(err) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("read the events: %v", err)
 		}
 		if end := msg.Headers().Get(hdrEnd); end != "" {
 			id := strings.TrimPrefix(msg.Subject(), eventsSubject)

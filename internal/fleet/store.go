@@ -54,12 +54,25 @@ func (c *Client) Add(ctx context.Context, spec Spec) (*Task, error) {
 	}
 	for _, r := range records {
 		data, _ := json.Marshal(r)
-		if _, err := c.kv.Create(ctx, r.ID, data); err != nil {
+		tries := 0
+		err := retry(ctx, func() error {
+			tries++
+			_, err := c.kv.Create(ctx, r.ID, data)
+			if tries > 1 && errors.Is(err, jetstream.ErrKeyExists) {
+				return nil // our own write, whose reply was lost
+			}
+			return err
+		})
+		if err != nil {
 			return nil, fmt.Errorf("record task %s: %w", r.ID, err)
 		}
 	}
 	for _, r := range runs {
-		if _, err := c.js.Publish(ctx, queueSubject, []byte(r.ID)); err != nil {
+		// The message id lets the stream drop a duplicate of a retried publish.
+		if err := retry(ctx, func() error {
+			_, err := c.js.Publish(ctx, queueSubject, []byte(r.ID), jetstream.WithMsgID("queue-"+r.ID))
+			return err
+		}); err != nil {
 			return nil, fmt.Errorf("queue task %s: %w", r.ID, err)
 		}
 	}
@@ -132,7 +145,14 @@ func cmpString(a, b string) int {
 // returns the current record and errSkip).
 func (c *Client) update(ctx context.Context, id string, change func(*Task) error) (*Task, error) {
 	for {
-		t, rev, err := c.get(ctx, id)
+		var (
+			t   *Task
+			rev uint64
+		)
+		err := retry(ctx, func() (err error) {
+			t, rev, err = c.get(ctx, id)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +160,10 @@ func (c *Client) update(ctx context.Context, id string, change func(*Task) error
 			return t, err
 		}
 		data, _ := json.Marshal(t)
-		_, err = c.kv.Update(ctx, id, data, rev)
+		err = retry(ctx, func() error {
+			_, err := c.kv.Update(ctx, id, data, rev)
+			return err
+		})
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue
 		}
