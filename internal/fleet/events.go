@@ -44,6 +44,12 @@ func (c *Client) publishEnd(ctx context.Context, t *Task) {
 // waits for new events until the task's end marker; without, it returns
 // at the newest event. fn returning an error stops the reading.
 func (c *Client) Events(ctx context.Context, id string, follow bool, fn func(Event) error) error {
+	return c.EventsSince(ctx, id, 0, follow, fn)
+}
+
+// EventsSince is Events starting after the stream sequence since (an
+// Event's Seq; 0 = from the first), as an SSE client resumes.
+func (c *Client) EventsSince(ctx context.Context, id string, since uint64, follow bool, fn func(Event) error) error {
 	if _, err := c.Get(ctx, id); err != nil {
 		return err
 	}
@@ -61,18 +67,22 @@ func (c *Client) Events(ctx context.Context, id string, follow bool, fn func(Eve
 		if err != nil {
 			return fmt.Errorf("read the events of task %s: %w", id, err)
 		}
-		return c.readEvents(ctx, subj, last.Sequence, fn)
+		if last.Sequence <= since {
+			return nil
+		}
+		return c.readEvents(ctx, subj, since, last.Sequence, fn)
 	}
-	return c.readEvents(ctx, subj, 0, fn)
+	return c.readEvents(ctx, subj, since, 0, fn)
 }
 
-// readEvents reads subj in order until the message with sequence upto
-// (0 = until the end marker).
-func (c *Client) readEvents(ctx context.Context, subj string, upto uint64, fn func(Event) error) error {
-	cons, err := c.js.OrderedConsumer(ctx, EventsStream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{subj},
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-	})
+// readEvents reads subj in order, after sequence since, until the
+// message with sequence upto (0 = until the end marker).
+func (c *Client) readEvents(ctx context.Context, subj string, since, upto uint64, fn func(Event) error) error {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy}
+	if since > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, since+1
+	}
+	cons, err := c.js.OrderedConsumer(ctx, EventsStream, cfg)
 	if err != nil {
 		return fmt.Errorf("follow %s: %w", subj, err)
 	}
