@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strings"
@@ -101,6 +103,85 @@ func TestWorkerKilledMidTaskIsResumedByAnother(t *testing.T) {
 	if summaries := strings.Count(logs.stdout, `{"event":"turn_summary"`); summaries != 1 {
 		t.Errorf("tasks logs printed %d turn summaries, want 1 (the resumed attempt's):\n%s", summaries, logs.stdout)
 	}
+}
+
+// Worker processes killed with SIGKILL at random moments, again and
+// again, while others keep working: no task is lost or finished twice.
+func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	var turns []llmtest.Turn
+	for range 80 { // more than needed: each killed turn uses one
+		turns = append(turns, llmtest.Reply{Text: "done", ChunkSize: 1, Delay: 25 * time.Millisecond})
+	}
+	srv := llmtest.NewServer(t, turns...)
+	srv.MultiConversation()
+	home, repo := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git: %v\n%s", err, out)
+		}
+	}
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	const n = 12
+	var ids []string
+	for range n {
+		task, err := fc.Add(context.Background(), fleet.Spec{Prompt: "work", Dir: repo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, task.ID)
+	}
+	workers := []*exec.Cmd{}
+	for i := range 3 {
+		workers = append(workers, startWorker(t, home, emb.URL, srv.URL(), fmt.Sprint("w", i)))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := range 8 {
+		time.Sleep(time.Duration(150+rng.IntN(300)) * time.Millisecond)
+		i := rng.IntN(len(workers))
+		_ = workers[i].Process.Signal(syscall.SIGKILL)
+		_ = workers[i].Wait()
+		workers[i] = startWorker(t, home, emb.URL, srv.URL(), fmt.Sprint("w", i, "-", k))
+	}
+	var tasks []*fleet.Task
+	waitFor(t, "every task to end", func() bool {
+		tasks = tasks[:0]
+		for _, id := range ids {
+			task, err := fc.Get(context.Background(), id)
+			if err != nil || !task.State.Terminal() {
+				return false
+			}
+			tasks = append(tasks, task)
+		}
+		return true
+	})
+	retried := 0
+	for _, task := range tasks {
+		if task.State != fleet.Completed {
+			t.Errorf("task %s: %s %s", task.ID, task.State, task.Error)
+		}
+		if task.Attempts > 1 {
+			retried++
+		}
+		ends := 0
+		if err := fc.Events(context.Background(), task.ID, false, func(e fleet.Event) error {
+			if e.End != "" {
+				ends++
+			}
+			return nil
+		}); err != nil || ends != 1 {
+			t.Errorf("task %s: %d end markers (%v), want 1", task.ID, ends, err)
+		}
+	}
+	t.Logf("%d of %d tasks were resumed after a kill", retried, n)
 }
 
 func TestTasksBadInput(t *testing.T) {
