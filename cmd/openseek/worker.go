@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -44,24 +45,30 @@ every task; a task's own --model wins.`,
 			}
 			cfg := c.fleetConfig(&ff, "openseek worker")
 			cfg.AckWait = ackWait
-			fc, err := fleet.Connect(cmd.Context(), cfg)
-			if err != nil {
-				return err
+			for {
+				fc, err := fleet.Connect(cmd.Context(), cfg)
+				if err != nil {
+					return err
+				}
+				w := fc.NewWorker(fleet.WorkerOptions{
+					Name:        name,
+					Concurrency: concurrency,
+					Engine:      opts,
+					WorkRoot:    filepath.Join(cfg.Dir, "work"),
+					Log:         c.stderr,
+				})
+				where := "the embedded server (" + cfg.Dir + ")"
+				if ff.nats != "" {
+					where = fleet.Redact(ff.nats)
+				}
+				fmt.Fprintf(c.stderr, "openseek worker: taking tasks from %s, %d at a time\n", where, concurrency)
+				err = w.Run(cmd.Context())
+				fc.Close()
+				if !errors.Is(err, fleet.ErrServerGone) {
+					return err
+				}
+				fmt.Fprintf(c.stderr, "openseek worker: %v; taking the server over\n", err)
 			}
-			defer fc.Close()
-			w := fc.NewWorker(fleet.WorkerOptions{
-				Name:        name,
-				Concurrency: concurrency,
-				Engine:      opts,
-				WorkRoot:    filepath.Join(cfg.Dir, "work"),
-				Log:         c.stderr,
-			})
-			where := "the embedded server (" + cfg.Dir + ")"
-			if ff.nats != "" {
-				where = fleet.Redact(ff.nats)
-			}
-			fmt.Fprintf(c.stderr, "openseek worker: taking tasks from %s, %d at a time\n", where, concurrency)
-			return w.Run(cmd.Context())
 		},
 	}
 	c.addFleetFlags(cmd, &ff)

@@ -59,18 +59,51 @@ func (c *Client) NewWorker(opts WorkerOptions) *Worker {
 // Finished is how many tasks this worker brought to a terminal state.
 func (w *Worker) Finished() int64 { return w.done.Load() }
 
+// ErrServerGone is returned by Run when the machine's embedded server
+// was run by another process that ended: connect again (this process
+// then runs the server) and run again. Tasks that were running come back
+// after the ack wait.
+var ErrServerGone = errors.New("the process running the embedded NATS server ended")
+
 // Run takes and runs tasks until ctx ends. A task interrupted by the end
 // of ctx goes back to the queue at once for another worker.
 func (w *Worker) Run(ctx context.Context) error {
+	local := w.c.cfg.URL == "" && w.c.emb == nil
 	cons, err := w.c.consumer(ctx)
 	if err != nil {
+		if local && !w.c.nc.IsConnected() {
+			return ErrServerGone
+		}
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var gone atomic.Bool
 	var wg sync.WaitGroup
+	if local {
+		// Connected to the embedded server of another local process
+		// (tasks add, logs): when that process ends, take over.
+		wg.Go(func() {
+			for lost := time.Duration(0); ctx.Err() == nil; sleep(ctx, 100*time.Millisecond) {
+				if w.c.nc.IsConnected() {
+					lost = 0
+					continue
+				}
+				if lost += 100 * time.Millisecond; lost >= 2*time.Second {
+					gone.Store(true)
+					cancel()
+					return
+				}
+			}
+		})
+	}
 	for range w.opts.Concurrency {
 		wg.Go(func() { w.loop(ctx, cons) })
 	}
 	wg.Wait()
+	if gone.Load() {
+		return ErrServerGone
+	}
 	return nil
 }
 
