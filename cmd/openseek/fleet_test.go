@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openseek/openseek/internal/fleet"
+	"github.com/openseek/openseek/internal/llm/llmtest"
+)
+
+// startWorker starts `openseek worker` as a child process (the test
+// binary standing in for openseek) and returns it running.
+func startWorker(t *testing.T, home, natsURL, apiURL, name string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "worker", "--nats", natsURL, "--ack-wait", "1s", "--name", name,
+		"--no-sandbox", "--no-verify", "--model", "m", "--api-url", apiURL)
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1", "OPENSEEK_SNAPSHOTS=off"}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("worker %s stderr:\n%s", name, errb.String())
+		}
+	})
+	return cmd
+}
+
+// A worker process killed with SIGKILL in the middle of a task loses its
+// hold; a second worker process resumes the task in the same workspace
+// and session and completes it, once.
+func TestWorkerKilledMidTaskIsResumedByAnother(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	srv := llmtest.NewServer(t, llmtest.Stall{After: 0}, llmtest.Text("finished after the crash"))
+	srv.MultiConversation()
+	home, repo := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git: %v\n%s", err, out)
+		}
+	}
+	r := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "add", "--nats", emb.URL, "fix", "everything")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	id := strings.TrimSpace(r.stdout)
+
+	a := startWorker(t, home, emb.URL, srv.URL(), "A")
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	waitFor(t, "worker A to call the model", func() bool { return len(srv.Requests()) == 1 })
+	if task, _ := fc.Get(context.Background(), id); task.State != fleet.Running || task.Worker != "A" {
+		t.Fatalf("before the kill: state %s worker %q", task.State, task.Worker)
+	}
+	if err := a.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Wait()
+	killed := time.Now()
+
+	startWorker(t, home, emb.URL, srv.URL(), "B")
+	var task *fleet.Task
+	waitFor(t, "the task to end", func() bool {
+		task, _ = fc.Get(context.Background(), id)
+		return task.State.Terminal()
+	})
+	t.Logf("recovered %s after SIGKILL (ack wait 1s)", time.Since(killed).Round(time.Millisecond))
+	if task.State != fleet.Completed || task.Attempts != 2 || task.Worker != "B" || task.Result != "finished after the crash" {
+		t.Fatalf("task after the kill: state %s attempts %d worker %q result %q error %q", task.State, task.Attempts, task.Worker, task.Result, task.Error)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "fix everything") || !strings.Contains(body, "interrupted") {
+		t.Errorf("the resumed request lacks the session's first prompt: %s", body)
+	}
+
+	show := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "show", "--nats", emb.URL, "--format", "json", id)
+	var shown fleet.Task
+	if err := json.Unmarshal([]byte(show.stdout), &shown); err != nil || shown.State != fleet.Completed || shown.Session != "task-"+id {
+		t.Errorf("tasks show: %v %+v %s", err, shown, show.stderr)
+	}
+	logs := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "logs", "--nats", emb.URL, id)
+	if !strings.Contains(logs.stderr, "task "+id+": completed") || strings.Count(logs.stderr, ": completed") != 1 {
+		t.Errorf("tasks logs: want one end line, stderr %q", logs.stderr)
+	}
+	if summaries := strings.Count(logs.stdout, `{"event":"turn_summary"`); summaries != 1 {
+		t.Errorf("tasks logs printed %d turn summaries, want 1 (the resumed attempt's):\n%s", summaries, logs.stdout)
+	}
+}
+
+// Worker processes killed with SIGKILL at random moments, again and
+// again, while others keep working: no task is lost or finished twice.
+func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	var turns []llmtest.Turn
+	for range 80 { // more than needed: each killed turn uses one
+		turns = append(turns, llmtest.Reply{Text: "done", ChunkSize: 1, Delay: 25 * time.Millisecond})
+	}
+	srv := llmtest.NewServer(t, turns...)
+	srv.MultiConversation()
+	home, repo := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git: %v\n%s", err, out)
+		}
+	}
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	const n = 12
+	var ids []string
+	for range n {
+		task, err := fc.Add(context.Background(), fleet.Spec{Prompt: "work", Dir: repo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, task.ID)
+	}
+	workers := []*exec.Cmd{}
+	for i := range 3 {
+		workers = append(workers, startWorker(t, home, emb.URL, srv.URL(), fmt.Sprint("w", i)))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := range 8 {
+		time.Sleep(time.Duration(150+rng.IntN(300)) * time.Millisecond)
+		i := rng.IntN(len(workers))
+		_ = workers[i].Process.Signal(syscall.SIGKILL)
+		_ = workers[i].Wait()
+		workers[i] = startWorker(t, home, emb.URL, srv.URL(), fmt.Sprint("w", i, "-", k))
+	}
+	var tasks []*fleet.Task
+	waitFor(t, "every task to end", func() bool {
+		tasks = tasks[:0]
+		for _, id := range ids {
+			task, err := fc.Get(context.Background(), id)
+			if err != nil || !task.State.Terminal() {
+				return false
+			}
+			tasks = append(tasks, task)
+		}
+		return true
+	})
+	retried := 0
+	for _, task := range tasks {
+		if task.State != fleet.Completed {
+			t.Errorf("task %s: %s %s", task.ID, task.State, task.Error)
+		}
+		if task.Attempts > 1 {
+			retried++
+		}
+		ends := 0
+		if err := fc.Events(context.Background(), task.ID, false, func(e fleet.Event) error {
+			if e.End != "" {
+				ends++
+			}
+			return nil
+		}); err != nil || ends != 1 {
+			t.Errorf("task %s: %d end markers (%v), want 1", task.ID, ends, err)
+		}
+	}
+	t.Logf("%d of %d tasks were resumed after a kill", retried, n)
+}
+
+func TestTasksBadInput(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tasks", "add", "--nats", "nats://127.0.0.1:1", "x"}, "cannot reach NATS at nats://127.0.0.1:1"},
+		{[]string{"tasks", "add", "--runs", "0", "x"}, "--runs must be between 1 and 32"},
+		{[]string{"tasks", "add", "--deadline", "tomorrow", "x"}, "--deadline \"tomorrow\" is neither"},
+		{[]string{"tasks", "add"}, "a task is required"},
+		{[]string{"tasks", "list", "--format", "yaml"}, "--format must be text or json"},
+		{[]string{"worker", "--concurrency", "0"}, "--concurrency must be at least 1"},
+	} {
+		r := openseek(t, home, "", []string{"HOME=" + home}, tc.args...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

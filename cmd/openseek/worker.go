@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openseek/openseek/internal/fleet"
+)
+
+func (c *cli) workerCmd() *cobra.Command {
+	var (
+		ff          fleetFlags
+		concurrency int
+		ackWait     time.Duration
+		name        string
+	)
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run queued tasks (openseek tasks add) until stopped",
+		Long: `Take tasks from the fleet's queue and run each in its own workspace under
+~/.openseek/fleet/work/<task id> (a git worktree, or a clone for --repo) with
+the same engine, sandbox and session log as 'run'. A worker holds each task
+by heartbeat; if it dies, another worker takes the task over after the ack
+wait and resumes its session. Stop it with Ctrl-C: running tasks go back to
+the queue. The global flags (--model, --api-url, --approval …) apply to
+every task; a task's own --model wins.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if concurrency < 1 {
+				return fmt.Errorf("--concurrency must be at least 1, not %d", concurrency)
+			}
+			if ackWait < time.Second {
+				return fmt.Errorf("--ack-wait must be at least 1s, not %s", ackWait)
+			}
+			if c.g.approval == "ask" {
+				return fmt.Errorf("--approval ask needs a controller to ask: a worker runs unattended, so use never or always")
+			}
+			opts, err := c.engineOptions(cmd, "", "")
+			if err != nil {
+				return err
+			}
+			cfg := c.fleetConfig(&ff, "openseek worker")
+			cfg.AckWait = ackWait
+			for {
+				fc, err := fleet.Connect(cmd.Context(), cfg)
+				if err != nil {
+					return err
+				}
+				w := fc.NewWorker(fleet.WorkerOptions{
+					Name:        name,
+					Concurrency: concurrency,
+					Engine:      opts,
+					WorkRoot:    filepath.Join(cfg.Dir, "work"),
+					Log:         c.stderr,
+				})
+				where := "the embedded server (" + cfg.Dir + ")"
+				if ff.nats != "" {
+					where = fleet.Redact(ff.nats)
+				}
+				fmt.Fprintf(c.stderr, "openseek worker: taking tasks from %s, %d at a time\n", where, concurrency)
+				err = w.Run(cmd.Context())
+				fc.Close()
+				if !errors.Is(err, fleet.ErrServerGone) {
+					return err
+				}
+				fmt.Fprintf(c.stderr, "openseek worker: %v; taking the server over\n", err)
+			}
+		},
+	}
+	c.addFleetFlags(cmd, &ff)
+	f := cmd.Flags()
+	f.IntVar(&concurrency, "concurrency", 1, "tasks run at once")
+	f.DurationVar(&ackWait, "ack-wait", 30*time.Second, "how long a task stays held without a heartbeat before another worker may take it")
+	f.StringVar(&name, "name", "", "this worker's name in task records (default host:pid)")
+	return cmd
+}

@@ -1,0 +1,95 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// stateOf reads the state of a record's JSON ("" when unreadable).
+func stateOf(data []byte) State {
+	var t struct {
+		State State `json:"state"`
+	}
+	_ = json.Unmarshal(data, &t)
+	return t.State
+}
+
+// settle finishes a best-of-N parent once all its runs are over: it picks
+// the best run and records the choice. Whoever's update wins does it; the
+// others find the parent finished.
+func (c *Client) settle(ctx context.Context, parentID string) {
+	ctx = context.WithoutCancel(ctx)
+	p, err := c.Get(ctx, parentID)
+	if err != nil || p.State.Terminal() {
+		return
+	}
+	runs := make([]*Task, 0, len(p.Children))
+	for _, id := range p.Children {
+		r, err := c.Get(ctx, id)
+		if err != nil {
+			return
+		}
+		if !r.State.Terminal() {
+			return // not all over yet: the last run to end settles
+		}
+		runs = append(runs, r)
+	}
+	best, why := Pick(runs, p.Verify != "")
+	final, err := c.update(ctx, parentID, func(p *Task) error {
+		if p.State.Terminal() {
+			return errSkip
+		}
+		p.CostUSD, p.FinishedAt = 0, time.Now().UTC()
+		for _, r := range runs {
+			p.CostUSD += r.CostUSD
+		}
+		if best == nil {
+			p.State, p.Error = Failed, why
+			return nil
+		}
+		p.State, p.Chosen, p.Error = Completed, best.ID, ""
+		p.Result, p.Diff, p.ChangedLines, p.VerifyOK = best.Result, best.Diff, best.ChangedLines, best.VerifyOK
+		p.Workspace, p.Session = best.Workspace, best.Session
+		return nil
+	})
+	if err == nil {
+		c.publishEnd(ctx, final)
+	}
+}
+
+// Pick chooses the best of a best-of-N task's finished runs: completed
+// ones only; with a verify command, those that passed it; then the fewest
+// changed lines, then the lowest cost, then the first run. It returns nil
+// and why when no run qualifies.
+func Pick(runs []*Task, verified bool) (*Task, string) {
+	var ok []*Task
+	for _, r := range runs {
+		if r.State != Completed {
+			continue
+		}
+		if verified && (r.VerifyOK == nil || !*r.VerifyOK) {
+			continue
+		}
+		ok = append(ok, r)
+	}
+	if len(ok) == 0 {
+		if verified {
+			return nil, fmt.Sprintf("none of the %d runs completed and passed the verify command", len(runs))
+		}
+		return nil, fmt.Sprintf("none of the %d runs completed", len(runs))
+	}
+	return slices.MinFunc(ok, func(a, b *Task) int {
+		switch {
+		case a.ChangedLines != b.ChangedLines:
+			return a.ChangedLines - b.ChangedLines
+		case a.CostUSD < b.CostUSD:
+			return -1
+		case a.CostUSD > b.CostUSD:
+			return 1
+		}
+		return a.Run - b.Run
+	}), ""
+}

@@ -1,0 +1,110 @@
+package fleet
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// State is where a task is in its life.
+type State string
+
+// The states of a task. Completed, failed and cancelled are terminal.
+const (
+	Queued    State = "queued"
+	Running   State = "running"
+	Completed State = "completed"
+	Failed    State = "failed"
+	Cancelled State = "cancelled"
+)
+
+// Terminal reports whether no worker will change the task again.
+func (s State) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
+
+// Spec is what a user asks for when adding a task.
+type Spec struct {
+	Prompt string `json:"prompt"`
+	// Dir is a git repository on the worker's machine; each run gets its
+	// own worktree of it. Repo is a URL to clone instead.
+	Dir     string  `json:"dir,omitempty"`
+	Repo    string  `json:"repo,omitempty"`
+	Model   string  `json:"model,omitempty"`
+	Runs    int     `json:"runs,omitempty"`   // best-of-N; 0 or 1 = one run
+	Verify  string  `json:"verify,omitempty"` // shell command run in the workspace after the turn
+	MaxCost float64 `json:"max_cost,omitempty"`
+	// Deadline, when set, stops the task (failed) once it passes.
+	Deadline time.Time `json:"deadline,omitzero"`
+}
+
+// Validate reports what is wrong with a spec, in words a user can act on.
+func (s Spec) Validate() error {
+	switch {
+	case strings.TrimSpace(s.Prompt) == "":
+		return errors.New(`a task is required: openseek tasks add "what to do"`)
+	case s.Dir != "" && s.Repo != "":
+		return errors.New("--dir contradicts --repo; give the task one source")
+	case s.Dir == "" && s.Repo == "":
+		return errors.New("a task needs a source: --dir PATH (a git repository) or --repo URL")
+	case s.Runs < 0 || s.Runs > 32:
+		return fmt.Errorf("--runs must be between 1 and 32, not %d", s.Runs)
+	case s.MaxCost < 0:
+		return fmt.Errorf("--max-cost must be positive, not %g", s.MaxCost)
+	}
+	return nil
+}
+
+// Task is the durable record of one task, kept in the key-value bucket.
+// A best-of-N task is a parent record (Children) and one child record
+// per run (Parent, Run); only children are queued.
+type Task struct {
+	ID string `json:"id"`
+	Spec
+	State    State  `json:"state"`
+	Attempts int    `json:"attempts"`
+	Worker   string `json:"worker,omitempty"` // the worker of the current attempt
+	// Session is the durable session id, the same across attempts, kept
+	// in the workspace's .openseek directory.
+	Session   string `json:"session,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	Base      string `json:"base,omitempty"` // the commit the workspace started from
+
+	Result       string  `json:"result,omitempty"`
+	Error        string  `json:"error,omitempty"`
+	CostUSD      float64 `json:"cost_usd"`
+	Diff         string  `json:"diff,omitempty"`
+	ChangedLines int     `json:"changed_lines"`
+	VerifyOK     *bool   `json:"verify_ok,omitempty"`
+
+	Parent   string   `json:"parent,omitempty"`
+	Run      int      `json:"run,omitempty"`
+	Children []string `json:"children,omitempty"`
+	Chosen   string   `json:"chosen,omitempty"` // the child a best-of-N parent picked
+
+	CreatedAt  time.Time `json:"created_at"`
+	StartedAt  time.Time `json:"started_at,omitzero"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+}
+
+// newID makes a short random task id (lower-case letters and digits,
+// valid as a key and a subject token).
+func newID() string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return "t" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+}
+
+// validID reports whether id can be a task id (a key and a subject token).
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,386 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/protocol"
+)
+
+// WorkerOptions configure a worker.
+type WorkerOptions struct {
+	// Name identifies the worker in task records (default host:pid).
+	Name string
+	// Concurrency is how many tasks it runs at once (default 1).
+	Concurrency int
+	// Engine is the template of every task's host: Dir is set to the
+	// task's workspace and Model to the task's model when it names one.
+	Engine engine.Options
+	// WorkRoot holds the workspaces, one directory per task.
+	WorkRoot string
+	// Log receives one line per task start and end (nil = none).
+	Log io.Writer
+	// OnStart, when set, is called as a task's attempt starts.
+	OnStart func(t *Task)
+}
+
+// Worker takes tasks from the queue and runs each in its own workspace
+// with the engine, until its context ends.
+type Worker struct {
+	c    *Client
+	opts WorkerOptions
+	done atomic.Int64 // tasks this worker brought to a terminal state
+}
+
+// NewWorker returns a worker on c's queue.
+func (c *Client) NewWorker(opts WorkerOptions) *Worker {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 1
+	}
+	if opts.Name == "" {
+		host, _ := os.Hostname()
+		opts.Name = host + ":" + strconv.Itoa(os.Getpid())
+	}
+	return &Worker{c: c, opts: opts}
+}
+
+// Finished is how many tasks this worker brought to a terminal state.
+func (w *Worker) Finished() int64 { return w.done.Load() }
+
+// ErrServerGone is returned by Run when the machine's embedded server
+// was run by another process that ended: connect again (this process
+// then runs the server) and run again. Tasks that were running come back
+// after the ack wait.
+var ErrServerGone = errors.New("the process running the embedded NATS server ended")
+
+// Run takes and runs tasks until ctx ends. A task interrupted by the end
+// of ctx goes back to the queue at once for another worker.
+func (w *Worker) Run(ctx context.Context) error {
+	local := w.c.cfg.URL == "" && w.c.emb == nil
+	cons, err := w.c.consumer(ctx)
+	if err != nil {
+		if local && !w.c.nc.IsConnected() {
+			return ErrServerGone
+		}
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var gone atomic.Bool
+	var wg sync.WaitGroup
+	if local {
+		// Connected to the embedded server of another local process
+		// (tasks add, logs): when that process ends, take over.
+		wg.Go(func() {
+			for lost := time.Duration(0); ctx.Err() == nil; sleep(ctx, 100*time.Millisecond) {
+				if w.c.nc.IsConnected() {
+					lost = 0
+					continue
+				}
+				if lost += 100 * time.Millisecond; lost >= 2*time.Second {
+					gone.Store(true)
+					cancel()
+					return
+				}
+			}
+		})
+	}
+	for range w.opts.Concurrency {
+		wg.Go(func() { w.loop(ctx, cons) })
+	}
+	wg.Wait()
+	if gone.Load() {
+		return ErrServerGone
+	}
+	return nil
+}
+
+func (w *Worker) loop(ctx context.Context, cons jetstream.Consumer) {
+	for ctx.Err() == nil {
+		fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		msg, err := cons.Next(jetstream.FetchContext(fctx))
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+				// The server is away or restarting: wait, then ask again.
+				sleep(ctx, 250*time.Millisecond)
+			}
+			continue
+		}
+		w.handle(ctx, msg)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+func (w *Worker) logf(format string, args ...any) {
+	if w.opts.Log != nil {
+		fmt.Fprintf(w.opts.Log, "worker %s: %s\n", w.opts.Name, fmt.Sprintf(format, args...))
+	}
+}
+
+// handle runs one delivery of a task id.
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+	id := string(msg.Data())
+	t, err := w.c.update(ctx, id, func(t *Task) error {
+		if t.State.Terminal() {
+			return errSkip
+		}
+		t.State = Running
+		t.Attempts++
+		t.Worker = w.opts.Name
+		t.StartedAt = time.Now().UTC()
+		if t.Session == "" {
+			t.Session = "task-" + t.ID
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errSkip):
+		_ = msg.Ack() // finished or cancelled meanwhile: nothing to run
+		return
+	case errors.Is(err, ErrNotFound) || errors.Is(err, ErrMalformed):
+		w.logf("dropping queue entry %q: %v", id, err)
+		_ = msg.Term()
+		return
+	case err != nil:
+		w.logf("task %s: %v (left for redelivery)", id, err)
+		return
+	}
+	attempt := t.Attempts
+	w.logf("task %s: attempt %d started", id, attempt)
+	if w.opts.OnStart != nil {
+		w.opts.OnStart(t)
+	}
+	if t.Parent != "" {
+		_, _ = w.c.update(ctx, t.Parent, func(p *Task) error {
+			if p.State != Queued {
+				return errSkip
+			}
+			p.State, p.StartedAt = Running, time.Now().UTC()
+			return nil
+		})
+	}
+
+	// Hold the task while it runs: heartbeats keep the message ours, and a
+	// cancelled record stops the run.
+	rctx, stop := context.WithCancel(ctx)
+	var hold sync.WaitGroup
+	hold.Go(func() { w.heartbeat(rctx, msg) })
+	hold.Go(func() { w.watchCancel(rctx, id, stop) })
+	res := w.execute(rctx, t)
+	stop()
+	hold.Wait()
+
+	if ctx.Err() != nil {
+		// This worker is stopping: give the task back now.
+		_ = msg.Nak()
+		w.logf("task %s: given back (worker stopping)", id)
+		return
+	}
+	// The end is recorded even if this worker is asked to stop meanwhile.
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	final, err := w.c.update(ectx, id, func(cur *Task) error {
+		if cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
+			return errSkip // cancelled, or another worker took it over
+		}
+		res(cur)
+		cur.FinishedAt = time.Now().UTC()
+		return nil
+	})
+	if err == nil {
+		w.done.Add(1)
+		w.c.publishEnd(ectx, final)
+		w.logf("task %s: %s", id, final.State)
+		if final.Parent != "" {
+			w.c.settle(ectx, final.Parent)
+		}
+	}
+	if errors.Is(err, errSkip) || err == nil {
+		_ = msg.DoubleAck(ectx)
+	}
+}
+
+// heartbeat tells the server the task is in progress, three times per
+// ack wait, so no other worker gets it while this one lives.
+func (w *Worker) heartbeat(ctx context.Context, msg jetstream.Msg) {
+	tick := time.NewTicker(w.c.cfg.AckWait / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			_ = msg.InProgress()
+		}
+	}
+}
+
+// watchCancel calls stop when the task's record turns cancelled.
+func (w *Worker) watchCancel(ctx context.Context, id string, stop context.CancelFunc) {
+	watch, err := w.c.kv.Watch(ctx, id, jetstream.UpdatesOnly())
+	if err != nil {
+		return
+	}
+	defer watch.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-watch.Updates():
+			if !ok {
+				return
+			}
+			if e != nil && stateOf(e.Value()) == Cancelled {
+				stop()
+				return
+			}
+		}
+	}
+}
+
+// execute runs the task's attempt and returns how to record its end.
+func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
+	fail := func(msg string) func(*Task) {
+		return func(cur *Task) { cur.State, cur.Error = Failed, msg }
+	}
+	if !t.Deadline.IsZero() && time.Now().After(t.Deadline) {
+		return fail("stopped: the deadline " + t.Deadline.Format(time.RFC3339) + " passed")
+	}
+	dir, base, resumed, err := workspace(ctx, w.opts.WorkRoot, t)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if _, err := w.c.update(ctx, t.ID, func(cur *Task) error {
+		if cur.Attempts != t.Attempts {
+			return errSkip
+		}
+		cur.Workspace, cur.Base = dir, base
+		return nil
+	}); err != nil && !errors.Is(err, errSkip) {
+		return fail(err.Error())
+	}
+
+	opts := w.opts.Engine
+	opts.Dir = dir
+	opts.SessionID = ""
+	if t.Model != "" {
+		opts.Model = t.Model
+	}
+	host, err := engine.NewHost(ctx, opts)
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer host.Close()
+	sess, err := host.Open(ctx, engine.OpenOptions{ID: t.Session, Holder: "openseek worker " + w.opts.Name})
+	if err != nil {
+		return fail(err.Error())
+	}
+
+	// Stream the session's events into the task's subject, pricing usage
+	// as it comes so the cost budget can stop the turn.
+	var (
+		mu        sync.Mutex
+		cost      float64
+		overspent bool
+	)
+	sub := sess.Subscribe(sess.Hub().Head())
+	subj := eventSubject(t.ID)
+	attempt := strconv.Itoa(t.Attempts)
+	pctx, stopPump := context.WithCancel(context.WithoutCancel(ctx))
+	pumped := make(chan struct{})
+	go func() {
+		defer close(pumped)
+		_ = sub.Follow(pctx, func(e engine.Entry) error {
+			m := nats.NewMsg(subj)
+			m.Header.Set(hdrAttempt, attempt)
+			m.Data = e.Line
+			_, _ = w.c.js.PublishMsgAsync(m)
+			if u, ok := e.Event.(protocol.UsageEvent); ok {
+				c, _ := sess.Cost(u.Usage)
+				mu.Lock()
+				cost += c
+				over := t.MaxCost > 0 && cost >= t.MaxCost && !overspent
+				overspent = overspent || over
+				mu.Unlock()
+				if over {
+					sess.CancelAll()
+				}
+			}
+			return nil
+		})
+	}()
+
+	tctx := ctx
+	if !t.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		tctx, cancel = context.WithDeadline(ctx, t.Deadline)
+		defer cancel()
+	}
+	prompt := t.Prompt
+	if resumed {
+		prompt = "This task was interrupted (its worker stopped) and is resumed in the same workspace and session. Check what is already done, then finish it.\n\nThe task: " + t.Prompt
+	}
+	out, perr := sess.Prompt(tctx, protocol.Text(prompt), nil)
+	_ = sess.Close()
+	stopPump()
+	<-pumped
+	sub.Close()
+	select {
+	case <-w.c.js.PublishAsyncComplete():
+	case <-time.After(10 * time.Second):
+	}
+	mu.Lock()
+	spent, over := cost, overspent
+	mu.Unlock()
+	spent = math.Round(spent*1e6) / 1e6
+
+	deadlinePassed := tctx.Err() != nil && ctx.Err() == nil
+	var diff string
+	var lines int
+	var verifyOK *bool
+	if ctx.Err() == nil {
+		dctx := context.WithoutCancel(ctx)
+		diff, lines, _ = changes(dctx, dir, base)
+		if t.Verify != "" && !over && !deadlinePassed {
+			ok, _ := verify(ctx, dir, t.Verify)
+			verifyOK = &ok
+		}
+	}
+	return func(cur *Task) {
+		cur.CostUSD += spent
+		cur.Diff, cur.ChangedLines, cur.VerifyOK = diff, lines, verifyOK
+		switch {
+		case over:
+			cur.State, cur.Error = Failed, fmt.Sprintf("stopped: the cost budget $%g was reached ($%g spent this attempt)", t.MaxCost, spent)
+		case deadlinePassed:
+			cur.State, cur.Error = Failed, "stopped: the deadline "+t.Deadline.Format(time.RFC3339)+" passed"
+		case perr != nil:
+			cur.State, cur.Error = Failed, perr.Error()
+		case !out.OK():
+			cur.State, cur.Error = Failed, fmt.Sprintf("the turn ended %s: %s", out.Kind, out.Answer)
+		default:
+			cur.State, cur.Result, cur.Error = Completed, out.Answer, ""
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package fleet
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxDiff caps the diff kept in a task record (the bucket's values stay
+// small); the workspace keeps the whole change.
+const maxDiff = 64 << 10
+
+// workspace returns the task's own working tree under root, creating it
+// (a detached git worktree of Dir, or a clone of Repo) unless it is there
+// from an earlier attempt (resumed = true). Two tasks never share one.
+func workspace(ctx context.Context, root string, t *Task) (dir, base string, resumed bool, err error) {
+	dir = filepath.Join(root, t.ID)
+	if st, err := os.Stat(filepath.Join(dir, ".git")); err == nil && st != nil {
+		base := t.Base
+		if base == "" {
+			base, _ = git(ctx, dir, "rev-parse", "HEAD")
+		}
+		return dir, base, true, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", "", false, fmt.Errorf("workspace root %s: %w", root, err)
+	}
+	_ = os.RemoveAll(dir) // a half-made workspace of a killed attempt
+	if t.Repo != "" {
+		if _, err := git(ctx, "", "clone", "--quiet", "--", t.Repo, dir); err != nil {
+			return "", "", false, fmt.Errorf("clone %s: %w", t.Repo, err)
+		}
+	} else {
+		st, err := os.Stat(t.Dir)
+		if err != nil || !st.IsDir() {
+			return "", "", false, fmt.Errorf("the task's directory %s does not exist on this worker (it vanished, or the task was added on another machine: use --repo URL there)", t.Dir)
+		}
+		if _, err := git(ctx, t.Dir, "rev-parse", "--verify", "HEAD"); err != nil {
+			return "", "", false, fmt.Errorf("%s is not a git repository with a commit: each task runs in its own git worktree of it (git init && git commit first)", t.Dir)
+		}
+		// --force: a worktree a killed attempt half-made is still registered.
+		if _, err := git(ctx, t.Dir, "worktree", "add", "--force", "--detach", "--quiet", dir, "HEAD"); err != nil {
+			return "", "", false, fmt.Errorf("create a worktree of %s: %w", t.Dir, err)
+		}
+	}
+	base, err = git(ctx, dir, "rev-parse", "HEAD")
+	if err != nil {
+		return "", "", false, err
+	}
+	return dir, base, false, nil
+}
+
+// changes returns the unified diff of the workspace against base
+// (untracked files included, the session directory left out) and the
+// number of lines added plus removed.
+func changes(ctx context.Context, dir, base string) (string, int, error) {
+	if _, err := git(ctx, dir, "add", "-A", "--", ".", ":(exclude).openseek"); err != nil {
+		return "", 0, err
+	}
+	stat, err := git(ctx, dir, "diff", "--cached", "--numstat", base)
+	if err != nil {
+		return "", 0, err
+	}
+	n := 0
+	sc := bufio.NewScanner(strings.NewReader(stat))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 {
+			a, _ := strconv.Atoi(f[0]) // "-" for binary files counts 0
+			d, _ := strconv.Atoi(f[1])
+			n += a + d
+		}
+	}
+	diff, err := git(ctx, dir, "diff", "--cached", base)
+	if err != nil {
+		return "", 0, err
+	}
+	if diff != "" {
+		diff += "\n"
+	}
+	if len(diff) > maxDiff {
+		diff = diff[:maxDiff] + "\n… (diff cut at 64 KiB; the whole change is in " + dir + ")\n"
+	}
+	return diff, n, nil
+}
+
+// verify runs the task's verify command in the workspace; it reports
+// whether it passed and the tail of its output.
+func verify(ctx context.Context, dir, command string) (bool, string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if len(out) > 2000 {
+		out = out[len(out)-2000:]
+	}
+	return err == nil, string(out)
+}
+
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(errb.String()))
+		}
+		return "", fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
