@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/protocol"
@@ -283,5 +287,53 @@ func TestEditResultsCarryADiff(t *testing.T) {
 		if strings.Contains(string(req.Body), "+bye") {
 			t.Error("the diff reached the model")
 		}
+	}
+}
+
+// Closing the terminal (SIGHUP) while a command runs ends the run like
+// SIGTERM: the turn is recorded as interrupted and the command is gone.
+func TestSighupEndsTheRunAndItsCommand(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"sleep 30; echo late >> late.txt"}`}), llmtest.Text("never"))
+	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--session", "hup", "run", "wait")...)
+	cmd.Dir = ws
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"tool_started"`) {
+				close(started)
+				break
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the command never started")
+	}
+	time.Sleep(300 * time.Millisecond) // the shell is running sleep
+	cmd.Process.Signal(syscall.SIGHUP)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit after SIGHUP: %v, want status 1 (not killed by the signal)", err)
+	}
+	show := openseek(t, ws, "", nil, "sessions", "show", "hup", "--format", "text")
+	if !strings.Contains(show.stdout, "■ interrupted") {
+		t.Errorf("the session does not record the interrupted turn:\n%s", show.stdout)
+	}
+	if pids, _ := exec.Command("pgrep", "-f", "sleep 30; echo late").Output(); len(strings.TrimSpace(string(pids))) > 0 {
+		t.Errorf("the command outlived the run: pids %s", pids)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/protocol"
@@ -96,3 +98,5 @@ func TestSignalEndsServingWhileStdinStaysOpen(t *testing.T) {
 		t.Errorf("the running turn was not cancelled: %s", out.names())
 	}
 }
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
