@@ -45,7 +45,7 @@ func (c *cli) openSession(ctx context.Context, host *engine.Host, oo engine.Open
 	if _, err := host.ResolveModel(ctx); err != nil && oo.Model == "" {
 		return nil, err
 	}
-	emit, err := c.sink(format)
+	emit, err := c.sink(format, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +61,8 @@ func (c *cli) openSession(ctx context.Context, host *engine.Host, oo engine.Open
 	if err != nil {
 		return nil, err
 	}
+	// The live line prices usage with the session's model.
+	emit, _ = c.sink(format, s.Cost)
 	pctx, stop := context.WithCancel(context.Background())
 	ls := &localSession{Session: s, sub: s.Subscribe(0), stop: stop, pumped: make(chan struct{}), emit: emit}
 	ls.cond = sync.NewCond(&ls.mu)

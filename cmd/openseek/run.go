@@ -197,10 +197,10 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 
 // sink returns where events go for the chosen output format: readable
 // text (coloured and live only on a terminal that allows it) or JSONL.
-func (c *cli) sink(format string) (func(protocol.Event), error) {
+func (c *cli) sink(format string, cost render.CostFunc) (func(protocol.Event), error) {
 	text := func() func(protocol.Event) {
 		tty := isTerminal(c.stderr)
-		return render.NewText(c.stdout, c.stderr, render.Options{Color: render.ColorAllowed(tty, c.getenv), Live: tty}).Emit
+		return render.NewText(c.stdout, c.stderr, render.Options{Color: render.ColorAllowed(tty, c.getenv), Live: tty, Cost: cost}).Emit
 	}
 	switch format {
 	case "":

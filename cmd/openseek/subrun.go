@@ -140,7 +140,7 @@ func (r kindResult) completed() bool { return !r.model || r.out.OK() }
 // runs in its own git worktree; general runs the task as it is.
 func (c *cli) runKind(ctx context.Context, cmd *cobra.Command, r kindRun) (kindResult, error) {
 	if r.kind == subrun.Echo {
-		emit, err := c.sink(r.format)
+		emit, err := c.sink(r.format, nil)
 		if err != nil {
 			return kindResult{}, err
 		}

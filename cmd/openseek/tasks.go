@@ -263,7 +263,7 @@ func (c *cli) tasksLogsCmd(ff *fleetFlags) *cobra.Command {
 		Short: "Print a task's session events (JSONL, or text); --follow waits for the end",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			emit, err := c.sink(format)
+			emit, err := c.sink(format, nil)
 			if err != nil {
 				return err
 			}

@@ -25,8 +25,9 @@ type Text struct {
 	opts    Options
 	inText  bool // the last thing written was streamed answer text
 	inThink bool
-	said    string // the last complete assistant message
-	state   string // how the turn ended, for the closing line
+	said    string         // the last complete assistant message
+	state   string         // how the turn ended, for the closing line
+	usage   protocol.Usage // the turn so far, for the live line
 
 	running  *runningCall // the tool call shown live, if any
 	stopLive chan struct{}
@@ -37,9 +38,12 @@ type Options struct {
 	// Color allows ANSI styling on info (its stream is a terminal, and
 	// neither NO_COLOR nor TERM=dumb says otherwise).
 	Color bool
-	// Live shows the running tool call with its elapsed time, redrawn in
-	// place (info is a terminal).
+	// Live shows the running tool call with its elapsed time and the
+	// turn's tokens, cache-hit ratio and cost so far, redrawn in place
+	// (info is a terminal).
 	Live bool
+	// Cost prices usage for the live line; nil shows no cost.
+	Cost CostFunc
 }
 
 type runningCall struct {
@@ -129,6 +133,8 @@ func (t *Text) Emit(e protocol.Event) {
 		t.endThink()
 		t.breakLine()
 		fmt.Fprintf(t.info, "» %s\n", e.Content)
+	case protocol.UsageEvent:
+		t.usage = t.usage.Add(e.Usage)
 	case protocol.AgentFinished:
 		t.endThink()
 		// An answer given through the finish tool was not streamed.
@@ -161,7 +167,7 @@ func (t *Text) Emit(e protocol.Event) {
 			cost = fmt.Sprintf("cost $%.4f", *e.CostUSD)
 		}
 		fmt.Fprintf(t.info, "— %s · %d steps · %s · %s · %s\n", state, e.Steps, UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond)
-		t.state = ""
+		t.state, t.usage = "", protocol.Usage{}
 	case protocol.AutoCompactionStarted:
 		fmt.Fprintf(t.info, "summarising events %d..%d to stay within the context window\n", e.FromSequence, e.ToSequence)
 	case protocol.CompactionFinished:
@@ -221,7 +227,16 @@ func (t *Text) drawLive() {
 		return
 	}
 	secs := int(time.Since(t.running.start).Seconds())
-	fmt.Fprintf(t.info, "\r\x1b[K⋯ %s (%ds)", t.running.label, secs)
+	status := ""
+	if u := t.usage; u.PromptTokens > 0 {
+		status = fmt.Sprintf(" · %d tokens, %.0f%% cached", u.PromptTokens+u.CompletionTokens, 100*float64(u.PromptCacheHitTokens)/float64(u.PromptTokens))
+		if t.opts.Cost != nil {
+			if usd, ok := t.opts.Cost(u); ok {
+				status += fmt.Sprintf(", $%.4f", usd)
+			}
+		}
+	}
+	fmt.Fprintf(t.info, "\r\x1b[K⋯ %s (%ds)%s", t.running.label, secs, status)
 }
 
 // clearLive erases the running call's line.
