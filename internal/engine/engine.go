@@ -596,3 +596,16 @@ func (e *Engine) Close() error {
 	e.cleanup = nil
 	return nil
 }
+
+// JobOutput is the tail of a background job's output (the window the
+// job_output tool shows), for clients that show jobs.
+func (e *Engine) JobOutput(id string) (string, error) {
+	v, err := e.jobs.Output(id, nil, jobs.DefaultWindow)
+	if err != nil {
+		return "", err
+	}
+	if v.Truncated {
+		return fmt.Sprintf("… (%d of %d characters shown)\n%s", v.Shown, v.Total, v.Text), nil
+	}
+	return v.Text, nil
+}

@@ -49,3 +49,9 @@ type Conn interface {
 	// Close lets go of the session.
 	Close() error
 }
+
+// JobOutputs is offered by connections that can read a background job's
+// output (the in-process one); /jobs output shows it.
+type JobOutputs interface {
+	JobOutput(id string) (string, error)
+}

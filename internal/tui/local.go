@@ -87,3 +87,6 @@ func (c *localConn) Close() error {
 	}
 	return err
 }
+
+// JobOutput reads the tail of a background job's output.
+func (c *localConn) JobOutput(id string) (string, error) { return c.s.Engine().JobOutput(id) }

@@ -108,3 +108,46 @@ func TestLocalBackend(t *testing.T) {
 	}
 	m.Close()
 }
+
+// /jobs output shows a background job's output text, read in process.
+func TestJobsOutputShowsTheText(t *testing.T) {
+	dir := t.TempDir()
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "j", Name: "shell", Args: `{"cmd":"echo from-the-job; sleep 30","background":true}`}),
+		llmtest.Text("started it"),
+	)
+	b := &Local{Host: realHost(t, dir, srv), Holder: "test"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := b.Open(ctx, OpenRequest{ID: "jobs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	m := New(ctx, b, conn, Options{NoColor: true, Approval: "always"})
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 40})
+	press(m, "start a job", "enter")
+	run(t, m, nil)
+	lc := conn.(*localConn)
+	jobs := lc.s.Engine().Jobs()
+	if len(jobs) != 1 {
+		t.Fatalf("jobs: %+v", jobs)
+	}
+	id := jobs[0].ID
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if out, _ := lc.JobOutput(id); strings.Contains(out, "from-the-job") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job never wrote its output")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	m.slash("/jobs output " + id)
+	msg := m.pump()().(eventsMsg)
+	m.Update(msg)
+	if s := screen(m); !strings.Contains(s, "from-the-job") {
+		t.Errorf("/jobs output does not show the text:\n%s", s)
+	}
+}

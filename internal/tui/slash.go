@@ -260,7 +260,15 @@ func (m *Model) showJobs(s protocol.JobsSnapshot) {
 	if s.RequestID == "tui-jobs-output" {
 		for _, j := range s.Jobs {
 			if j.ID == m.wantOutput {
-				m.tr.add(&textBlock{kind: kindNote, text: jobOutput(j)})
+				text := jobOutput(j)
+				if jo, ok := m.conn.(JobOutputs); ok {
+					if out, err := jo.JobOutput(j.ID); err != nil {
+						text += "\n  cannot read its output: " + err.Error()
+					} else {
+						text += "\n" + out
+					}
+				}
+				m.tr.add(&textBlock{kind: kindNote, text: text})
 				return
 			}
 		}

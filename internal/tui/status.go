@@ -105,6 +105,5 @@ func jobOutput(j protocol.JobRecord) string {
 	if j.OutputError != nil {
 		b.WriteString("\n  output error: " + *j.OutputError)
 	}
-	b.WriteString("\n  ask the agent to read it with its job tools for the full text")
 	return b.String()
 }
