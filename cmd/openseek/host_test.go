@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"io"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
