@@ -21,6 +21,32 @@ type Files struct {
 	// Check is asked once for every absolute path the patch will create,
 	// change or delete, before anything is written; nil allows all.
 	Check func(abs string) error
+	// FS reads and writes the files; nil uses the operating system's
+	// calls directly. A file tool gives one that cannot be led outside
+	// the workspace by a symlink swapped in mid-way (os.Root).
+	FS FS
+}
+
+// FS is the file operations a patch needs, on absolute paths.
+type FS interface {
+	Stat(abs string) (iofs.FileInfo, error)
+	ReadFile(abs string) ([]byte, error)
+	MkdirAll(abs string) error
+	// WriteAtomic replaces abs with data (a temporary file renamed over
+	// it), so a reader sees the old content or the new.
+	WriteAtomic(abs string, data []byte, mode iofs.FileMode) error
+	Remove(abs string) error
+}
+
+// osFS is FS on the operating system's calls.
+type osFS struct{}
+
+func (osFS) Stat(abs string) (iofs.FileInfo, error) { return os.Stat(abs) }
+func (osFS) ReadFile(abs string) ([]byte, error)    { return os.ReadFile(abs) }
+func (osFS) MkdirAll(abs string) error              { return os.MkdirAll(abs, 0o755) }
+func (osFS) Remove(abs string) error                { return os.Remove(abs) }
+func (osFS) WriteAtomic(abs string, data []byte, mode iofs.FileMode) error {
+	return writeAtomic(abs, data, mode)
 }
 
 // Change is what happened, or will happen, to one file.
@@ -49,6 +75,7 @@ type file struct {
 type Plan struct {
 	files map[string]*file
 	order []string // absolute paths in the order the patch touches them
+	fs    FS
 }
 
 // HunkError is a hunk that cannot be applied: it names the hunk's file,
@@ -75,7 +102,10 @@ func (p *Patch) Plan(fsys Files) (*Plan, error) {
 	if len(p.Hunks) == 0 {
 		return nil, &ParseError{Msg: "the patch has no hunks; no files were modified"}
 	}
-	pl := &Plan{files: map[string]*file{}}
+	pl := &Plan{files: map[string]*file{}, fs: fsys.FS}
+	if pl.fs == nil {
+		pl.fs = osFS{}
+	}
 	for i, h := range p.Hunks {
 		if err := pl.hunk(fsys, h, i); err != nil {
 			return nil, err
@@ -104,7 +134,7 @@ func (pl *Plan) load(abs, display string, order int) (*file, error) {
 		return f, nil
 	}
 	f := &file{display: display, order: order, mode: 0o644, origMode: 0o644}
-	fi, err := os.Stat(abs)
+	fi, err := pl.fs.Stat(abs)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
 	case err != nil:
@@ -114,7 +144,7 @@ func (pl *Plan) load(abs, display string, order int) (*file, error) {
 	case !fi.Mode().IsRegular():
 		return nil, errors.New("is not a regular file")
 	default:
-		b, err := os.ReadFile(abs)
+		b, err := pl.fs.ReadFile(abs)
 		if err != nil {
 			return nil, err
 		}
@@ -212,9 +242,9 @@ func (pl *Plan) Commit() error {
 		for _, abs := range slices.Backward(done) {
 			f := pl.files[abs]
 			if f.origExists {
-				_ = writeAtomic(abs, f.orig, f.origMode)
+				_ = pl.fs.WriteAtomic(abs, f.orig, f.origMode)
 			} else {
-				_ = os.Remove(abs)
+				_ = pl.fs.Remove(abs)
 			}
 		}
 	}
@@ -223,11 +253,11 @@ func (pl *Plan) Commit() error {
 		if !f.changed() || !f.exists {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		if err := pl.fs.MkdirAll(filepath.Dir(abs)); err != nil {
 			rollback()
 			return fmt.Errorf("%s: create its directory: %s", f.display, describe(err))
 		}
-		if err := writeAtomic(abs, f.content, f.mode); err != nil {
+		if err := pl.fs.WriteAtomic(abs, f.content, f.mode); err != nil {
 			rollback()
 			return fmt.Errorf("%s: write: %s", f.display, describe(err))
 		}
@@ -238,7 +268,7 @@ func (pl *Plan) Commit() error {
 		if !f.changed() || f.exists {
 			continue
 		}
-		if err := os.Remove(abs); err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		if err := pl.fs.Remove(abs); err != nil && !errors.Is(err, iofs.ErrNotExist) {
 			rollback()
 			return fmt.Errorf("%s: delete: %s", f.display, describe(err))
 		}

@@ -54,6 +54,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 		call(t, Write(), env, map[string]any{"path": fmt.Sprintf("d/new-%d.txt", i), "content": "pwned\n"})
 		call(t, Edit(), env, map[string]any{"path": "d/f.txt", "old_string": "inside", "new_string": "pwned"})
 		call(t, Remove(), env, map[string]any{"path": victim, "reason": "race"})
+		call(t, ApplyPatch(), env, map[string]any{"input": fmt.Sprintf("*** Begin Patch\n*** Add File: d/patched-%d.txt\n+pwned\n*** Update File: d/f.txt\n@@\n-inside\n+pwned\n*** End Patch", i)})
 	}
 	stop.Store(true)
 	wg.Wait()

@@ -153,3 +153,15 @@ func fileMode(env *tool.Env, real string) iofs.FileMode {
 	}
 	return fi.Mode().Perm()
 }
+
+// rootFS is patch.FS through the workspace's roots: apply_patch reads and
+// writes like every other file tool, immune to a symlink swapped in.
+type rootFS struct{ env *tool.Env }
+
+func (r rootFS) Stat(abs string) (iofs.FileInfo, error) { return safeStat(r.env, abs) }
+func (r rootFS) ReadFile(abs string) ([]byte, error)    { return safeReadFile(r.env, abs) }
+func (r rootFS) MkdirAll(abs string) error              { return safeMkdirAll(r.env, abs) }
+func (r rootFS) Remove(abs string) error                { return safeRemove(r.env, abs) }
+func (r rootFS) WriteAtomic(abs string, data []byte, mode iofs.FileMode) error {
+	return writeAtomic(r.env, abs, data, mode)
+}
