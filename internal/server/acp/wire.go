@@ -1,13 +1,13 @@
 package acp
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/openseek/openseek/internal/server/lineio"
 )
 
 // MaxLine is the longest JSON-RPC message read (images travel inline);
@@ -35,41 +35,40 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // invalid-request error too. The connection stays up either way. It
 // returns when in ends (nil at EOF) or the SDK stops reading.
 func filter(in io.Reader, pw *io.PipeWriter, out io.Writer) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			buf = append(buf, chunk...)
-			if len(buf) > MaxLine {
-				tooLong, buf = true, buf[:0]
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		var werr error
+	err := lineio.Read(in, MaxLine, func(line []byte, tooLong bool) error {
 		if tooLong {
 			reject(out, nil, -32600, "Invalid request", fmt.Sprintf("message longer than %d bytes; skipped", MaxLine))
-		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
-			if id, code, msg, detail := check(line); code != 0 {
-				reject(out, id, code, msg, detail)
-			} else {
-				_, werr = pw.Write(append(line, '\n'))
-			}
+			return nil
 		}
-		buf, tooLong = buf[:0], false
-		switch {
-		case werr != nil:
-			return werr
-		case errors.Is(err, io.EOF):
-			return pw.Close()
-		case err != nil:
-			_ = pw.CloseWithError(err)
-			return fmt.Errorf("read requests: %w", err)
+		if id, code, msg, detail := check(line); code != 0 {
+			reject(out, id, code, msg, detail)
+			return nil
 		}
+		_, werr := pw.Write(append(line, '\n'))
+		return writeErr{werr}.orNil()
+	})
+	var we writeErr
+	switch {
+	case errors.As(err, &we):
+		return we.err
+	case err != nil:
+		_ = pw.CloseWithError(err)
+		return fmt.Errorf("read requests: %w", err)
 	}
+	return pw.Close()
+}
+
+// writeErr marks a failed write to the SDK (it stopped reading), which
+// ends filtering without closing the pipe with an error.
+type writeErr struct{ err error }
+
+func (w writeErr) Error() string { return w.err.Error() }
+
+func (w writeErr) orNil() error {
+	if w.err == nil {
+		return nil
+	}
+	return w
 }
 
 // check says whether line is a message the SDK can route; when not, it

@@ -13,7 +13,6 @@
 package stdio
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/server/lineio"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -107,41 +107,16 @@ func (l *lineWriter) write(line []byte) error {
 // readLines sends each non-blank line of in to lines and reports
 // command_error for over-long ones.
 func readLines(in io.Reader, lines chan<- []byte, w *lineWriter) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			buf = append(buf, chunk...)
-			if len(buf) > MaxLine {
-				tooLong, buf = true, buf[:0]
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
+	err := lineio.Read(in, MaxLine, func(line []byte, tooLong bool) error {
 		if tooLong {
 			w.event(protocol.CommandError{Error: fmt.Sprintf("command line longer than %d bytes; skipped", MaxLine)})
-		} else if line := trimSpace(buf); len(line) > 0 {
+		} else {
 			lines <- append([]byte(nil), line...)
 		}
-		buf, tooLong = buf[:0], false
-		switch {
-		case errors.Is(err, io.EOF):
-			return nil
-		case err != nil:
-			return fmt.Errorf("read commands: %w", err)
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read commands: %w", err)
 	}
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
-		b = b[:len(b)-1]
-	}
-	return b
+	return nil
 }
