@@ -90,18 +90,15 @@ func spawn(spec Spec, f *os.File) (*Process, error) {
 	cmd.Env = append(childEnv(spec.Sandbox, spec.Secrets), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	name := cmd.Path
-	if spec.Sandbox != nil {
-		// The wrapper execs the command, so the pid and process group
-		// below are the command's own.
-		if err := spec.Sandbox.Wrap(cmd); err != nil {
-			pr.Close()
-			pw.Close()
-			out.remove()
-			return nil, fmt.Errorf("run in the sandbox: %w", err)
-		}
-	}
 	started := time.Now()
-	if err := cmd.Start(); err != nil {
+	if spec.Sandbox != nil {
+		// The sandbox's supervisor leads the command's process group, so
+		// the pid and group below are signalled as the command's own.
+		err = spec.Sandbox.Start(cmd)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		out.remove()

@@ -40,6 +40,7 @@ func Main() {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	if err := runChild(data, os.Args[1:], sigs); err != nil {
+		reportSpare(spareFailed, err.Error())
 		fmt.Fprintf(os.Stderr, "openseek sandbox: %v; the command was not run\n", err)
 		os.Exit(exitSetupFailed)
 	}
@@ -55,7 +56,9 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if err := json.Unmarshal([]byte(data), &pl); err != nil {
 		return fmt.Errorf("decode policy: %w", err)
 	}
-	if len(argv) == 0 || pl.Path == "" {
+	if pl.Spare {
+		spareMode = true
+	} else if len(argv) == 0 || pl.Path == "" {
 		return errors.New("no command to run")
 	}
 	pol, err := pl.Policy.validate()
@@ -115,7 +118,10 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if err := loadSeccomp(pl.Seccomp); err != nil {
 		return err
 	}
-	return supervise(pl.Path, argv, cacheEnv(os.Environ(), pol.CacheDir), sigs)
+	if pl.Spare {
+		return serveSpare(pol, sigs)
+	}
+	return supervise(pl.Path, argv, cacheEnv(os.Environ(), pol.CacheDir), []*os.File{os.Stdin, os.Stdout, os.Stderr}, nil, sigs)
 }
 
 // supervise starts the command from this (locked) thread and reaps every
@@ -125,7 +131,9 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 // Afterwards the caller signals the whole process group, which the
 // command shares, so caught signals are only kept from killing this
 // process before the command.
-func supervise(path string, argv, env []string, sigs <-chan os.Signal) error {
+// files are the command's stdin, stdout and stderr; started, when not
+// nil, is told once the command runs.
+func supervise(path string, argv, env []string, files []*os.File, started func(), sigs <-chan os.Signal) error {
 	select {
 	case s := <-sigs:
 		os.Exit(128 + int(s.(syscall.Signal)))
@@ -137,10 +145,13 @@ func supervise(path string, argv, env []string, sigs <-chan os.Signal) error {
 	}()
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Env:   env,
-		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Files: files,
 	})
 	if err != nil {
 		return fmt.Errorf("exec %s: %w", path, err)
+	}
+	if started != nil {
+		started()
 	}
 	for {
 		var ws syscall.WaitStatus

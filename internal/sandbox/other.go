@@ -22,3 +22,12 @@ func Main() {}
 
 // Try fails: the sandbox needs Linux.
 func (p Policy) Try(ctx context.Context) error { return p.Wrap(nil) }
+
+// Start fails: the sandbox needs Linux.
+func (p Policy) Start(cmd *exec.Cmd) error { return p.Wrap(cmd) }
+
+// Prepare fails: the sandbox needs Linux.
+func (p Policy) Prepare() error { return p.Wrap(nil) }
+
+// DropSpares does nothing outside Linux.
+func DropSpares() {}
