@@ -109,28 +109,30 @@ type Options struct {
 
 // Engine is one session's runtime.
 type Engine struct {
-	opts      Options
-	log       agent.Log
-	writer    *session.Writer // nil with NoSession
-	agent     *agent.Agent
-	jobs      *jobs.Manager
-	env       *tool.Env
-	tools     *tool.Registry
-	id        string
-	root      string
-	model     string
-	provider  llm.Provider
-	window    int
-	price     llm.Price
-	sys       string
-	memory    string // project memory (AGENTS.md), read once, shared with sub-agents
-	hooks     *hookAdapter
-	base      *tool.Registry // the tools without the agent tool
-	broker    *policy.Broker // pending approvals (--approval ask)
-	mcp       *mcp.Manager
-	subagents []agents.Agent
-	children  childCounter
-	cleanup   []func()
+	opts Options
+	// sandboxReady delivers the sandbox probe's outcome (see setupSafety).
+	sandboxReady <-chan error
+	log          agent.Log
+	writer       *session.Writer // nil with NoSession
+	agent        *agent.Agent
+	jobs         *jobs.Manager
+	env          *tool.Env
+	tools        *tool.Registry
+	id           string
+	root         string
+	model        string
+	provider     llm.Provider
+	window       int
+	price        llm.Price
+	sys          string
+	memory       string // project memory (AGENTS.md), read once, shared with sub-agents
+	hooks        *hookAdapter
+	base         *tool.Registry // the tools without the agent tool
+	broker       *policy.Broker // pending approvals (--approval ask)
+	mcp          *mcp.Manager
+	subagents    []agents.Agent
+	children     childCounter
+	cleanup      []func()
 
 	starting  turnStart  // a turn's snapshot in progress (Cancel reaches it)
 	mu        sync.Mutex // guards the goal's auto-continuation state
@@ -361,6 +363,10 @@ func New(o Options) (*Engine, error) {
 		Budget:   budget,
 	})
 	e.window = window
+	if err := e.waitSandbox(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	if !o.NoSession {
 		ws := dir
 		o.Emit(protocol.SessionStarted{Session: e.id, SessionRoot: o.SessionRoot, WorkspaceRoot: &ws})

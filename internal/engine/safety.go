@@ -86,11 +86,26 @@ func (e *Engine) setupSafety() error {
 		return &ErrNoSandbox{Problems: problems}
 	}
 	// The probes can pass while the sandbox still cannot be built (an
-	// ordinary user once got "ok" and no command ran): build one.
-	if err := sp.Try(context.Background()); err != nil {
+	// ordinary user once got "ok" and no command ran): build the sandbox
+	// helper commands will use and run a command in it — while the rest
+	// of the engine is set up; New waits for the outcome.
+	ready := make(chan error, 1)
+	go func() { ready <- sp.Prepare() }()
+	e.sandboxReady = ready
+	e.env.Sandbox = &sp
+	return nil
+}
+
+// waitSandbox waits for the sandbox probe setupSafety started, if any.
+func (e *Engine) waitSandbox() error {
+	if e.sandboxReady == nil {
+		return nil
+	}
+	err := <-e.sandboxReady
+	e.sandboxReady = nil
+	if err != nil {
 		return &ErrNoSandbox{Problems: []string{"Building the sandbox and running a command in it failed: " + err.Error()}}
 	}
-	e.env.Sandbox = &sp
 	return nil
 }
 

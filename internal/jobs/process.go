@@ -43,7 +43,7 @@ type Spec struct {
 // backgrounded.
 type Process struct {
 	spec    Spec
-	cmd     *exec.Cmd
+	waitFor func() (int, error) // waits for the command; its status
 	out     *spool
 	pgid    int
 	started time.Time
@@ -91,12 +91,21 @@ func spawn(spec Spec, f *os.File) (*Process, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	name := cmd.Path
 	started := time.Now()
+	var pid int
+	var waitFor func() (int, error)
 	if spec.Sandbox != nil {
 		// The sandbox's supervisor leads the command's process group, so
-		// the pid and group below are signalled as the command's own.
-		err = spec.Sandbox.Start(cmd)
-	} else {
-		err = cmd.Start()
+		// the pid below is signalled as the command's own.
+		var sp *sandbox.Process
+		if sp, err = spec.Sandbox.Start(cmd); err == nil {
+			pid, waitFor = sp.Pid(), sp.Wait
+		}
+	} else if err = cmd.Start(); err == nil {
+		pid = cmd.Process.Pid
+		waitFor = func() (int, error) {
+			err := cmd.Wait()
+			return exitCode(cmd.ProcessState, err), nil
+		}
 	}
 	if err != nil {
 		pr.Close()
@@ -109,7 +118,7 @@ func spawn(spec Spec, f *os.File) (*Process, error) {
 	}
 	pw.Close()
 	p := &Process{
-		spec: spec, cmd: cmd, out: out, pgid: cmd.Process.Pid,
+		spec: spec, waitFor: waitFor, out: out, pgid: pid,
 		started: started, done: make(chan struct{}),
 	}
 	readerDone := make(chan struct{})
@@ -157,8 +166,8 @@ func (p *Process) copyOutput(pr *os.File, readerDone chan<- struct{}) {
 }
 
 func (p *Process) wait(pr *os.File, readerDone <-chan struct{}) {
-	err := p.cmd.Wait()
-	p.exitCode = exitCode(p.cmd.ProcessState, err)
+	code, sandboxErr := p.waitFor()
+	p.exitCode = code
 	t := time.NewTimer(drainGrace)
 	select {
 	case <-readerDone:
@@ -167,6 +176,10 @@ func (p *Process) wait(pr *os.File, readerDone <-chan struct{}) {
 	t.Stop()
 	pr.Close() // unblocks the reader if a descendant still holds the pipe
 	<-readerDone
+	if sandboxErr != nil {
+		// The sandbox itself died: say so after what the command wrote.
+		p.out.write([]byte("\n[openseek] "+sandboxErr.Error()+"\n"), time.Now())
+	}
 	p.out.finish()
 	close(p.done)
 }

@@ -40,7 +40,7 @@ func Main() {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	if err := runChild(data, os.Args[1:], sigs); err != nil {
-		reportSpare(spareFailed, err.Error())
+		reportHelper(helperFailed, err.Error())
 		fmt.Fprintf(os.Stderr, "openseek sandbox: %v; the command was not run\n", err)
 		os.Exit(exitSetupFailed)
 	}
@@ -56,8 +56,8 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if err := json.Unmarshal([]byte(data), &pl); err != nil {
 		return fmt.Errorf("decode policy: %w", err)
 	}
-	if pl.Spare {
-		spareMode = true
+	if pl.Helper {
+		helperMode = true
 	} else if len(argv) == 0 || pl.Path == "" {
 		return errors.New("no command to run")
 	}
@@ -106,6 +106,9 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 			return fmt.Errorf("re-enter working directory: %w", err)
 		}
 	}
+	if pl.Helper {
+		return serveHelper(pol, pl.Seccomp)
+	}
 	if err := restrictWrites(pol); err != nil {
 		return err
 	}
@@ -118,10 +121,7 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if err := loadSeccomp(pl.Seccomp); err != nil {
 		return err
 	}
-	if pl.Spare {
-		return serveSpare(pol, sigs)
-	}
-	return supervise(pl.Path, argv, cacheEnv(os.Environ(), pol.CacheDir), []*os.File{os.Stdin, os.Stdout, os.Stderr}, nil, sigs)
+	return supervise(pl.Path, argv, cacheEnv(os.Environ(), pol.CacheDir), sigs)
 }
 
 // supervise starts the command from this (locked) thread and reaps every
@@ -131,9 +131,7 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 // Afterwards the caller signals the whole process group, which the
 // command shares, so caught signals are only kept from killing this
 // process before the command.
-// files are the command's stdin, stdout and stderr; started, when not
-// nil, is told once the command runs.
-func supervise(path string, argv, env []string, files []*os.File, started func(), sigs <-chan os.Signal) error {
+func supervise(path string, argv, env []string, sigs <-chan os.Signal) error {
 	select {
 	case s := <-sigs:
 		os.Exit(128 + int(s.(syscall.Signal)))
@@ -145,13 +143,10 @@ func supervise(path string, argv, env []string, files []*os.File, started func()
 	}()
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Env:   env,
-		Files: files,
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 	})
 	if err != nil {
 		return fmt.Errorf("exec %s: %w", path, err)
-	}
-	if started != nil {
-		started()
 	}
 	for {
 		var ws syscall.WaitStatus
@@ -245,17 +240,37 @@ func readOnly(path string) error {
 // terminal (TIOCSTI) through /dev/tty.
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
-// restrictWrites confines this thread and what it starts with Landlock:
-// everything readable and executable, writes only in the workspace, the
-// writable roots and a few device files; no signals to or abstract
-// sockets of processes outside the sandbox.
+// restrictWrites confines this thread and what it starts with Landlock
+// (see writeRuleset).
 func restrictWrites(p Policy) error {
+	fd, flags, err := writeRuleset(p)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	// Only this thread is restricted (which spares a signal round to
+	// every thread of the process): the command is started from it and
+	// inherits its domain; the other threads never run user code.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	return nil
+}
+
+// writeRuleset is the Landlock ruleset of p: everything readable and
+// executable, writes only in the workspace, the writable roots and a few
+// device files; no signals to or abstract sockets of processes outside
+// the sandbox. The caller closes the descriptor.
+func writeRuleset(p Policy) (fd int, flags uint32, err error) {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
-		return errors.New("the kernel has no Landlock, so writes cannot be limited to the workspace")
+		return -1, 0, errors.New("the kernel has no Landlock, so writes cannot be limited to the workspace")
 	}
 	if _, err := os.Stat(p.Workspace); err != nil {
-		return fmt.Errorf("workspace: %w", err)
+		return -1, 0, fmt.Errorf("workspace: %w", err)
 	}
 	cfg := landlock.Config{
 		HandledAccessFS: landlock.V7.HandledAccessFS,
@@ -279,24 +294,14 @@ func restrictWrites(p Policy) error {
 	if len(writable) > 0 {
 		rules = append(rules, landlock.RWDirs(writable...).WithRefer().IgnoreIfMissing())
 	}
-	// Only this thread is restricted (which spares a signal round to
-	// every thread of the process): the command is started from it and
-	// inherits its domain; the other threads never run user code.
-	fd, flags, err := cfg.NewRulesetFD(rules...)
+	fd, flags, err = cfg.NewRulesetFD(rules...)
 	if err != nil {
-		return fmt.Errorf("landlock: %w", err)
+		return -1, 0, fmt.Errorf("landlock: %w", err)
 	}
 	if fd < 0 {
-		return errors.New("landlock: the kernel enforces none of the rules")
+		return -1, 0, errors.New("landlock: the kernel enforces none of the rules")
 	}
-	defer unix.Close(fd)
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock: %w", err)
-	}
-	return nil
+	return fd, flags, nil
 }
 
 // privateRuntimeDirs mounts an empty tmpfs over /run, /var/run (when it is
@@ -452,8 +457,13 @@ func privateCaches(p Policy) (Policy, error) {
 // first, read-only, through a file:// proxy), npm's cache and the XDG
 // cache (pip and most others).
 func cacheEnv(env []string, dir string) []string {
+	return withVars(env, cacheVars(dir))
+}
+
+// cacheVars are the variables cacheEnv sets, as sorted NAME=value.
+func cacheVars(dir string) []string {
 	if dir == "" {
-		return env
+		return nil
 	}
 	proxy := os.Getenv("GOPROXY")
 	if proxy == "" {
@@ -472,15 +482,30 @@ func cacheEnv(env []string, dir string) []string {
 		"npm_config_cache": filepath.Join(dir, "npm"),
 		"XDG_CACHE_HOME":   filepath.Join(dir, "xdg"),
 	}
-	out := make([]string, 0, len(env)+len(set))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if _, ok := set[name]; !ok {
-			out = append(out, kv)
-		}
-	}
+	out := make([]string, 0, len(set))
 	for _, name := range slices.Sorted(maps.Keys(set)) {
 		out = append(out, name+"="+set[name])
 	}
 	return out
+}
+
+// withVars is env with vars (NAME=value) replacing any entries of the
+// same names.
+func withVars(env, vars []string) []string {
+	if len(vars) == 0 {
+		return env
+	}
+	names := make(map[string]bool, len(vars))
+	for _, kv := range vars {
+		name, _, _ := strings.Cut(kv, "=")
+		names[name] = true
+	}
+	out := make([]string, 0, len(env)+len(vars))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !names[name] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, vars...)
 }

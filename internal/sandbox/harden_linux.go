@@ -104,12 +104,22 @@ func loadFilter(filter []unix.SockFilter) error {
 	return nil
 }
 
-// loadNativeArchOnly installs a three-instruction filter: the native
-// architecture passes on to the next filter, any other gets ENOSYS.
+// loadNativeArchOnly installs nativeArchFilter.
 func loadNativeArchOnly() error {
+	filter, err := nativeArchFilter()
+	if err != nil || filter == nil {
+		return err
+	}
+	return loadFilter(filter)
+}
+
+// nativeArchFilter is a three-instruction filter: the native architecture
+// passes on to the next filter, any other gets ENOSYS. It is nil for an
+// architecture without a second system call gate.
+func nativeArchFilter() ([]unix.SockFilter, error) {
 	native, ok := auditArch()
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	prog, err := bpf.Assemble([]bpf.Instruction{
 		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
@@ -118,13 +128,13 @@ func loadNativeArchOnly() error {
 		bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	filter := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
 		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
-	return loadFilter(filter)
+	return filter, nil
 }
 
 // dropCapabilities leaves the calling thread, and everything it starts,

@@ -23,11 +23,20 @@ func Main() {}
 // Try fails: the sandbox needs Linux.
 func (p Policy) Try(ctx context.Context) error { return p.Wrap(nil) }
 
+// Process is a command started in the sandbox; there is none here.
+type Process struct{}
+
+// Pid is 0: nothing runs.
+func (p *Process) Pid() int { return 0 }
+
+// Wait fails: the sandbox needs Linux.
+func (p *Process) Wait() (int, error) { return -1, (Policy{}).Wrap(nil) }
+
 // Start fails: the sandbox needs Linux.
-func (p Policy) Start(cmd *exec.Cmd) error { return p.Wrap(cmd) }
+func (p Policy) Start(cmd *exec.Cmd) (*Process, error) { return nil, p.Wrap(cmd) }
 
 // Prepare fails: the sandbox needs Linux.
 func (p Policy) Prepare() error { return p.Wrap(nil) }
 
-// DropSpares does nothing outside Linux.
-func DropSpares() {}
+// Shutdown does nothing outside Linux.
+func Shutdown() {}

@@ -31,9 +31,9 @@ type payload struct {
 	Path   string `json:"path"` // the real command's executable
 	// Seccomp is the assembled filter (see seccompProgram).
 	Seccomp []unix.SockFilter `json:"seccomp"`
-	// Spare asks for a sandbox built ahead of its command, which arrives
-	// later over the control socket at spareFD (see warm_linux.go).
-	Spare bool `json:"spare,omitempty"`
+	// Helper asks for a sandbox that runs many commands, which arrive
+	// over the control socket at helperFD (see helper_linux.go).
+	Helper bool `json:"helper,omitempty"`
 }
 
 // Wrap rewrites cmd, not yet started, to run inside the sandbox: it starts

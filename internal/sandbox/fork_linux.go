@@ -1,0 +1,327 @@
+package sandbox
+
+import (
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The helper (helper_linux.go) starts each command without starting this
+// program again: it forks itself. Go cannot run ordinary code in a forked
+// child — only the forking thread exists there, so the scheduler, the
+// garbage collector and the signal handlers must never run — so the
+// child's work is done by the functions below, which, like the standard
+// library's own fork and exec, make raw system calls only: they are
+// nosplit (the stack never grows; the linker checks the frames fit), do
+// not allocate or write pointers, and run with every signal blocked.
+// Everything they need is prepared beforehand in a forkPlan.
+//
+// The forked child is the command's supervisor: the init of a new PID
+// namespace, in a new mount namespace with its own /proc. It confines
+// itself (no_new_privs, Landlock, no capabilities, seccomp), forks the
+// command, and reaps until the command ends, then exits with its status;
+// the kernel ends whatever the command left behind.
+
+// forkPlan is what a forked supervisor and its command need, as raw
+// pointers and numbers into memory the parent keeps alive.
+type forkPlan struct {
+	procSrc, procDir, procType *byte // "proc", "/proc", "proc"
+	dir                        *byte // the command's working directory
+	ruleset, rulesetFlags      uintptr
+	capHdr                     *unix.CapUserHeader
+	capData                    *[2]unix.CapUserData
+	archFilter, filter         *unix.SockFprog
+	path                       *byte
+	argv, envv                 **byte
+	stdio                      [3]uintptr
+	// status is the command's status socket, started the message that
+	// tells the parent the supervisor runs (the kernel adds its pid).
+	status  uintptr
+	started *unix.Msghdr
+	// failure messages, written to the command's stderr before exit 126
+	msgs [failSteps]*failMsg
+}
+
+// failMsg is a prepared failure message.
+type failMsg struct {
+	p *byte
+	n uintptr
+}
+
+func newFailMsg(text string) *failMsg {
+	b := []byte(text)
+	return &failMsg{p: &b[0], n: uintptr(len(b))}
+}
+
+// The steps a supervisor can fail at, indexing forkPlan.msgs.
+const (
+	failSetpgid = iota
+	failMountProc
+	failChdir
+	failNoNewPrivs
+	failLandlock
+	failCapabilities
+	failSeccomp
+	failFork
+	failExec
+	failSteps
+)
+
+var failText = [failSteps]string{
+	failSetpgid:      "make a process group",
+	failMountProc:    "mount /proc",
+	failChdir:        "enter the working directory",
+	failNoNewPrivs:   "set no_new_privs",
+	failLandlock:     "apply Landlock",
+	failCapabilities: "drop capabilities",
+	failSeccomp:      "load the seccomp filter",
+	failFork:         "start the command",
+	failExec:         "exec the command",
+}
+
+// securebits the supervisor sets and locks (see dropCapabilities).
+const lockedSecurebits = 1<<0 | 1<<1 | 1<<2 | 1<<3 | 1<<5 | 1<<6 | 1<<7
+
+// newPlan prepares the raw form of one command for a supervisor.
+func newPlan(c *helperConfig, path string, argv, env []string, dir string, stdio [3]int, status int) (*forkPlan, error) {
+	msg := []byte(helperStarted)
+	iov := &unix.Iovec{Base: &msg[0]}
+	iov.SetLen(len(msg))
+	hdr := &unix.Msghdr{Iov: iov}
+	hdr.SetIovlen(1)
+	pl := &forkPlan{
+		status: uintptr(status), started: hdr,
+		ruleset: uintptr(c.ruleset), rulesetFlags: uintptr(c.rulesetFlags), capHdr: &c.capHdr, capData: &c.capData,
+		archFilter: c.archFilter, filter: c.filter,
+		stdio: [3]uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])},
+	}
+	var err error
+	if pl.procSrc, err = syscall.BytePtrFromString("proc"); err != nil {
+		return nil, err
+	}
+	pl.procType = pl.procSrc
+	if pl.procDir, err = syscall.BytePtrFromString("/proc"); err != nil {
+		return nil, err
+	}
+	if pl.dir, err = syscall.BytePtrFromString(dir); err != nil {
+		return nil, err
+	}
+	if pl.path, err = syscall.BytePtrFromString(path); err != nil {
+		return nil, err
+	}
+	av, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return nil, err
+	}
+	pl.argv, pl.envv = &av[0], &ev[0]
+	pl.msgs = c.msgs
+	pl.msgs[failExec] = newFailMsg("openseek sandbox: exec " + path + " failed; the command was not run (errno ")
+	return pl, nil
+}
+
+// forkSupervisor forks a supervisor for pl in new PID and mount
+// namespaces and returns its pid (in this process's namespace). The
+// calling goroutine must be locked to its thread.
+//
+//go:norace
+func forkSupervisor(pl *forkPlan) (pid int, err error) {
+	var all, old uint64 = ^uint64(0), 0
+	// Block every signal on this thread across the fork: the child must
+	// never run the runtime's handlers. It inherits the mask.
+	if _, _, e := syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&all)), uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
+		return 0, e
+	}
+	r, e := rawClone(unix.CLONE_NEWPID | unix.CLONE_NEWNS | uintptr(unix.SIGCHLD))
+	if r == 0 && e == 0 {
+		supervisor(pl) // never returns
+	}
+	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&old)), 0, 8, 0, 0)
+	runtime.KeepAlive(pl)
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+// rawClone is clone(2) with fork semantics (no new stack).
+//
+//go:nosplit
+//go:norace
+func rawClone(flags uintptr) (uintptr, syscall.Errno) {
+	r, _, e := syscall.RawSyscall6(unix.SYS_CLONE, flags, 0, 0, 0, 0, 0)
+	return r, e
+}
+
+// supervisor runs in the forked child. It never returns.
+//
+//go:nosplit
+//go:norace
+func supervisor(pl *forkPlan) {
+	if _, _, e := syscall.RawSyscall(unix.SYS_SETPGID, 0, 0, 0); e != 0 {
+		fail(pl, failSetpgid, e)
+	}
+	// The parent learns the supervisor's pid, as it sees it, from the
+	// credentials the kernel adds to this message.
+	syscall.RawSyscall(unix.SYS_SENDMSG, pl.status, uintptr(unsafe.Pointer(pl.started)), unix.MSG_NOSIGNAL)
+	// A kernel that refuses a new /proc (parts of the host's hidden, as
+	// in some containers) leaves the helper's, as a cold sandbox does.
+	const procFlags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+	if _, _, e := syscall.RawSyscall6(unix.SYS_MOUNT, uintptr(unsafe.Pointer(pl.procSrc)), uintptr(unsafe.Pointer(pl.procDir)), uintptr(unsafe.Pointer(pl.procType)), procFlags, 0, 0); e != 0 && e != unix.EPERM && e != unix.EACCES {
+		fail(pl, failMountProc, e)
+	}
+	if _, _, e := syscall.RawSyscall(unix.SYS_CHDIR, uintptr(unsafe.Pointer(pl.dir)), 0, 0); e != 0 {
+		fail(pl, failChdir, e)
+	}
+	if _, _, e := syscall.RawSyscall6(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0); e != 0 {
+		fail(pl, failNoNewPrivs, e)
+	}
+	if _, _, e := syscall.RawSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, pl.ruleset, pl.rulesetFlags, 0); e != 0 {
+		fail(pl, failLandlock, e)
+	}
+	dropCapsRaw(pl)
+	if pl.archFilter != nil {
+		if _, _, e := syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(pl.archFilter))); e != 0 {
+			fail(pl, failSeccomp, e)
+		}
+	}
+	if _, _, e := syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(pl.filter))); e != 0 {
+		fail(pl, failSeccomp, e)
+	}
+	// A stop asked for before the command exists ends the supervisor
+	// instead: the command would not get it.
+	var pending uint64
+	syscall.RawSyscall(unix.SYS_RT_SIGPENDING, uintptr(unsafe.Pointer(&pending)), 8, 0)
+	for _, s := range [...]uintptr{uintptr(unix.SIGTERM), uintptr(unix.SIGINT), uintptr(unix.SIGHUP), uintptr(unix.SIGQUIT)} {
+		if pending&(1<<(s-1)) != 0 {
+			exit(128 + s)
+		}
+	}
+	child, e := rawClone(uintptr(unix.SIGCHLD))
+	if e != 0 {
+		fail(pl, failFork, e)
+	}
+	if child == 0 {
+		command(pl) // never returns
+	}
+	// The supervisor keeps no descriptor: the output pipe ends with the
+	// command (and whatever it left behind).
+	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, ^uintptr(0)>>32, 0)
+	for {
+		var status int32
+		pid, _, e := syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&status)), unix.WALL, 0, 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			exit(exitSetupFailed)
+		}
+		if pid != child {
+			continue // an orphan of the command, reaped as init must
+		}
+		if sig := uintptr(status & 0x7f); sig == 0 {
+			exit(uintptr(status>>8) & 0xff)
+		} else if sig != 0x7f {
+			exit(128 + sig)
+		}
+	}
+}
+
+// dropCapsRaw is dropCapabilities in raw system calls.
+//
+//go:nosplit
+//go:norace
+func dropCapsRaw(pl *forkPlan) {
+	for c := uintptr(0); ; c++ {
+		_, _, e := syscall.RawSyscall6(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, c, 0, 0, 0, 0)
+		if e == unix.EINVAL {
+			break
+		}
+		if e != 0 {
+			fail(pl, failCapabilities, e)
+		}
+	}
+	if _, _, e := syscall.RawSyscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0); e != 0 {
+		fail(pl, failCapabilities, e)
+	}
+	if _, _, e := syscall.RawSyscall6(unix.SYS_PRCTL, unix.PR_SET_SECUREBITS, lockedSecurebits, 0, 0, 0, 0); e != 0 {
+		fail(pl, failCapabilities, e)
+	}
+	if _, _, e := syscall.RawSyscall(unix.SYS_CAPSET, uintptr(unsafe.Pointer(pl.capHdr)), uintptr(unsafe.Pointer(pl.capData)), 0); e != 0 {
+		fail(pl, failCapabilities, e)
+	}
+}
+
+// command runs in the supervisor's child: it puts the command's
+// descriptors in place, closes every other, gives the signals back their
+// default handling and execs the command.
+//
+//go:nosplit
+//go:norace
+func command(pl *forkPlan) {
+	for i, fd := range pl.stdio {
+		if _, _, e := syscall.RawSyscall(unix.SYS_DUP3, fd, uintptr(i), 0); e != 0 {
+			fail(pl, failExec, e)
+		}
+	}
+	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 3, ^uintptr(0)>>32, 0)
+	var act, zero [4]uint64
+	for s := uintptr(1); s <= 64; s++ {
+		if s == uintptr(unix.SIGKILL) || s == uintptr(unix.SIGSTOP) {
+			continue
+		}
+		if _, _, e := syscall.RawSyscall6(unix.SYS_RT_SIGACTION, s, 0, uintptr(unsafe.Pointer(&act)), 8, 0, 0); e != 0 || act[0] == 1 /* SIG_IGN */ {
+			continue // an ignored signal stays ignored, as exec keeps it
+		}
+		syscall.RawSyscall6(unix.SYS_RT_SIGACTION, s, uintptr(unsafe.Pointer(&zero)), 0, 8, 0, 0)
+	}
+	var none uint64
+	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&none)), 0, 8, 0, 0)
+	_, _, e := syscall.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(pl.path)), uintptr(unsafe.Pointer(pl.argv)), uintptr(unsafe.Pointer(pl.envv)))
+	fail(pl, failExec, e)
+}
+
+// fail writes step's message and the error number to the command's
+// stderr (fd 2 once in place, else the descriptor it will be) and exits
+// with exitSetupFailed.
+//
+//go:nosplit
+//go:norace
+func fail(pl *forkPlan, step int, e syscall.Errno) {
+	fd := pl.stdio[2]
+	if step == failExec {
+		fd = 2
+	}
+	m := pl.msgs[step]
+	syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(m.p)), m.n)
+	var buf [24]byte
+	i := len(buf)
+	i--
+	buf[i] = '\n'
+	i--
+	buf[i] = ')'
+	n := uintptr(e)
+	for {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&buf[i])), uintptr(len(buf)-i))
+	exit(exitSetupFailed)
+}
+
+//go:nosplit
+//go:norace
+func exit(code uintptr) {
+	for {
+		syscall.RawSyscall(unix.SYS_EXIT_GROUP, code, 0, 0)
+	}
+}

@@ -1,0 +1,156 @@
+package sandbox_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openseek/openseek/internal/jobs"
+)
+
+// helperOf returns the pid of the sandbox helper serving workspace ws
+// (the helper's working directory), or 0.
+func helperOf(t *testing.T, ws string) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.HasPrefix(string(b), "openseek-sandbox-helper\x00") {
+			continue
+		}
+		if cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd"); err == nil && cwd == ws {
+			return pid
+		}
+	}
+	return 0
+}
+
+// TestHelperServesCommands checks that commands of one policy share one
+// helper (the sandbox is built once) and still each get their own PID
+// namespace and exit status.
+func TestHelperServesCommands(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	if out, code := run(t, &pol, ws, "echo first"); code != 0 || out != "first\n" {
+		t.Fatalf("first command: exit %d, %q", code, out)
+	}
+	helper := helperOf(t, ws)
+	if helper == 0 {
+		t.Fatal("no sandbox helper serves the workspace after a command")
+	}
+	for i := range 5 {
+		out, code := run(t, &pol, ws, fmt.Sprintf("echo $$; exit %d", i))
+		if code != i || strings.TrimSpace(out) == "1" {
+			t.Errorf("command %d: exit %d, output %q (want exit %d, a supervisor as pid 1)", i, code, out, i)
+		}
+	}
+	if got := helperOf(t, ws); got != helper {
+		t.Errorf("helper %d replaced by %d between commands", helper, got)
+	}
+}
+
+// TestHelperConcurrent runs commands at once through one helper: each
+// gets its own status.
+func TestHelperConcurrent(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Go(func() {
+			out, code := run(t, &pol, ws, fmt.Sprintf("sleep 0.0%d; echo %d; exit %d", i%10, i, i))
+			if code != i || strings.TrimSpace(out) != strconv.Itoa(i) {
+				t.Errorf("command %d: exit %d, output %q", i, code, out)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestHelperKilledIsRebuilt kills the helper from outside, idle and
+// with a command running: the running command reports that its sandbox
+// died, and the next command gets a new helper — never no sandbox.
+func TestHelperKilledIsRebuilt(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	if _, code := run(t, &pol, ws, "true"); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	first := helperOf(t, ws)
+	if first == 0 {
+		t.Fatal("no helper")
+	}
+	syscall.Kill(first, syscall.SIGKILL)
+	out, code := run(t, &pol, ws, "grep -c Seccomp:.*2 /proc/self/status; echo rebuilt")
+	if code != 0 || !strings.HasSuffix(out, "rebuilt\n") || strings.HasPrefix(out, "0") {
+		t.Fatalf("after the helper was killed: exit %d, %q", code, out)
+	}
+	second := helperOf(t, ws)
+	if second == 0 || second == first {
+		t.Fatalf("helper %d, then %d: want a new one", first, second)
+	}
+
+	// Mid-command: the command dies with its sandbox and says why.
+	p, err := jobs.Spawn(jobs.Spec{Command: "echo started; sleep 30", Dir: ws, Sandbox: &pol}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(0)
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Output().Chars == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	syscall.Kill(second, syscall.SIGKILL)
+	select {
+	case <-p.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the command outlived its sandbox helper")
+	}
+	out, _ = p.Read(0, p.Output().Chars)
+	if p.ExitCode() != 128+9 || !strings.Contains(out, "sandbox helper ended while the command ran") {
+		t.Errorf("exit %d, output %q: want 137 and the reason", p.ExitCode(), out)
+	}
+	if out, code := run(t, &pol, ws, "echo again"); code != 0 || out != "again\n" {
+		t.Errorf("after the helper died mid-command: exit %d, %q", code, out)
+	}
+}
+
+// TestHelperSurvivesHostileCommands: a command that uses up its file
+// descriptors or forks many processes and leaves them behind harms
+// neither the helper nor the next command.
+func TestHelperSurvivesHostileCommands(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	mark := unique(t)
+	hostile := []string{
+		// Opens descriptors until it cannot.
+		`i=0; while exec {fd}</dev/null; do i=$((i+1)); [ $i -gt 100000 ] && break; done 2>/dev/null; echo "opened $i"`,
+		// Leaves 100 processes behind.
+		"for i in $(seq 100); do (exec -a " + mark + " sleep 300) & done; echo forked",
+	}
+	for _, cmd := range hostile {
+		if out, code := run(t, &pol, ws, cmd); code != 0 {
+			t.Fatalf("%q: exit %d, %q", cmd, code, out)
+		}
+	}
+	waitGone(t, []string{mark}, time.Now().Add(10*time.Second))
+	helper := helperOf(t, ws)
+	if out, code := run(t, &pol, ws, "echo fine > "+filepath.Join(ws, "after")+"; cat after"); code != 0 || out != "fine\n" {
+		t.Fatalf("next command: exit %d, %q", code, out)
+	}
+	if got := helperOf(t, ws); got != helper {
+		t.Errorf("helper %d replaced by %d", helper, got)
+	}
+}

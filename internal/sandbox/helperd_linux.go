@@ -1,0 +1,253 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The helper's side: [Main] builds the sandbox's namespaces and mounts
+// once (runChild up to the confinement of a single command), then
+// serveHelper prepares the Landlock ruleset, the seccomp filters and the
+// capability sets every command gets, reports "ready" on the control
+// socket at helperFD and serves commands until the parent hangs up. Each
+// command arrives as one message with its stdin, stdout, stderr and a
+// status socket; the helper forks its supervisor (fork_linux.go), sends
+// "started" with a pidfd of the supervisor on the status socket, and
+// "exit" with the wait status when the supervisor ends.
+
+// helperFD is the control socket's descriptor in a helper (ExtraFiles[0]).
+const helperFD = 3
+
+// The helper's messages (SOCK_SEQPACKET: one each). A failure carries its
+// reason after a NUL, an exit its wait status.
+const (
+	helperReady   = "ready"
+	helperFailed  = "fail"
+	helperStarted = "started"
+	helperExit    = "exit"
+)
+
+// maxHelperRequest bounds a command handed to a helper; a bigger one (a
+// huge heredoc) takes a sandbox of its own instead.
+const maxHelperRequest = 256 << 10
+
+// helperMode is set in a helper once its payload is decoded.
+var helperMode bool
+
+// helperRequest is a command for the helper.
+type helperRequest struct {
+	Path string   `json:"path"`
+	Args []string `json:"args"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+}
+
+// reportHelper sends one message to the parent on the control socket;
+// outside a helper it does nothing.
+func reportHelper(kind, detail string) {
+	if helperMode {
+		sendMessage(helperFD, kind, detail, nil)
+	}
+}
+
+// sendMessage sends kind (and detail after a NUL) on the socket fd, with
+// the descriptors in fds. The peer may be gone: nobody is left to tell.
+func sendMessage(fd int, kind, detail string, fds []int) {
+	msg := kind
+	if detail != "" {
+		msg += "\x00" + detail
+	}
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	_ = unix.Sendmsg(fd, []byte(msg), oob, nil, unix.MSG_NOSIGNAL)
+}
+
+// parseMessage splits a message into its kind and detail.
+func parseMessage(b []byte) (kind, detail string) {
+	kind, detail, _ = strings.Cut(string(b), "\x00")
+	return kind, detail
+}
+
+// helperConfig is what the helper prepares once for all its commands.
+type helperConfig struct {
+	pol          Policy
+	ruleset      int
+	rulesetFlags uint32
+	capHdr       unix.CapUserHeader
+	capData      [2]unix.CapUserData
+	archFilter   *unix.SockFprog // nil without a second system call gate
+	filter       *unix.SockFprog
+	keep         [][]unix.SockFilter // the programs the two point into
+	cacheVars    []string            // the private caches' variables
+	msgs         [failSteps]*failMsg // failure messages (but exec's)
+}
+
+func newHelperConfig(pol Policy, prog []unix.SockFilter) (*helperConfig, error) {
+	if len(prog) == 0 {
+		return nil, errors.New("seccomp: no filter was handed over")
+	}
+	fd, flags, err := writeRuleset(pol)
+	if err != nil {
+		return nil, err
+	}
+	c := &helperConfig{pol: pol, ruleset: fd, rulesetFlags: flags}
+	c.capHdr.Version = unix.LINUX_CAPABILITY_VERSION_3
+	arch, err := nativeArchFilter()
+	if err != nil {
+		return nil, fmt.Errorf("seccomp architecture filter: %w", err)
+	}
+	if arch != nil {
+		c.archFilter = &unix.SockFprog{Len: uint16(len(arch)), Filter: &arch[0]}
+	}
+	c.filter = &unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	c.keep = [][]unix.SockFilter{arch, prog}
+	c.cacheVars = cacheVars(pol.CacheDir)
+	for i, what := range failText {
+		c.msgs[i] = newFailMsg("openseek sandbox: " + what + " failed; the command was not run (errno ")
+	}
+	return c, nil
+}
+
+// helper serves the commands of one sandbox. Its goroutine (locked to
+// its thread by runChild) forks; reap waits for the supervisors.
+type helper struct {
+	cfg     *helperConfig
+	mu      sync.Mutex
+	running map[int]int // supervisor pid → status socket
+	kick    chan struct{}
+}
+
+// serveHelper runs in a helper whose namespaces and mounts are built. It
+// returns only on failure; a parent that hangs up ends the helper (and
+// with it, as the PID namespace's init, every command still running).
+func serveHelper(pol Policy, prog []unix.SockFilter) error {
+	cfg, err := newHelperConfig(pol, prog)
+	if err != nil {
+		return err
+	}
+	h := &helper{cfg: cfg, running: map[int]int{}, kick: make(chan struct{}, 1)}
+	go h.reap()
+	reportHelper(helperReady, "")
+	buf := make([]byte, maxHelperRequest)
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	for {
+		n, oobn, _, _, err := unix.Recvmsg(helperFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n == 0 {
+			os.Exit(0) // the parent is gone
+		}
+		h.serve(buf[:n], oob[:oobn])
+	}
+}
+
+// serve starts one command. The request's descriptors are stdin, stdout,
+// stderr and the status socket; every one is closed here, the status
+// socket once the command's end is reported. The supervisor itself says
+// "started" on it, so that the parent gets its pid from the kernel.
+func (h *helper) serve(msg, oob []byte) {
+	fds := receivedFDs(oob)
+	if len(fds) != 4 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return // no status socket to answer on
+	}
+	status := fds[3]
+	defer func() {
+		for _, fd := range fds[:3] {
+			unix.Close(fd)
+		}
+	}()
+	var req helperRequest
+	if err := json.Unmarshal(msg, &req); err != nil || req.Path == "" || len(req.Args) == 0 || req.Dir == "" {
+		sendMessage(status, helperFailed, fmt.Sprintf("malformed request (%v)", err), nil)
+		unix.Close(status)
+		return
+	}
+	pl, err := newPlan(h.cfg, req.Path, req.Args, withVars(req.Env, h.cfg.cacheVars), req.Dir, [3]int{fds[0], fds[1], fds[2]}, status)
+	if err != nil {
+		sendMessage(status, helperFailed, err.Error(), nil)
+		unix.Close(status)
+		return
+	}
+	h.mu.Lock()
+	pid, err := forkSupervisor(pl)
+	if err == nil {
+		h.running[pid] = status
+	}
+	h.mu.Unlock()
+	if err != nil {
+		sendMessage(status, helperFailed, "start the command's supervisor: "+err.Error(), nil)
+		unix.Close(status)
+		return
+	}
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
+
+// receivedFDs are the descriptors that came with a message.
+func receivedFDs(oob []byte) []int {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for i := range msgs {
+		got, err := unix.ParseUnixRights(&msgs[i])
+		if err == nil {
+			fds = append(fds, got...)
+		}
+	}
+	return fds
+}
+
+// reap waits for supervisors to end and reports each one's wait status
+// on its status socket.
+func (h *helper) reap() {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WALL, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if errors.Is(err, unix.ECHILD) {
+			<-h.kick // nothing runs: wait for the next command
+			continue
+		}
+		if err != nil {
+			return
+		}
+		h.mu.Lock()
+		status, ok := h.running[pid]
+		delete(h.running, pid)
+		h.mu.Unlock()
+		if ok {
+			sendMessage(status, helperExit, strconv.FormatUint(uint64(*(*uint32)(unsafe.Pointer(&ws))), 10), nil)
+			unix.Close(status)
+		}
+	}
+}
+
+// decodeStatus is a wait status as a shell reports it: the exit code, or
+// 128+N for death by signal N.
+func decodeStatus(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
