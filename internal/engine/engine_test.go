@@ -52,7 +52,7 @@ func (r *recorder) has(name string) bool {
 	return false
 }
 
-func newEngine(t *testing.T, srv *llmtest.Server, mod func(*Options)) (*Engine, *recorder, string) {
+func newEngine(t testing.TB, srv *llmtest.Server, mod func(*Options)) (*Engine, *recorder, string) {
 	t.Helper()
 	ws := t.TempDir()
 	rec := &recorder{}

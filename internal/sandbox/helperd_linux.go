@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,6 +139,10 @@ func serveHelper(pol Policy, prog []unix.SockFilter) error {
 	}
 	h := &helper{cfg: cfg, running: map[int]int{}, kick: make(chan struct{}, 1)}
 	go h.reap()
+	// Every command forks this process: the less memory it holds, the
+	// fewer page tables each fork copies and the fewer pages it shares
+	// copy-on-write. What start-up allocated is garbage by now.
+	debug.FreeOSMemory()
 	reportHelper(helperReady, "")
 	buf := make([]byte, maxHelperRequest)
 	oob := make([]byte, unix.CmsgSpace(4*4))
