@@ -29,6 +29,10 @@ type Resolved struct {
 	Client llm.Provider
 	// Skipped lists a profile's candidates left out, with why (no key).
 	Skipped []string
+	// Keys are the credentials the client sends, wherever they came
+	// from (flag, variable, config file, api_key_command): secrets that
+	// commands must not see and output must not show.
+	Keys []string
 }
 
 // Resolve turns a --model value into a client. spec is "provider/model", a
@@ -135,7 +139,7 @@ func (c *Config) describe(provider, name string) Model {
 
 // single builds the client of one model.
 func (c *Config) single(ctx context.Context, label string, p Provider, name, apiKeyFlag, apiURLFlag string, retry llm.RetryPolicy) (*Resolved, error) {
-	client, err := c.client(ctx, label, p, name, apiKeyFlag, apiURLFlag)
+	client, key, err := c.client(ctx, label, p, name, apiKeyFlag, apiURLFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +154,19 @@ func (c *Config) single(ctx context.Context, label string, p Provider, name, api
 		spec = name
 	}
 	return &Resolved{Spec: spec, Provider: p.Name, Model: name, Window: m.Window, MaxOutput: m.MaxOutput,
-		Price: m.Price, Client: llm.WithRetry(client, retry)}, nil
+		Price: m.Price, Client: llm.WithRetry(client, retry), Keys: nonEmpty(key)}, nil
 }
 
-// client builds the bare client of one model, bound to its name.
-func (c *Config) client(ctx context.Context, label string, p Provider, name, apiKeyFlag, apiURLFlag string) (llm.Provider, error) {
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// client builds the bare client of one model, bound to its name, and
+// returns the key it sends.
+func (c *Config) client(ctx context.Context, label string, p Provider, name, apiKeyFlag, apiURLFlag string) (llm.Provider, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, KeyCommandTimeout)
 	defer cancel()
 	var cred Credential
@@ -163,11 +175,11 @@ func (c *Config) client(ctx context.Context, label string, p Provider, name, api
 	} else {
 		var err error
 		if cred, err = c.Key(ctx, p.Name, apiKeyFlag); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	if cred.Key == "" && p.needsKey() && apiURLFlag == "" {
-		return nil, fmt.Errorf("an API key is required for %s: pass --api-key or set %s", label, keyHint(p))
+		return nil, "", fmt.Errorf("an API key is required for %s: pass --api-key or set %s", label, keyHint(p))
 	}
 	if apiURLFlag != "" && (p.API == APIOpenAI || p.API == "") {
 		apiURLFlag, _ = ChatURL(apiURLFlag)
@@ -183,9 +195,9 @@ func (c *Config) client(ctx context.Context, label string, p Provider, name, api
 	}
 	client, err := newClient(e)
 	if err != nil {
-		return nil, fmt.Errorf("provider %s: %w", p.Name, err)
+		return nil, "", fmt.Errorf("provider %s: %w", p.Name, err)
 	}
-	return llm.BindModel(client, name), nil
+	return llm.BindModel(client, name), cred.Key, nil
 }
 
 func keyHint(p Provider) string {
@@ -212,7 +224,7 @@ func (c *Config) resolveProfile(ctx context.Context, prof Profile, retry llm.Ret
 			return nil, fmt.Errorf("profile %s: %w", prof.Name, c.unknown(spec))
 		}
 		p := c.Providers[prov]
-		client, err := c.client(ctx, spec, p, name, "", "")
+		client, key, err := c.client(ctx, spec, p, name, "", "")
 		if err != nil {
 			errs = append(errs, err)
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", spec, err))
@@ -226,6 +238,7 @@ func (c *Config) resolveProfile(ctx context.Context, prof Profile, retry llm.Ret
 		r.Window = minKnown(r.Window, m.Window)
 		r.MaxOutput = minKnown(r.MaxOutput, m.MaxOutput)
 		cands = append(cands, llm.Candidate{Name: prov + "/" + name, Provider: client})
+		r.Keys = append(r.Keys, nonEmpty(key)...)
 	}
 	if len(cands) == 0 {
 		return nil, fmt.Errorf("profile %s has no usable model: %w", prof.Name, errors.Join(errs...))

@@ -110,6 +110,7 @@ type Options struct {
 // Engine is one session's runtime.
 type Engine struct {
 	opts Options
+	keys []string // the credentials the model's client sends
 	// sandboxReady delivers the sandbox probe's outcome (see setupSafety).
 	sandboxReady <-chan error
 	log          agent.Log
@@ -238,7 +239,7 @@ func New(o Options) (*Engine, error) {
 	for _, skipped := range res.Skipped {
 		o.Emit(protocol.BackgroundNotice{Content: "[models] skipped " + skipped})
 	}
-	e := &Engine{opts: o}
+	e := &Engine{opts: o, keys: res.Keys}
 	e.root = o.SessionRoot
 	if !filepath.IsAbs(e.root) {
 		e.root = filepath.Join(dir, e.root)

@@ -111,14 +111,16 @@ func (e *Engine) waitSandbox() error {
 
 // secrets are the credentials this process holds — every provider's key
 // variables (built in and configured), anything named like a secret, keys
-// written in config files and --api-key — so commands get none of them and
+// written in config files, --api-key and whatever key the model's client
+// sends (an api_key_command's output) — so commands get none of them and
 // tool output shows none.
 func (e *Engine) secrets() *sandbox.Secrets {
 	getenv := e.opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var names, values []string
+	var names []string
+	values := append([]string(nil), e.keys...) // api_key_command's too
 	if e.opts.APIKey != "" {
 		values = append(values, e.opts.APIKey)
 	}

@@ -138,3 +138,51 @@ func TestPlanModeCannotWrite(t *testing.T) {
 		t.Errorf("plan mode: a command wrote %s", pwned)
 	}
 }
+
+// TestKeyFromCommandNeverLeaks: a key that only an api_key_command knows
+// (no variable holds it, no file the config names) is withheld and
+// redacted like any other.
+func TestKeyFromCommandNeverLeaks(t *testing.T) {
+	const key = "sk-from-command-leak-0123456789"
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"cat key.txt; env | grep -c from-command || true"}`}),
+		llmtest.Text("done"),
+	)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".openseek"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(srv.URL(), "/chat/completions")
+	conf := fmt.Sprintf("[providers.vault]\nbase_url = %q\napi_key_command = \"echo %s\"\n\n[models.\"vault/m\"]\nwindow = 100000\n", base, key)
+	if err := os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, rec, ws := newEngine(t, srv, func(o *Options) { o.Home, o.Model, o.APIURL = home, "vault/m", "" })
+	if err := os.WriteFile(filepath.Join(ws, "key.txt"), []byte(key+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.Prompt(context.Background(), protocol.Text("print the key"), nil); err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	var result string
+	rec.mu.Lock()
+	for _, ev := range rec.evs {
+		if tr, ok := ev.(protocol.ToolResult); ok {
+			result = tr.Content
+		}
+		if s := fmt.Sprintf("%+v", ev); strings.Contains(s, key) {
+			t.Errorf("the key leaked into %s", ev.EventName())
+		}
+	}
+	rec.mu.Unlock()
+	if !strings.Contains(result, sandbox.Redacted) {
+		t.Errorf("tool result %q: want the key redacted", result)
+	}
+	for _, r := range srv.Requests() {
+		for _, m := range r.Messages {
+			if strings.Contains(string(m), key) {
+				t.Errorf("the key reached the model: %s", m)
+			}
+		}
+	}
+}
