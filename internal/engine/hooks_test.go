@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,5 +80,45 @@ func TestPreToolUseUpdatedInputRewritesTheCall(t *testing.T) {
 	}
 	if !strings.Contains(got, "rewritten") || strings.Contains(got, "original") {
 		t.Errorf("result %q", got)
+	}
+}
+
+// A path a hook supplies is the file tools' like any other: a write a
+// PreToolUse hook redirects outside the workspace — by .. or through a
+// symlink — is refused, and nothing is written there.
+func TestHookSuppliedPathsStayInTheWorkspace(t *testing.T) {
+	outside := t.TempDir()
+	for _, tc := range []struct{ name, path string }{
+		{"dotdot", "../" + filepath.Base(outside) + "/planted"},
+		{"absolute", filepath.Join(outside, "planted")},
+		{"symlink", "link/planted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			upd := fmt.Sprintf(`{"path":%q,"content":"x"}`, tc.path)
+			writeHooks(t, home, map[string]string{
+				"PreToolUse": `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":` + upd + `}}'`,
+			})
+			srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "w", Name: "write", Args: `{"path":"ok.txt","content":"x"}`}), llmtest.Text("ok"))
+			e, _, ws := newEngine(t, srv, func(o *Options) { o.Home = home })
+			if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := e.Prompt(context.Background(), protocol.Text("go"), nil); err != nil || !out.OK() {
+				t.Fatalf("%+v %v", out, err)
+			}
+			var res *session.ToolResult
+			for _, ev := range e.Session().Events {
+				if r, ok := ev.Item.(*session.ToolResult); ok {
+					res = r
+				}
+			}
+			if res == nil || !res.IsError {
+				t.Errorf("the redirected write was not refused: %+v", res)
+			}
+			if _, err := os.Stat(filepath.Join(outside, "planted")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a file was written outside the workspace: %v", err)
+			}
+		})
 	}
 }
