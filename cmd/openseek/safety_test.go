@@ -2,10 +2,17 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
@@ -34,12 +41,39 @@ func TestAgentStaysInTheSandbox(t *testing.T) {
 	}
 	outside := filepath.Join(t.TempDir(), "planted")
 	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sockDir := t.TempDir()
+	os.Chmod(sockDir, 0o755)
+	sock := filepath.Join(sockDir, "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(sock, 0o777)
+	var reached atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	mark := fmt.Sprintf("openseek-leftover-%d", os.Getpid())
 	attempts := []struct{ id, cmd string }{
 		{"hook", "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"},
 		{"config", "echo 'model = \"evil\"' > .openseek/config.toml"},
 		{"outside", "echo x > " + outside},
 		{"home", "echo x > " + filepath.Join(home, "planted")},
 		{"parent", "cat /proc/$PPID/cmdline /proc/1/environ 2>&1 | grep -c sk-secret-key || true"},
+		{"cache", "echo x > " + filepath.Join(home, ".cache", "planted")},
+		{"socket", "nc -U -w 1 " + sock + " </dev/null"},
+		{"leftover", "(exec -a " + mark + " sleep 300) & setsid bash -c 'exec -a " + mark + " sleep 300' & nohup bash -c 'exec -a " + mark + " sleep 300' >/dev/null 2>&1 & echo left"},
 		{"inside", "echo ok > inside.txt && cat inside.txt"},
 	}
 	var calls []llmtest.Call
@@ -55,7 +89,9 @@ func TestAgentStaysInTheSandbox(t *testing.T) {
 	for _, tr := range find[protocol.ToolResult](r.events) {
 		results[tr.ToolCallID] = tr
 	}
-	for _, id := range []string{"hook", "config", "outside", "home"} {
+	// (A write under $HOME, itself in /tmp here, lands in the command's
+	// private /tmp: it may succeed; the host's file is checked below.)
+	for _, id := range []string{"hook", "config", "outside", "cache", "socket"} {
 		if tr := results[id]; !strings.Contains(tr.Content, "<system>exit=") || strings.Contains(tr.Content, "<system>exit=0<") {
 			t.Errorf("%s: the command seems to have succeeded: %q", id, tr.Content)
 		}
@@ -66,7 +102,13 @@ func TestAgentStaysInTheSandbox(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, ".openseek/config.toml")); len(b) != 0 {
 		t.Errorf("the project config was rewritten: %q", b)
 	}
-	for _, p := range []string{outside, filepath.Join(home, "planted")} {
+	if reached.Load() != 0 {
+		t.Errorf("a command reached a UNIX socket of the host")
+	}
+	if left := leftovers(t, mark); len(left) > 0 {
+		t.Errorf("processes outlived the run: %v", left)
+	}
+	for _, p := range []string{outside, filepath.Join(home, "planted"), filepath.Join(home, ".cache", "planted")} {
 		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s was written: %v", p, err)
 		}
@@ -79,10 +121,70 @@ func TestAgentStaysInTheSandbox(t *testing.T) {
 	}
 }
 
+// TestPlanModeRunsNoWrites: in plan mode the workspace is read-only to
+// commands whatever their options or environment — the bypasses that
+// once ran code from "read-only" commands write nothing.
+func TestPlanModeRunsNoWrites(t *testing.T) {
+	ws := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	os.WriteFile(filepath.Join(ws, "f"), []byte("text\n"), 0o644)
+	attempts := []string{
+		"git ls-remote --upload-pack='touch pwned1' . ",
+		"LESSOPEN='|touch pwned2 %s' less f",
+		"git -c core.fsmonitor='touch pwned3' status",
+		"touch pwned4",
+		"echo x > f",
+	}
+	var calls []llmtest.Call
+	for i, c := range attempts {
+		calls = append(calls, llmtest.Call{ID: fmt.Sprintf("p%d", i), Name: "shell", Args: `{"cmd":` + quoteJSON(c) + `}`})
+	}
+	srv := llmtest.NewServer(t, llmtest.Reply{Calls: calls}, llmtest.Text("planned"))
+	r := openseek(t, ws, "", nil, append(modelArgs(srv), "--approval", "plan", "run", "look around")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	for i := 1; i <= 4; i++ {
+		if _, err := os.Stat(filepath.Join(ws, fmt.Sprintf("pwned%d", i))); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("plan mode let a command write pwned%d", i)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "f")); string(b) != "text\n" {
+		t.Errorf("plan mode let a command change f: %q", b)
+	}
+}
+
+// leftovers are the command lines of processes named mark.
+func leftovers(t *testing.T, mark string) []string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var out []string
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err == nil && strings.HasPrefix(string(b), mark+"\x00") {
+				out = append(out, e.Name())
+			}
+		}
+		if len(out) == 0 || time.Now().After(deadline) {
+			for _, pid := range out {
+				if n, err := strconv.Atoi(pid); err == nil {
+					syscall.Kill(n, syscall.SIGKILL)
+				}
+			}
+			return out
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestAgentAsOrdinaryUser runs the end-to-end sandbox tests of the CLI
 // again as an ordinary user, as most people run it.
 func TestAgentAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestAgentStaysInTheSandbox|TestRunEditsFilesAndRecordsTheSession|TestKilledRunResumes)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestAgentStaysInTheSandbox|TestPlanModeRunsNoWrites|TestRunEditsFilesAndRecordsTheSession|TestKilledRunResumes)$")
 }
 
 func quoteJSON(s string) string {
