@@ -20,6 +20,8 @@ func FuzzMatcher(f *testing.F) {
 		{`^\s*func`, "  func x\nfunc\n", false},
 		{"kelvin", "\u212aelvin\n", true},
 		{`a|é`, "é\nb\n", false},
+		{`[A-Z]{3}[0-9]{2}`, "ABC12\nAB12\nxABC123\n", false},
+		{`\b[a-z]_\d+`, "x_1\n_1\n", true},
 	} {
 		f.Add(seed.pattern, seed.text, seed.fold)
 	}

@@ -51,11 +51,156 @@ func newMatcher(pattern string, ignoreCase bool) (*matcher, error) {
 		}
 	}
 	if m.find == nil {
-		if set, ok := requiredBytes(re); ok && weight(set) < 40 {
+		if seq := requiredSequence(re); len(seq) >= 2 {
+			m.find = newSeqFinder(seq).index
+		} else if set, ok := requiredBytes(re); ok && weight(set) < 40 {
 			m.find = set.index
 		}
 	}
 	return m, nil
+}
+
+// A byte sequence filter: a pattern without a literal often still
+// demands a fixed run of single-byte classes (`[A-Z]{3}[0-9]{2}` is five
+// bytes, each from its class). Scanning for that run with a table per
+// position rejects almost every line before the regexp sees it, which is
+// what ripgrep's DFA does for such patterns.
+
+// seqElem is one step of a pattern as a byte sequence: a byte from set,
+// or a break where the pattern's bytes cannot be told apart (a variable
+// repeat, an alternation, a multi-byte class).
+type seqElem struct {
+	set byteSet
+	brk bool
+}
+
+// requiredSequence is the most selective run of single-byte classes that
+// every match of re contains contiguously, or nil.
+func requiredSequence(re *syntax.Regexp) []byteSet {
+	var elems []seqElem
+	sequence(re, &elems)
+	var best, run []byteSet
+	bestScore := 0.0
+	flush := func() {
+		if len(run) >= 2 {
+			score := 1.0
+			for i := range run {
+				score *= min(weight(run[i]), 100) / 100
+			}
+			if best == nil || score < bestScore {
+				best, bestScore = run, score
+			}
+		}
+		run = nil
+	}
+	for _, e := range elems {
+		if e.brk {
+			flush()
+			continue
+		}
+		run = append(run, e.set)
+	}
+	flush()
+	return best
+}
+
+// sequence appends re's steps to out.
+func sequence(re *syntax.Regexp, out *[]seqElem) {
+	brk := func() { *out = append(*out, seqElem{brk: true}) }
+	switch re.Op {
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			sequence(sub, out)
+		}
+	case syntax.OpCapture:
+		sequence(re.Sub[0], out)
+	case syntax.OpLiteral:
+		fold := re.Flags&syntax.FoldCase != 0
+		for _, r := range re.Rune {
+			if fold && (r >= 0x80 || r == 'k' || r == 'K' || r == 's' || r == 'S') {
+				brk() // folds to a non-ASCII rune too
+				continue
+			}
+			if r >= 0x80 {
+				var buf [4]byte
+				for _, b := range buf[:utf8.EncodeRune(buf[:], r)] {
+					var set byteSet
+					set[b] = true
+					*out = append(*out, seqElem{set: set})
+				}
+				continue
+			}
+			var set byteSet
+			addRune(&set, r, fold)
+			*out = append(*out, seqElem{set: set})
+		}
+	case syntax.OpCharClass:
+		var set byteSet
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1] >= 0x80 {
+				brk()
+				return
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				set[r] = true
+			}
+		}
+		*out = append(*out, seqElem{set: set})
+	case syntax.OpRepeat:
+		for range re.Min {
+			sequence(re.Sub[0], out)
+		}
+		if re.Max != re.Min {
+			brk()
+		}
+	case syntax.OpPlus:
+		sequence(re.Sub[0], out)
+		brk()
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpEmptyMatch:
+		// Zero width: the bytes around it stay adjacent.
+	default:
+		brk()
+	}
+}
+
+// seqFinder finds a run of bytes, one from each set: it scans for the
+// rarest set's bytes and checks the others around each hit.
+type seqFinder struct {
+	seq    []byteSet
+	anchor int
+}
+
+func newSeqFinder(seq []byteSet) *seqFinder {
+	f := &seqFinder{seq: seq}
+	for i := range seq {
+		if weight(seq[i]) < weight(seq[f.anchor]) {
+			f.anchor = i
+		}
+	}
+	return f
+}
+
+// index is the offset of the first run in b, or -1.
+func (f *seqFinder) index(b []byte) int {
+	n, k := len(f.seq), f.anchor
+	set := &f.seq[k]
+	for i := k; i+n-k <= len(b); i++ {
+		if !set[b[i]] {
+			continue
+		}
+		s, ok := i-k, true
+		for j := range n {
+			if !f.seq[j][b[s+j]] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return s
+		}
+	}
+	return -1
 }
 
 // byteSet is a set of bytes of which every match contains at least one.

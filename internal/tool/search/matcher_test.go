@@ -10,7 +10,7 @@ import (
 // The prefilters must not change what matches: every pattern is checked
 // against a plain line-by-line regexp run.
 func TestMatcherAgreesWithLineByLine(t *testing.T) {
-	text := "Errors\nERR_io\nfunc (r *Reader) Close() error\nthe KELVIN \u212a sign\nlong \u017ftring\n" +
+	text := "Errors\nERR_io\nCODE42 and ABC1\nERR_io_x\nfunc (r *Reader) Close() error\nthe KELVIN \u212a sign\nlong \u017ftring\n" +
 		"x := errors.New(\"unexpected EOF\")\nno match here\nMixedCase ErrUnexpectedEOF\nend without newline Err"
 	tests := []struct {
 		pattern    string
@@ -33,6 +33,13 @@ func TestMatcherAgreesWithLineByLine(t *testing.T) {
 		{`[0-9]|[xy]`, false},
 		{`[ï-ü]+`, false},
 		{`[a-z]+\s`, true},
+		{`[A-Z]{3}[0-9]{2}`, false}, // the byte-sequence prefilter
+		{`\b[A-Z]{2}_[a-z]{2}\b`, true},
+		{`K[a-z]`, true}, // K folds to the Kelvin sign: the run breaks there
+		{`\(r \*`, false},
+		{`[a-z]{2,}[0-9]`, false},
+		{`(?i)e[rR]{2}`, false},
+		{`K\w`, false}, // a multi-byte literal rune in the run
 	}
 	lines := strings.Split(text, "\n")
 	for _, tc := range tests {
