@@ -6,24 +6,38 @@
 // be neither written nor replaced, no capabilities, a seccomp filter and
 // PR_SET_NO_NEW_PRIVS.
 //
-// How it runs: Go cannot run code between fork and exec, so [Policy.Wrap]
-// rewrites a command to start /proc/self/exe with the policy in the
-// OPENSEEK_SANDBOX_CHILD environment variable and the real argv after it;
-// the parent asks for the namespaces through SysProcAttr (an ordinary
-// user gets the few capabilities the setup needs as ambient ones, valid
-// only in the new namespaces). [Main], called first thing in main() (and
-// in the TestMain of every package whose tests run sandboxed commands),
-// sees the marker and becomes the PID namespace's init: it mounts a
-// private /proc, makes the host's language caches read-only and points
-// the tools at private ones (Policy.Caches, Policy.CacheDir), without
-// network hides /tmp, /var/tmp, /run, /var/run
-// and $XDG_RUNTIME_DIR behind empty tmpfs mounts (keeping the workspace),
+// How it runs: Go cannot run ordinary code between fork and exec, so
+// [Policy.Wrap] rewrites a command to start /proc/self/exe with the policy
+// in the OPENSEEK_SANDBOX_CHILD environment variable and the real argv
+// after it; the parent asks for the namespaces through SysProcAttr (an
+// ordinary user gets the few capabilities the setup needs as ambient
+// ones, valid only in the new namespaces). [Main], called first thing in
+// main() (and in the TestMain of every package whose tests run sandboxed
+// commands), sees the marker and becomes the PID namespace's init: it
+// mounts a private /proc, makes the host's language caches read-only and
+// points the tools at private ones (Policy.Caches, Policy.CacheDir),
+// without network hides /tmp, /var/tmp, /run, /var/run and
+// $XDG_RUNTIME_DIR behind empty tmpfs mounts (keeping the workspace),
 // bind-mounts the protected paths read-only, applies Landlock, drops every
 // capability (bounding set, ambient, securebits locked), loads the seccomp
 // filter (no mount family, namespaces, ptrace, bpf, perf, keyrings,
 // userfaultfd, modules or kexec) and then starts the command, reaps
 // orphans, and exits with the command's status — taking everything the
 // command left behind with it.
+//
+// That costs a program start per command, so [Policy.Start] (what the
+// jobs package uses) keeps one such sandbox alive per policy as a helper
+// (helper_linux.go, helperd_linux.go): built once, it stops short of
+// confining itself and, for each command it is handed over a socket
+// (with the command's stdin, stdout and stderr), forks a supervisor into
+// a new PID and mount namespace. The supervisor — raw system calls only,
+// prepared beforehand (fork_linux.go) — mounts that namespace's /proc,
+// sets no_new_privs, enters its own Landlock domain, drops every
+// capability, loads the seccomp filter, tells the parent its pid and
+// forks the command, then reaps until the command ends and exits with its
+// status. Each command keeps every guarantee below; only the build is
+// shared. A dead helper is replaced at the next command; a helper that
+// cannot be built leaves its commands to Wrap, which reports why.
 //
 // Invariants:
 //   - a wrapped command either runs with the whole policy applied or does
