@@ -43,7 +43,8 @@ func run(t *testing.T, pol *sandbox.Policy, dir, command string) (string, int) {
 	select {
 	case <-p.Done():
 	case <-time.After(20 * time.Second):
-		t.Fatalf("%q did not finish", command)
+		out, _ := p.Read(0, p.Output().Chars)
+		t.Fatalf("%q did not finish; output so far: %q", command, out)
 	}
 	out, err := p.Read(0, p.Output().Chars)
 	if err != nil {
