@@ -111,7 +111,7 @@ func newRenderers(plain, dark bool) *renderers {
 // render turns one markdown block into lines: a margin of two cells on
 // the left, wrapped to leave two on the right.
 func (r *renderers) render(src string, width int) []string {
-	b := []byte(src)
+	b := []byte(sanitize(src))
 	doc := r.p.Parse(text.NewReader(b))
 	w := mdRender{th: r.th, src: b, r: r}
 	lines := w.blocks(doc, max(width-4, 10), 0, true)
@@ -121,6 +121,31 @@ func (r *renderers) render(src string, width int) []string {
 		}
 	}
 	return lines
+}
+
+// sanitize drops control characters other than tab and newline: text
+// from a model must not move the cursor or restyle the terminal.
+func sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r < 0xa0)
 }
 
 // wrapPlain wraps text to width without styling.

@@ -295,12 +295,12 @@ func expandTabs(s string) string {
 
 // breakCode splits a code line longer than width: after the last space
 // that leaves more than a third of the line, else at width exactly; the
-// continuation keeps the line's indentation.
+// continuation is indented two cells more than the line.
 func breakCode(l string, width int) []string {
 	if ansi.StringWidth(l) <= width {
 		return []string{l}
 	}
-	ind := len(l) - len(strings.TrimLeft(l, " "))
+	ind := len(l) - len(strings.TrimLeft(l, " ")) + 2
 	ind = min(ind, width/2)
 	indent := strings.Repeat(" ", ind)
 	var out []string

@@ -49,6 +49,9 @@ func (w *mdRender) table(n ast.Node, width int) []string {
 		}
 	}
 	widths := fitColumns(natural, width-3*(cols-1))
+	if sum(widths)+3*(cols-1) > width {
+		return nil // too many columns for the width: shown as text
+	}
 	sep := w.th.paint(" │ ", sDim)
 	var out []string
 	for r := range cells {
@@ -170,6 +173,14 @@ func fitColumns(natural []int, avail int) []int {
 		total--
 	}
 	return w
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }
 
 // alignCell pads a rendered cell to width cells.
