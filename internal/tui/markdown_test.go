@@ -77,6 +77,7 @@ func TestMarkdownWrapsAtWidth(t *testing.T) {
 		{"code", "```\n" + "if x { return fmt.Sprintf(\"%s-%s\", aVeryLongIdentifierName, anotherLongIdentifier) }\n" + long + "\n```", 30},
 		{"table", "| key | value |\n|---|---|\n| a | " + para + " |", 40},
 		{"rule", "***", 25},
+		{"wide characters", strings.Repeat("日本語のテキスト ", 12) + "🙂🙂🙂", 21},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

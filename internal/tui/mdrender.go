@@ -499,12 +499,12 @@ func (w *mdRender) wrap(sp []span, width int) []string {
 			j := strings.IndexAny(t, " \t\n")
 			if j < 0 {
 				word = append(word, span{text: t, st: s.st, link: s.link})
-				ww += ansi.StringWidth(t)
+				ww += cellWidth(t)
 				break
 			}
 			if j > 0 {
 				word = append(word, span{text: t[:j], st: s.st, link: s.link})
-				ww += ansi.StringWidth(t[:j])
+				ww += cellWidth(t[:j])
 			}
 			flush()
 			if t[j] == '\n' {
@@ -527,9 +527,20 @@ func (w *mdRender) wrap(sp []span, width int) []string {
 func spansWidth(sp []span) int {
 	n := 0
 	for _, s := range sp {
-		n += ansi.StringWidth(s.text)
+		n += cellWidth(s.text)
 	}
 	return n
+}
+
+// cellWidth is the width of unstyled text in cells; printable ASCII,
+// most of what a model writes, skips the grapheme segmentation.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
 }
 
 // cutSpans splits spans after n cells (at least one character goes to
@@ -537,7 +548,7 @@ func spansWidth(sp []span) int {
 func cutSpans(sp []span, n int) (head, tail []span) {
 	acc := 0
 	for i, s := range sp {
-		sw := ansi.StringWidth(s.text)
+		sw := cellWidth(s.text)
 		if acc+sw <= n {
 			head = append(head, s)
 			acc += sw
