@@ -115,6 +115,9 @@ func (r *renderers) render(src string, width int) []string {
 	doc := r.p.Parse(text.NewReader(b))
 	w := mdRender{th: r.th, src: b, r: r}
 	lines := w.blocks(doc, max(width-4, 10), 0, true)
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
 	for i, l := range lines {
 		if l != "" {
 			lines[i] = "  " + l

@@ -28,6 +28,8 @@ func TestMarkdownElements(t *testing.T) {
 		{"escapes and entities", `\*not em\* &amp; &#65; &copy;`, "  *not em* & A ©"},
 		{"link", "see [the docs](https://example.com/d)", "  see the docs (https://example.com/d)"},
 		{"link whose text is its address", "[https://a.b](https://a.b)", "  https://a.b"},
+		{"reference link, definition in its own block", "[the docs][d]\n\n[d]: https://e.com", "  the docs (https://e.com)"},
+		{"only a definition", "[d]: https://e.com", ""},
 		{"autolink", "<https://a.b/c>", "  https://a.b/c"},
 		{"image", "![a cat](cat.png)", "  [image: a cat] (cat.png)"},
 		{"bullet list, nested", "- one\n- two\n  - inner\n    - deeper", "  • one\n  • two\n    ◦ inner\n      ▪ deeper"},

@@ -140,6 +140,9 @@ func (w *mdRender) block(n ast.Node, width, depth int, task bool) []string {
 		sp := []span{{text: strings.Repeat("#", n.Level) + " ", st: sHeading}}
 		return w.wrap(w.inline(n, sHeading, "", sp), width)
 	case *ast.Paragraph, *ast.TextBlock:
+		if n.FirstChild() == nil { // only link reference definitions
+			return nil
+		}
 		if t := w.table(n, width); t != nil {
 			return t
 		}
@@ -517,7 +520,7 @@ func (w *mdRender) wrap(sp []span, width int) []string {
 		}
 	}
 	flush()
-	if lw > 0 || len(lines) == 0 {
+	if lw > 0 {
 		emit()
 	}
 	return lines
