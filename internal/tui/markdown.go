@@ -23,7 +23,8 @@ type markdown struct {
 	renderedN int
 	width     int
 	tail      []string
-	tailSrc   int // len(text) when tail was rendered
+	tailOK    bool // tail renders the current tail's text (perhaps shorter)
+	tailSrc   int  // len(text) when tail was rendered
 	tailAt    time.Time
 	final     bool
 }
@@ -43,6 +44,7 @@ func (m *markdown) finish() {
 // cut moves every finished block of the text out of the tail.
 func (m *markdown) cut() {
 	t := m.text.String()
+	done := m.done
 	for {
 		nl := strings.IndexByte(t[m.scan:], '\n')
 		if nl < 0 {
@@ -67,13 +69,18 @@ func (m *markdown) cut() {
 		m.blocks = append(m.blocks, t[m.done:])
 		m.done, m.scan = len(t), len(t)
 	}
+	if m.done != done {
+		// The old tail shows text that is now a finished block: never
+		// show it again, even within the throttle.
+		m.tail, m.tailOK = nil, false
+	}
 }
 
 // lines renders the markdown at width with r (throttle: how often the tail
 // may be rendered again while it grows). A blank line separates blocks.
 func (m *markdown) lines(width int, r *renderers, throttle time.Duration, now time.Time) []string {
 	if width != m.width {
-		m.width, m.rendered, m.renderedN, m.tail, m.tailSrc = width, nil, 0, nil, -1
+		m.width, m.rendered, m.renderedN, m.tail, m.tailOK = width, nil, 0, nil, false
 	}
 	for ; m.renderedN < len(m.blocks); m.renderedN++ {
 		ls := r.render(m.blocks[m.renderedN], width)
@@ -86,8 +93,8 @@ func (m *markdown) lines(width int, r *renderers, throttle time.Duration, now ti
 	if m.done >= len(t) || strings.TrimSpace(t[m.done:]) == "" {
 		return m.rendered
 	}
-	if m.tailSrc != len(t) && (m.tail == nil || now.Sub(m.tailAt) >= throttle) {
-		m.tail, m.tailSrc, m.tailAt = r.render(t[m.done:], width), len(t), now
+	if !m.tailOK || m.tailSrc != len(t) && now.Sub(m.tailAt) >= throttle {
+		m.tail, m.tailOK, m.tailSrc, m.tailAt = r.render(t[m.done:], width), true, len(t), now
 	}
 	out := make([]string, 0, len(m.rendered)+len(m.tail)+1)
 	out = append(out, m.rendered...)

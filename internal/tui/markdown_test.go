@@ -182,16 +182,20 @@ func TestMarkdownStreaming(t *testing.T) {
 		{" grows", 30 * time.Millisecond, "  # Title\n\n  First paragraph grows"},
 		// A blank line finishes the block: it is shown at once.
 		{".\n\n", 0, "  # Title\n\n  First paragraph grows."},
-		{"```go\nx := 1\n\ny := 2\n", time.Second, "  # Title\n\n  First paragraph grows.\n\n    x := 1\n\n    y := 2"},
-		{"```\n\n- a\n- **b", time.Second, "  # Title\n\n  First paragraph grows.\n\n    x := 1\n\n    y := 2\n\n  • a\n  • **b"},
+		// A new tail right after a cut is shown at once, and the old
+		// tail (now a finished block) not again.
+		{"Next", 0, "  # Title\n\n  First paragraph grows.\n\n  Next"},
+		{" one\n\n", 0, "  # Title\n\n  First paragraph grows.\n\n  Next one"},
+		{"```go\nx := 1\n\ny := 2\n", time.Second, "  # Title\n\n  First paragraph grows.\n\n  Next one\n\n    x := 1\n\n    y := 2"},
+		{"```\n\n- a\n- **b", time.Second, "  # Title\n\n  First paragraph grows.\n\n  Next one\n\n    x := 1\n\n    y := 2\n\n  • a\n  • **b"},
 	}
 	for i, s := range steps {
 		if got := step(s.chunk, s.advance); got != s.want {
 			t.Fatalf("step %d (%q):\n%s\nwant:\n%s", i, s.chunk, got, s.want)
 		}
 	}
-	if len(m.blocks) != 3 || m.renderedN != 3 {
-		t.Errorf("finished blocks = %d, rendered = %d; want 3 and 3 (title, paragraph, code)", len(m.blocks), m.renderedN)
+	if len(m.blocks) != 4 || m.renderedN != 4 {
+		t.Errorf("finished blocks = %d, rendered = %d; want 4 and 4 (title, 2 paragraphs, code)", len(m.blocks), m.renderedN)
 	}
 	// Finished blocks are not rendered again: their lines are the same slice.
 	kept := m.rendered
