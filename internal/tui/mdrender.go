@@ -291,7 +291,11 @@ func expandTabs(s string) string {
 			continue
 		}
 		b.WriteRune(r)
-		col += ansi.StringWidth(string(r))
+		if r < utf8.RuneSelf {
+			col++
+		} else {
+			col += ansi.StringWidth(string(r))
+		}
 	}
 	return b.String()
 }
@@ -300,42 +304,27 @@ func expandTabs(s string) string {
 // that leaves more than a third of the line, else at width exactly; the
 // continuation is indented two cells more than the line.
 func breakCode(l string, width int) []string {
-	if ansi.StringWidth(l) <= width {
+	if _, rest, _ := splitCells(l, width); rest == "" {
 		return []string{l}
 	}
-	ind := len(l) - len(strings.TrimLeft(l, " ")) + 2
-	ind = min(ind, width/2)
+	ind := min(len(l)-len(strings.TrimLeft(l, " "))+2, width/2)
 	indent := strings.Repeat(" ", ind)
 	var out []string
-	first := true
+	prefix, lim := "", width
 	for {
-		lim := width
-		if !first {
-			lim = width - ind
+		head, rest, _ := splitCells(l, lim)
+		if rest == "" {
+			return append(out, prefix+l)
 		}
-		if ansi.StringWidth(l) <= lim {
-			break
-		}
-		head := ansi.Truncate(l, lim, "")
 		if head == "" { // a character wider than the room left
-			_, n := utf8.DecodeRuneInString(l)
-			head = l[:n]
+			head, rest = firstGrapheme(l)
 		}
 		if sp := strings.LastIndexByte(head, ' '); sp > len(head)/3 && strings.TrimSpace(head[:sp]) != "" {
-			head = head[:sp+1]
+			head, rest = head[:sp+1], l[sp+1:]
 		}
-		if first {
-			out = append(out, strings.TrimRight(head, " "))
-		} else {
-			out = append(out, indent+strings.TrimRight(head, " "))
-		}
-		l = l[len(head):]
-		first = false
+		out = append(out, prefix+strings.TrimRight(head, " "))
+		l, prefix, lim = rest, indent, width-ind
 	}
-	if first {
-		return append(out, l)
-	}
-	return append(out, indent+l)
 }
 
 // segValue is line i of a block's source.
@@ -348,16 +337,51 @@ func segValue(segs *text.Segments, i int, src []byte) []byte {
 func (w *mdRender) hard(s string, width int, st styleBits) []string {
 	s = expandTabs(s)
 	var out []string
-	for ansi.StringWidth(s) > width {
-		head := ansi.Truncate(s, width, "")
+	for {
+		head, rest, _ := splitCells(s, width)
+		if rest == "" {
+			return append(out, w.th.paint(strings.TrimRight(s, " "), st))
+		}
 		if head == "" {
-			_, n := utf8.DecodeRuneInString(s)
-			head = s[:n]
+			head, rest = firstGrapheme(s)
 		}
 		out = append(out, w.th.paint(head, st))
-		s = s[len(head):]
+		s = rest
 	}
-	return append(out, w.th.paint(strings.TrimRight(s, " "), st))
+}
+
+// splitCells cuts s after at most n cells and says how many the head
+// takes. It walks the head only, so cutting a long line into many is
+// linear in its length.
+func splitCells(s string, n int) (head, tail string, width int) {
+	i := 0
+	for i < len(s) {
+		if c := s[i]; c >= 0x20 && c <= 0x7e {
+			if width+1 > n {
+				break
+			}
+			i++
+			width++
+			continue
+		}
+		g, gw := ansi.FirstGraphemeCluster(s[i:], ansi.GraphemeWidth)
+		if g == "" || width+gw > n {
+			break
+		}
+		i += len(g)
+		width += gw
+	}
+	return s[:i], s[i:], width
+}
+
+// firstGrapheme splits off the first character (with its combining marks).
+func firstGrapheme(s string) (head, tail string) {
+	g, _ := ansi.FirstGraphemeCluster(s, ansi.GraphemeWidth)
+	if g == "" && s != "" {
+		_, n := utf8.DecodeRuneInString(s)
+		g = s[:n]
+	}
+	return g, s[len(g):]
 }
 
 // inline collects the inline content of n as spans.
@@ -486,10 +510,10 @@ func (w *mdRender) wrap(sp []span, width int) []string {
 				emit()
 				continue
 			}
-			head, tail := cutSpans(word, width)
+			head, tail, hw := cutSpans(word, width)
 			line = append(line, head...)
 			emit()
-			word, ww = tail, spansWidth(tail)
+			word, ww = tail, ww-hw
 		}
 		line = append(line, word...)
 		lw += ww
@@ -547,29 +571,25 @@ func cellWidth(s string) int {
 }
 
 // cutSpans splits spans after n cells (at least one character goes to
-// the head, so that a cut always makes progress).
-func cutSpans(sp []span, n int) (head, tail []span) {
-	acc := 0
+// the head, so that a cut always makes progress) and says how many cells
+// the head takes.
+func cutSpans(sp []span, n int) (head, tail []span, hw int) {
 	for i, s := range sp {
-		sw := cellWidth(s.text)
-		if acc+sw <= n {
-			head = append(head, s)
-			acc += sw
-			continue
-		}
-		h := ansi.Truncate(s.text, n-acc, "")
-		if h == "" && acc == 0 {
-			_, k := utf8.DecodeRuneInString(s.text)
-			h = s.text[:k]
+		h, t, w := splitCells(s.text, n-hw)
+		if h == "" && hw == 0 && s.text != "" {
+			h, t = firstGrapheme(s.text)
+			w = cellWidth(h)
 		}
 		if h != "" {
 			head = append(head, span{text: h, st: s.st, link: s.link})
+			hw += w
 		}
-		tail = append(tail, span{text: s.text[len(h):], st: s.st, link: s.link})
-		tail = append(tail, sp[i+1:]...)
-		return head, tail
+		if t != "" {
+			tail = append(tail, span{text: t, st: s.st, link: s.link})
+			return head, append(tail, sp[i+1:]...), hw
+		}
 	}
-	return head, nil
+	return head, nil, hw
 }
 
 // line joins spans into one self-contained line, merging neighbours of
