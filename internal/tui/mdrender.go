@@ -505,7 +505,7 @@ func (w *mdRender) wrap(sp []span, width int) []string {
 			}
 		}
 		space = nil
-		for ww > width-lw {
+		for ww > width-lw && len(word) > 0 {
 			if lw > 0 {
 				emit()
 				continue
