@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,5 +82,17 @@ func BenchmarkStream1000TokensPerSecond(b *testing.B) {
 			m.View()
 		}
 		feed(m, protocol.AssistantMessage{Content: ""})
+	}
+}
+
+// BenchmarkMarkdownLongLines renders 256 KiB that has no place to wrap:
+// one code line and one word (minified output pasted by a model). The
+// cost must grow with the length, not its square.
+func BenchmarkMarkdownLongLines(b *testing.B) {
+	long := strings.Repeat("x", 256<<10)
+	src := "```\n" + long + "\n```\n\n" + long + "\n"
+	r := newRenderers(false, true)
+	for b.Loop() {
+		r.render(src, 80)
 	}
 }

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 // markdown renders streaming markdown incrementally: the text is cut into
@@ -22,7 +23,8 @@ type markdown struct {
 	renderedN int
 	width     int
 	tail      []string
-	tailSrc   int // len(text) when tail was rendered
+	tailOK    bool // tail renders the current tail's text (perhaps shorter)
+	tailSrc   int  // len(text) when tail was rendered
 	tailAt    time.Time
 	final     bool
 }
@@ -42,6 +44,7 @@ func (m *markdown) finish() {
 // cut moves every finished block of the text out of the tail.
 func (m *markdown) cut() {
 	t := m.text.String()
+	done := m.done
 	for {
 		nl := strings.IndexByte(t[m.scan:], '\n')
 		if nl < 0 {
@@ -66,71 +69,93 @@ func (m *markdown) cut() {
 		m.blocks = append(m.blocks, t[m.done:])
 		m.done, m.scan = len(t), len(t)
 	}
+	if m.done != done {
+		// The old tail shows text that is now a finished block: never
+		// show it again, even within the throttle.
+		m.tail, m.tailOK = nil, false
+	}
 }
 
 // lines renders the markdown at width with r (throttle: how often the tail
-// may be rendered again while it grows).
+// may be rendered again while it grows). A blank line separates blocks.
 func (m *markdown) lines(width int, r *renderers, throttle time.Duration, now time.Time) []string {
 	if width != m.width {
-		m.width, m.rendered, m.renderedN, m.tail, m.tailSrc = width, nil, 0, nil, -1
+		m.width, m.rendered, m.renderedN, m.tail, m.tailOK = width, nil, 0, nil, false
 	}
 	for ; m.renderedN < len(m.blocks); m.renderedN++ {
-		m.rendered = append(m.rendered, r.render(m.blocks[m.renderedN], width)...)
+		ls := r.render(m.blocks[m.renderedN], width)
+		if len(ls) > 0 && len(m.rendered) > 0 {
+			m.rendered = append(m.rendered, "")
+		}
+		m.rendered = append(m.rendered, ls...)
 	}
 	t := m.text.String()
 	if m.done >= len(t) || strings.TrimSpace(t[m.done:]) == "" {
 		return m.rendered
 	}
-	if m.tailSrc != len(t) && (m.tail == nil || now.Sub(m.tailAt) >= throttle) {
-		m.tail, m.tailSrc, m.tailAt = r.render(t[m.done:], width), len(t), now
+	if !m.tailOK || m.tailSrc != len(t) && now.Sub(m.tailAt) >= throttle {
+		m.tail, m.tailOK, m.tailSrc, m.tailAt = r.render(t[m.done:], width), true, len(t), now
 	}
-	out := make([]string, 0, len(m.rendered)+len(m.tail))
-	return append(append(out, m.rendered...), m.tail...)
+	out := make([]string, 0, len(m.rendered)+len(m.tail)+1)
+	out = append(out, m.rendered...)
+	if len(out) > 0 && len(m.tail) > 0 {
+		out = append(out, "")
+	}
+	return append(out, m.tail...)
 }
 
-// renderers holds one Glamour renderer per width (they are costly to make).
+// renderers renders markdown blocks for one colour scheme. Nothing in it
+// depends on the width, so one serves every width.
 type renderers struct {
-	style string
-	byW   map[int]*glamour.TermRenderer
+	th *mdTheme
+	p  parser.Parser
 }
 
 func newRenderers(plain, dark bool) *renderers {
-	style := "dark"
-	switch {
-	case plain:
-		style = "notty"
-	case !dark:
-		style = "light"
-	}
-	return &renderers{style: style, byW: map[int]*glamour.TermRenderer{}}
+	return &renderers{th: newMDTheme(plain, dark), p: newMarkdownParser()}
 }
 
-// render turns one markdown block into lines, without Glamour's margins.
+// render turns one markdown block into lines: a margin of two cells on
+// the left, wrapped to leave two on the right.
 func (r *renderers) render(src string, width int) []string {
-	tr, ok := r.byW[width]
-	if !ok {
-		var err error
-		tr, err = glamour.NewTermRenderer(glamour.WithStandardStyle(r.style), glamour.WithWordWrap(max(width-2, 10)), glamour.WithEmoji())
-		if err != nil {
-			return wrapPlain(src, width)
-		}
-		r.byW[width] = tr
-	}
-	out, err := tr.Render(src)
-	if err != nil {
-		return wrapPlain(src, width)
-	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+	b := []byte(sanitize(src))
+	doc := r.p.Parse(text.NewReader(b))
+	w := mdRender{th: r.th, src: b, r: r}
+	lines := w.blocks(doc, max(width-4, 10), 0, true)
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+		if l != "" {
+			lines[i] = "  " + l
+		}
 	}
 	return lines
+}
+
+// sanitize drops control characters other than tab and newline: text
+// from a model must not move the cursor or restyle the terminal.
+func sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r < 0xa0)
 }
 
 // wrapPlain wraps text to width without styling.
