@@ -9,7 +9,13 @@
 #     notes when the request's headers arrive; median of RUNS runs, with
 #     --no-sandbox and with the sandbox
 #   - peak RSS and wall time of a 20-step run (20 model requests, 19 shell
-#     commands), median of RSS_RUNS runs, with --no-sandbox and the sandbox
+#     commands), median of RSS_RUNS runs, with --no-sandbox and the sandbox;
+#     beside it the largest anonymous (private: heap, stacks) and file-backed
+#     (the binary's pages) resident sizes seen, sampled every 5 ms. The
+#     file-backed part depends on how the kernel caches the binary: where
+#     the page cache holds it in large folios (ext4 on recent kernels) every
+#     touched 2 MiB block of code is mapped whole, so it follows the binary's
+#     size more than the code a run executes.
 #
 # Usage: bench/startup.sh [path/to/openseek]   (default: build ./cmd/openseek)
 # Environment: RUNS (default 20), RSS_RUNS (default 3).
@@ -35,6 +41,25 @@ go build -o "$tmp/llmscript" ./bench/llmscript
 # A home of its own: no user config, skills or MCP servers.
 export HOME=$tmp/home
 mkdir -p "$HOME"
+
+# sample PID: the largest RssAnon and RssFile of process PID, in KB, until
+# it exits.
+sample() {
+  local a=0 f=0 k v _ tick
+  # A pipe nobody writes to: read -t on it sleeps without starting a process.
+  exec {tick}<> <(:)
+  while [ -r "/proc/$1/status" ]; do
+    while read -r k v _; do
+      case $k in
+        RssAnon:) [ "$v" -gt "$a" ] && a=$v ;;
+        RssFile:) [ "$v" -gt "$f" ] && f=$v ;;
+      esac
+    done <"/proc/$1/status" 2>/dev/null || true
+    read -r -t 0.005 -u "$tick" _ || true
+  done
+  exec {tick}<&-
+  echo "$a $f"
+}
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) exit 1; print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
@@ -87,8 +112,14 @@ for mode in --no-sandbox sandbox; do
   for _ in $(seq "$rss_runs"); do
     ws=$(mktemp -d "$tmp/ws.XXXX")
     /usr/bin/time -o "$tmp/time" -f "%M %e" \
-      "$bin" --api-url "$url" --model bench --dir "$ws" "${flags[@]}" run "do twenty steps" >/dev/null
-    cat "$tmp/time" >>"$tmp/rss"
+      "$bin" --api-url "$url" --model bench --dir "$ws" "${flags[@]}" run "do twenty steps" >/dev/null &
+    timer=$!
+    child=
+    for _ in $(seq 200); do child=$(pgrep -P "$timer" || true); [ -n "$child" ] && break; sleep 0.001; done
+    parts="0 0"
+    [ -n "$child" ] && parts=$(sample "$child")
+    wait "$timer"
+    echo "$(cat "$tmp/time") $parts" >>"$tmp/rss"
   done
-  echo "median peak RSS: $(awk '{print $1}' "$tmp/rss" | median) KB, median wall: $(awk '{print $2}' "$tmp/rss" | median) s"
+  echo "median peak RSS: $(awk '{print $1}' "$tmp/rss" | median) KB (anonymous $(awk '{print $3}' "$tmp/rss" | median) KB, file-backed $(awk '{print $4}' "$tmp/rss" | median) KB), median wall: $(awk '{print $2}' "$tmp/rss" | median) s"
 done
