@@ -7,7 +7,8 @@
 #   - start-up to the first model request of `openseek run`: the time is
 #     taken just before exec (bash's $EPOCHREALTIME, no fork) and the server
 #     notes when the request's headers arrive; median of RUNS runs, with
-#     --no-sandbox and with the sandbox
+#     --no-sandbox and with the sandbox; and the CPU time (user + system,
+#     children included) of that one-request run, steadier under load
 #   - peak RSS and wall time of a 20-step run (20 model requests, 19 shell
 #     commands), median of RSS_RUNS runs, with --no-sandbox and the sandbox;
 #     beside it the largest anonymous (private: heap, stacks) and file-backed
@@ -105,6 +106,17 @@ for mode in --no-sandbox sandbox; do
     echo $((arrived / 1000 - t0)) >>"$tmp/starts"
   done
   echo "median: $(median <"$tmp/starts") µs (min $(sort -n "$tmp/starts" | head -1), max $(sort -n "$tmp/starts" | tail -1))"
+  # CPU time is steadier than wall time on a shared machine: user + system
+  # time of the whole one-request run, git and sandbox children included.
+  serve 1 "$runs"
+  : >"$tmp/cpu"
+  for _ in $(seq "$runs"); do
+    ws=$(mktemp -d "$tmp/ws.XXXX")
+    /usr/bin/time -o "$tmp/time" -f "%U %S" \
+      "$bin" --api-url "$url" --model bench --dir "$ws" "${flags[@]}" run "say done" >/dev/null
+    awk '{printf "%d\n", ($1 + $2) * 1000}' "$tmp/time" >>"$tmp/cpu"
+  done
+  echo "CPU time of a one-request run: median $(median <"$tmp/cpu") ms (min $(sort -n "$tmp/cpu" | head -1))"
 
   echo "== 20-step run ${flags[*]:-(sandbox on)}, $rss_runs runs"
   serve 20 "$rss_runs"
