@@ -116,10 +116,21 @@ func (g originGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
-		return nil, fmt.Errorf("refused to follow a redirect to %s://%s: the API key is only sent to %s://%s; configure the endpoint the server redirects to instead",
-			req.URL.Scheme, req.URL.Host, g.origin.Scheme, g.origin.Host)
+		return nil, &RedirectError{To: req.URL, Origin: g.origin}
 	}
 	return g.next.RoundTrip(req)
+}
+
+// RedirectError is a request refused because it would leave the origin
+// of the configured endpoint (a redirect elsewhere). Sending it again
+// cannot help, so it is not retryable.
+type RedirectError struct {
+	To, Origin *url.URL
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("refused to follow a redirect to %s://%s: the API key is only sent to %s://%s; configure the endpoint the server redirects to instead",
+		e.To.Scheme, e.To.Host, e.Origin.Scheme, e.Origin.Host)
 }
 
 func sameOrigin(a, b *url.URL) bool {

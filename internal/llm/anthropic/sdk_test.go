@@ -12,6 +12,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/anthropic"
 )
 
@@ -99,8 +100,8 @@ func TestRedirectToAnotherOriginRefused(t *testing.T) {
 	defer redirect.Close()
 	c := anthropic.New(anthropic.Config{BaseURL: redirect.URL, APIKey: "sk-ant-secret"})
 	_, err := c.Stream(context.Background(), userRequest("hi"), nil)
-	if err == nil || !strings.Contains(err.Error(), "refused to follow a redirect") || strings.Contains(err.Error(), "sk-ant-secret") {
-		t.Errorf("err = %v, want a refused redirect without the key", err)
+	if err == nil || !strings.Contains(err.Error(), "refused to follow a redirect") || strings.Contains(err.Error(), "sk-ant-secret") || llm.IsRetryable(err) {
+		t.Errorf("err = %v, want a refused redirect without the key, not retryable", err)
 	}
 	if len(*got) != 0 {
 		t.Errorf("the other origin received %d requests", len(*got))

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/responses"
 )
 
@@ -99,8 +100,8 @@ func TestRedirectToAnotherOriginRefused(t *testing.T) {
 	defer redirect.Close()
 	c := responses.New(responses.Config{BaseURL: redirect.URL + "/v1", APIKey: "sk-secret"})
 	_, err := c.Stream(context.Background(), hi, nil)
-	if err == nil || !strings.Contains(err.Error(), "refused to follow a redirect") || strings.Contains(err.Error(), "sk-secret") {
-		t.Errorf("err = %v, want a refused redirect without the key", err)
+	if err == nil || !strings.Contains(err.Error(), "refused to follow a redirect") || strings.Contains(err.Error(), "sk-secret") || llm.IsRetryable(err) {
+		t.Errorf("err = %v, want a refused redirect without the key, not retryable", err)
 	}
 	if len(*got) != 0 {
 		t.Errorf("the other origin received %d requests", len(*got))
