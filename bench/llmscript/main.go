@@ -13,6 +13,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -80,6 +82,8 @@ func stampArrivals(target, path string) (string, error) {
 	}
 	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: t.Scheme, Host: t.Host})
 	proxy.FlushInterval = -1 // an event stream: flush every write
+	// A client that hangs up once it has its answer is no news.
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
 	var mu sync.Mutex
 	go func() {
 		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
