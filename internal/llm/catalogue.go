@@ -4,10 +4,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"charm.land/catwalk/pkg/catwalk"
-	"charm.land/catwalk/pkg/embedded"
 )
+
+//go:generate go run ./cataloguegen
 
 // CatalogueModel is what the public model catalogue (charm.land/catwalk's
 // embedded data) knows about one model of one provider.
@@ -20,65 +19,35 @@ type CatalogueModel struct {
 	Reasoning bool // the model can reason (thinking / reasoning effort)
 }
 
-// Catalogue is a snapshot of the public model catalogue. It is read-only
-// once built; build it once and share it.
+// Catalogue is the public model catalogue. It is compiled into the binary
+// as a table (catalogue_data.go, generated from charm.land/catwalk by
+// cataloguegen), so it costs nothing until a lookup reads it: no JSON to
+// decode at start-up, no catwalk linked. It is read-only.
 type Catalogue struct {
-	byProvider map[string]catalogueProvider
+	providers []catalogueProvider // sorted by id
 }
 
 type catalogueProvider struct {
+	id       string
 	models   []CatalogueModel
 	defaults []string // the catalogue's suggested large and small models
 }
 
-// LoadCatalogue decodes the catalogue embedded in the binary (a few
-// milliseconds: call it once, not per request).
+// LoadCatalogue returns the catalogue compiled into the binary. It is
+// cheap: no decoding, no allocation beyond the handle.
 func LoadCatalogue() *Catalogue {
-	return newCatalogue(embedded.GetAll())
+	return &Catalogue{providers: catalogueProviders}
 }
 
-func newCatalogue(providers []catwalk.Provider) *Catalogue {
-	c := &Catalogue{byProvider: make(map[string]catalogueProvider, len(providers))}
-	for _, p := range providers {
-		id := string(p.ID)
-		if id == "" {
-			continue
-		}
-		cp := catalogueProvider{}
-		for _, m := range p.Models {
-			cp.models = append(cp.models, CatalogueModel{
-				Provider:  id,
-				Name:      m.ID,
-				Window:    int(m.ContextWindow),
-				MaxOutput: int(m.DefaultMaxTokens),
-				Price:     cataloguePrice(m),
-				Reasoning: m.CanReason,
-			})
-		}
-		for _, d := range []string{p.DefaultLargeModelID, p.DefaultSmallModelID} {
-			if d != "" && !slices.Contains(cp.defaults, d) {
-				cp.defaults = append(cp.defaults, d)
-			}
-		}
-		c.byProvider[id] = cp
+// provider finds a provider's entry (the zero entry when it is unknown).
+func (c *Catalogue) provider(id string) catalogueProvider {
+	i, ok := slices.BinarySearchFunc(c.providers, id, func(p catalogueProvider, id string) int {
+		return strings.Compare(p.id, id)
+	})
+	if !ok {
+		return catalogueProvider{}
 	}
-	return c
-}
-
-// cataloguePrice maps catwalk's four prices to ours. catwalk is not
-// consistent about which "cached" column holds the cache-read price
-// (Anthropic entries put the cache-write price in CostPer1MInCached and the
-// read price in CostPer1MOutCached; some OpenAI entries do the reverse), so
-// the hit price is the cheapest positive cached price that does not exceed
-// the miss price, else the miss price.
-func cataloguePrice(m catwalk.Model) Price {
-	hit := m.CostPer1MIn
-	for _, c := range []float64{m.CostPer1MOutCached, m.CostPer1MInCached} {
-		if c > 0 && c < hit {
-			hit = c
-		}
-	}
-	return Price{InputHit: hit, InputMiss: m.CostPer1MIn, Output: m.CostPer1MOut}
+	return c.providers[i]
 }
 
 // datedSuffix matches a release-date suffix (claude-sonnet-4-5-20250929)
@@ -93,7 +62,7 @@ func (c *Catalogue) Lookup(provider, name string) (CatalogueModel, bool) {
 	if c == nil {
 		return CatalogueModel{}, false
 	}
-	models := c.byProvider[provider].models
+	models := c.provider(provider).models
 	for _, m := range models {
 		if m.Name == name {
 			return m, true
@@ -119,7 +88,7 @@ func (c *Catalogue) Defaults(provider string) []string {
 	if c == nil {
 		return nil
 	}
-	return append([]string(nil), c.byProvider[provider].defaults...)
+	return append([]string(nil), c.provider(provider).defaults...)
 }
 
 // Models returns every catalogue model of a provider.
@@ -127,5 +96,5 @@ func (c *Catalogue) Models(provider string) []CatalogueModel {
 	if c == nil {
 		return nil
 	}
-	return append([]CatalogueModel(nil), c.byProvider[provider].models...)
+	return append([]CatalogueModel(nil), c.provider(provider).models...)
 }

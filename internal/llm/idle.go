@@ -63,13 +63,15 @@ func (w *IdleWatch) Interrupted() error {
 }
 
 // TransportError classifies err, a failure to get a response at all:
-// Interrupted's answer when there is one, else a retryable *Error with the
-// API key redacted.
+// Interrupted's answer when there is one, else an *Error with the API key
+// redacted, retryable unless a redirect was refused (*RedirectError).
 func (w *IdleWatch) TransportError(err error, key string) error {
 	if ierr := w.Interrupted(); ierr != nil {
 		return ierr
 	}
-	return &Error{Message: "cannot reach the model API: " + Redact(err.Error(), key), Retryable: true, Err: err}
+	var redirect *RedirectError
+	retry := !errors.As(err, &redirect)
+	return &Error{Message: "cannot reach the model API: " + Redact(err.Error(), key), Retryable: retry, Err: err}
 }
 
 // idleBody re-arms the idle timer on every byte received.

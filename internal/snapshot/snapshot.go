@@ -106,19 +106,37 @@ func (r *Repo) take(ctx context.Context) (string, error) {
 	if err := r.writeExcludes(); err != nil {
 		return "", err
 	}
-	if err := r.add(ctx); err != nil {
+	// Every git process costs a few milliseconds before the turn's first
+	// model request: the last snapshot is looked up while the files are
+	// added (rev-parse only reads refs), and gc runs only when git's own
+	// thresholds are passed.
+	type last struct{ commit, tree string }
+	prev := make(chan last, 1)
+	go func() {
+		var l last
+		// Both or neither: before the first snapshot the branch is absent.
+		if out, err := r.git(ctx, "rev-parse", branch, branch+"^{tree}"); err == nil {
+			if c, t, ok := strings.Cut(out, "\n"); ok && isHex(c) && isHex(t) {
+				l = last{c, t}
+			}
+		}
+		prev <- l
+	}()
+	err := r.add(ctx)
+	parent := <-prev
+	if err != nil {
 		return "", err
 	}
 	tree, err := r.git(ctx, "write-tree")
 	if err != nil {
 		return "", err
 	}
+	if parent.tree == tree {
+		return parent.commit, nil
+	}
 	args := []string{"commit-tree", "--no-gpg-sign", "-m", "openseek snapshot"}
-	if parent, err := r.git(ctx, "rev-parse", "--quiet", "--verify", branch); err == nil {
-		if ptree, err := r.git(ctx, "rev-parse", parent+"^{tree}"); err == nil && ptree == tree {
-			return parent, nil
-		}
-		args = append(args, "-p", parent)
+	if parent.commit != "" {
+		args = append(args, "-p", parent.commit)
 	}
 	commit, err := r.git(ctx, append(args, tree)...)
 	if err != nil {
@@ -127,12 +145,40 @@ func (r *Repo) take(ctx context.Context) (string, error) {
 	if _, err := r.git(ctx, "update-ref", branch, commit); err != nil {
 		return "", err
 	}
-	// Pack loose objects once there are many (git's own threshold), in
-	// the foreground so that no process outlives the call.
-	if _, err := r.git(ctx, "gc", "--auto", "--quiet"); err != nil {
-		return "", err
+	if r.needsGC() {
+		// Pack loose objects and merge packs, in the foreground so that
+		// no process outlives the call.
+		if _, err := r.git(ctx, "gc", "--auto", "--quiet"); err != nil {
+			return "", err
+		}
 	}
 	return commit, nil
+}
+
+// Git's defaults for gc --auto (gc.auto, gc.autoPackLimit), which the
+// side repository does not change.
+const (
+	gcAutoLoose = 6700
+	gcAutoPacks = 50
+)
+
+// needsGC applies git gc --auto's own test without starting git: more
+// loose objects than gc.auto, estimated from the objects/17 fan-out
+// directory as git does, or more packs than gc.autoPackLimit (each
+// snapshot's bulk check-in writes a pack). gc --auto still decides.
+func (r *Repo) needsGC() bool {
+	loose, _ := os.ReadDir(filepath.Join(r.gitDir, "objects", "17"))
+	n := 0
+	for _, e := range loose {
+		if l := len(e.Name()); (l == 38 || l == 62) && isHex(e.Name()) { // SHA-1 or SHA-256
+			n++
+		}
+	}
+	if n > (gcAutoLoose+255)/256 {
+		return true
+	}
+	packs, _ := filepath.Glob(filepath.Join(r.gitDir, "objects", "pack", "*.pack"))
+	return len(packs) > gcAutoPacks
 }
 
 // add stages the whole workspace. A git repository nested in the
@@ -272,7 +318,9 @@ func isHex(s string) bool {
 }
 
 // init creates the side repository on first use and sets the options
-// that make it fast and independent of the user's configuration.
+// that make it fast and independent of the user's configuration. They are
+// appended to the new repository's config file in one write rather than
+// set by one git config process each.
 func (r *Repo) init(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err == nil {
 		return nil
@@ -280,25 +328,36 @@ func (r *Repo) init(ctx context.Context) error {
 	if _, _, err := r.run(ctx, false, "init", "--quiet", "--template="); err != nil {
 		return err
 	}
-	for _, kv := range [][2]string{
-		{"core.autocrlf", "false"},
-		{"core.untrackedCache", "true"},
-		{"core.quotePath", "false"},
-		{"core.logAllRefUpdates", "false"},
-		{"gc.autoDetach", "false"},
-		{"commit.gpgSign", "false"},
-		// Every file goes through bulk check-in: one pack per snapshot
-		// instead of one loose object file per file (a first snapshot of
-		// 10,000 files: about 1 MiB and a second instead of 40 MiB and
-		// several seconds).
-		{"core.bigFileThreshold", "1"},
-	} {
-		if _, err := r.git(ctx, "config", kv[0], kv[1]); err != nil {
-			return err
-		}
+	f, err := os.OpenFile(filepath.Join(r.gitDir, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("configure the snapshot repository %s: %w", r.gitDir, err)
+	}
+	_, err = f.WriteString(repoConfig)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("configure the snapshot repository %s: %w", r.gitDir, err)
 	}
 	return nil
 }
+
+// repoConfig is appended to the side repository's config (a later
+// section of the same name adds to the earlier one).
+const repoConfig = `[core]
+	autocrlf = false
+	untrackedCache = true
+	quotePath = false
+	logAllRefUpdates = false
+	# Every file goes through bulk check-in: one pack per snapshot instead
+	# of one loose object file per file (a first snapshot of 10,000 files:
+	# about 1 MiB and a second instead of 40 MiB and several seconds).
+	bigFileThreshold = 1
+[gc]
+	autoDetach = false
+[commit]
+	gpgSign = false
+`
 
 // writeExcludes writes the side repository's info/exclude: .openseek,
 // the extra patterns, and the user's own .git/info/exclude (read, never

@@ -409,3 +409,71 @@ func BenchmarkTake10k(b *testing.B) {
 		}
 	}
 }
+
+// The side repository's settings are in effect, and each snapshot with
+// changes is a commit whose parent is the previous one.
+func TestRepositorySettingsAndChain(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "a"})
+	r := open(t, ws)
+	first, err := r.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"core.autocrlf": "false", "core.untrackedCache": "true", "core.quotePath": "false",
+		"core.logAllRefUpdates": "false", "core.bigFileThreshold": "1", "gc.autoDetach": "false", "commit.gpgSign": "false",
+	} {
+		if got, err := r.git(ctx, "config", "--get", key); err != nil || got != want {
+			t.Errorf("%s = %q (%v), want %q", key, got, err, want)
+		}
+	}
+	write(t, ws, map[string]string{"a.txt": "b"})
+	second, err := r.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent, err := r.git(ctx, "rev-parse", second+"^"); err != nil || parent != first || second == first {
+		t.Errorf("second snapshot %s has parent %s (%v), want %s", second, parent, err, first)
+	}
+}
+
+// needsGC follows git gc --auto's thresholds: loose objects estimated
+// from objects/17, and the number of packs.
+func TestNeedsGC(t *testing.T) {
+	r := &Repo{gitDir: t.TempDir()}
+	fill := func(dir string, n int, name func(int) string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := os.WriteFile(filepath.Join(dir, name(i)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if r.needsGC() {
+		t.Error("an empty repository needs gc")
+	}
+	loose := func(i int) string { return fmt.Sprintf("%038x", i) }
+	fill(filepath.Join(r.gitDir, "objects", "17"), (gcAutoLoose+255)/256, loose)
+	if r.needsGC() {
+		t.Error("gc at the loose-object threshold, want only past it")
+	}
+	fill(filepath.Join(r.gitDir, "objects", "17"), (gcAutoLoose+255)/256+1, loose)
+	if !r.needsGC() {
+		t.Error("no gc past the loose-object threshold")
+	}
+	r = &Repo{gitDir: t.TempDir()}
+	pack := func(i int) string { return fmt.Sprintf("pack-%040x.pack", i) }
+	fill(filepath.Join(r.gitDir, "objects", "pack"), gcAutoPacks, pack)
+	if r.needsGC() {
+		t.Error("gc at the pack limit, want only past it")
+	}
+	fill(filepath.Join(r.gitDir, "objects", "pack"), gcAutoPacks+1, pack)
+	if !r.needsGC() {
+		t.Error("no gc past the pack limit")
+	}
+}

@@ -7,10 +7,9 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/openseek/openseek/internal/llm"
@@ -24,6 +23,12 @@ const (
 	DefaultIdleTimeout = 90 * time.Second
 	// messagesPath is the Messages endpoint relative to the base URL.
 	messagesPath = "v1/messages"
+	// sdkVersion is the anthropic-sdk-go release whose headers requests
+	// carry (its user agent and X-Stainless-Package-Version), and
+	// apiVersion the anthropic-version it sends; a test checks both
+	// against the module in go.mod.
+	sdkVersion = "2.15.0"
+	apiVersion = "2026-10-21"
 )
 
 // Config says where and how to reach the Messages API.
@@ -44,7 +49,7 @@ type Config struct {
 // concurrent use.
 type Client struct {
 	cfg     Config
-	api     sdk.Client
+	api     *llm.Endpoint
 	idle    time.Duration
 	initErr error
 }
@@ -61,30 +66,32 @@ func New(cfg Config) *Client {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
 		c.initErr = fmt.Errorf("invalid Anthropic base URL %q: want a URL such as %s", base, DefaultBaseURL)
 		return c
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	// The Messages endpoint under the base URL's path, as the SDK resolves
+	// it (a base URL's path is a directory).
+	if u.Path != "" && !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0), // llm.WithRetry owns retrying
-		option.WithHeader("Accept", "text/event-stream"),
+	if u, err = u.Parse(messagesPath); err != nil {
+		c.initErr = fmt.Errorf("invalid Anthropic base URL %q: %w", base, err)
+		return c
 	}
+	// The SDK's header, not its environment: the caller resolves keys and
+	// endpoints itself (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and profiles
+	// are not read here).
+	h := llm.SDKHeader("Anthropic", sdkVersion)
+	h.Set("Anthropic-Version", apiVersion)
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithHeader("X-Api-Key", cfg.APIKey))
+		h.Set("X-Api-Key", cfg.APIKey)
 	}
 	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
+		h.Set(k, v)
 	}
-	// A literal Client, not sdk.NewClient: the latter reads
-	// ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, profiles and more from the
-	// environment; the caller resolves keys and endpoints itself.
-	c.api = sdk.Client{Options: opts}
+	c.api = llm.NewEndpoint(u, h, cfg.HTTPClient)
 	return c
 }
 
@@ -105,13 +112,13 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 	ctx, watch := llm.WatchIdle(ctx, c.idle)
 	defer watch.Stop()
 
-	var res *http.Response
-	err = c.api.Post(ctx, messagesPath, body, nil, option.WithResponseInto(&res))
-	if res != nil && res.StatusCode >= 400 {
-		return nil, c.statusError(res)
-	}
+	res, err := c.api.Post(ctx, body)
 	if err != nil {
 		return nil, watch.TransportError(err, c.cfg.APIKey)
+	}
+	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		return nil, c.statusError(res)
 	}
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "" && mt != "text/event-stream" {
 		// A gateway's error object or a proxy's login page, sent with 200.

@@ -1,8 +1,10 @@
 // Package anthropic is the llm.Provider for the Anthropic Messages API
-// (Claude). It sends requests and decodes the SSE stream with
-// github.com/anthropics/anthropic-sdk-go/v2 (its ssestream package does
-// the event parsing); the wire structs here keep the request bytes under
-// this package's control.
+// (Claude). It posts the request bytes it encodes with net/http
+// (llm.Endpoint: the header anthropic-sdk-go's client sends, anthropic-version
+// included; a test holds them equal) and decodes the SSE stream with
+// github.com/anthropics/anthropic-sdk-go/v2's ssestream package; the SDK's
+// client package is not linked. The wire structs here keep the request
+// bytes under this package's control.
 //
 // What a user sees:
 //
@@ -36,7 +38,8 @@
 //     event mid-stream), transport errors, a stream silent for
 //     Config.IdleTimeout and a stream cut before the message finished are
 //     Retryable, with Retry-After honoured. A non-JSON error page becomes a
-//     short readable message with its status.
+//     short readable message with its status. A redirect to another origin
+//     is refused, so the key never follows it.
 //
 // Invariant: the same conversation always encodes to the same request
 // bytes, and a conversation that grows by appending messages re-encodes

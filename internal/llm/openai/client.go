@@ -11,8 +11,6 @@ import (
 	"path"
 	"time"
 
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/openseek/openseek/internal/llm"
@@ -35,12 +33,16 @@ type Config struct {
 	Thinking func(mode string) map[string]any
 }
 
+// sdkVersion is the openai-go release whose headers requests carry (its
+// user agent and X-Stainless-Package-Version); a test checks it against
+// the module in go.mod.
+const sdkVersion = "3.98.0"
+
 // Client is an llm.Provider for one OpenAI-compatible chat-completions
 // endpoint. It is safe for concurrent use.
 type Client struct {
 	cfg     Config
-	api     sdk.Client
-	path    string // the request path relative to the SDK's base URL
+	api     *llm.Endpoint
 	idle    time.Duration
 	initErr error
 }
@@ -53,52 +55,43 @@ func New(cfg Config) *Client {
 	if c.idle <= 0 {
 		c.idle = DefaultIdleTimeout
 	}
-	base, rel, err := splitURL(cfg.URL)
+	u, err := endpointURL(cfg.URL)
 	if err != nil {
 		c.initErr = err
 		return c
 	}
-	c.path = rel
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0), // llm.WithRetry owns retrying
-		option.WithHeader("Accept", "text/event-stream"),
-	}
+	// The SDK's header, not its environment: OPENAI_API_KEY,
+	// OPENAI_BASE_URL and friends must not reach other vendors.
+	h := llm.SDKHeader("OpenAI", sdkVersion)
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
+		h.Set(k, v)
 	}
-	// A literal Client, not sdk.NewClient: the latter would pick up
-	// OPENAI_API_KEY, OPENAI_BASE_URL and friends from the environment and
-	// send them to other vendors.
-	c.api = sdk.Client{Options: opts}
+	c.api = llm.NewEndpoint(u, h, cfg.HTTPClient)
 	return c
 }
 
-// splitURL turns the full endpoint URL into the SDK's base URL (the
-// directory) and a relative reference to the endpoint, query included.
-func splitURL(raw string) (base, rel string, err error) {
+// endpointURL checks the full endpoint URL and returns it as requests are
+// sent to it: without a fragment, its path resolved as a relative
+// reference against its directory (as the SDK resolved it against its
+// base URL).
+func endpointURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", "", fmt.Errorf("invalid chat-completions URL %q: want a full URL such as https://api.deepseek.com/chat/completions", raw)
+		return nil, fmt.Errorf("invalid chat-completions URL %q: want a full URL such as https://api.deepseek.com/chat/completions", raw)
 	}
 	dir, file := path.Split(u.Path)
 	if dir == "" {
 		dir = "/"
 	}
-	rel = "./" + file
+	rel := "./" + file
 	if u.RawQuery != "" {
 		rel += "?" + u.RawQuery
 	}
-	b := url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host, Path: dir}
-	return b.String(), rel, nil
+	base := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host, Path: dir}
+	return base.Parse(rel)
 }
 
 // Stream sends req and streams the reply. Errors are *llm.Error except a
@@ -118,13 +111,13 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 	ctx, watch := llm.WatchIdle(ctx, c.idle)
 	defer watch.Stop()
 
-	var res *http.Response
-	err = c.api.Post(ctx, c.path, body, nil, option.WithResponseInto(&res))
-	if res != nil && res.StatusCode >= 400 {
-		return nil, c.statusError(res)
-	}
+	res, err := c.api.Post(ctx, body)
 	if err != nil {
 		return nil, watch.TransportError(err, c.cfg.APIKey)
+	}
+	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		return nil, c.statusError(res)
 	}
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/json" {
 		defer res.Body.Close()

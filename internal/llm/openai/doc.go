@@ -1,9 +1,12 @@
 // Package openai is the llm.Provider for OpenAI-compatible chat-completions
 // endpoints: DeepSeek, Kimi (Moonshot), Z.AI GLM, OpenRouter, OpenAI, xAI,
-// Groq and local servers (llama.cpp, vLLM, Ollama). It sends requests and
-// decodes the SSE stream with github.com/openai/openai-go/v3 (its ssestream
-// package does the event parsing); the wire structs here add the vendor
-// extensions the SDK's types lack.
+// Groq and local servers (llama.cpp, vLLM, Ollama). It posts the request
+// bytes it encodes with net/http (llm.Endpoint: the header openai-go's
+// client sends, a test holds them equal) and decodes the SSE stream with
+// github.com/openai/openai-go/v3's ssestream package; the SDK's client
+// package is not linked, which keeps several megabytes of API surface out
+// of the binary. The wire structs here add the vendor extensions the
+// SDK's types lack.
 //
 // What a user sees:
 //
@@ -30,7 +33,8 @@
 //     itself is never printed); 429, 5xx, transport errors, a stream silent
 //     for Config.IdleTimeout and a stream cut before [DONE] or a finish
 //     reason are Retryable. A non-JSON error page becomes a short readable
-//     message with its status.
+//     message with its status. A redirect to another origin is refused,
+//     so the key never follows it.
 //
 // Invariant: the same conversation always encodes to the same request
 // bytes, and every assistant message with tool calls carries

@@ -3,13 +3,14 @@ package responses
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 
@@ -21,6 +22,11 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 
 // DefaultIdleTimeout is how long a stream may stay silent before it fails.
 const DefaultIdleTimeout = 90 * time.Second
+
+// sdkVersion is the openai-go release whose headers requests carry (its
+// user agent and X-Stainless-Package-Version); a test checks it against
+// the module in go.mod.
+const sdkVersion = "3.98.0"
 
 // Config says where and how to reach a Responses API endpoint.
 type Config struct {
@@ -34,9 +40,10 @@ type Config struct {
 // Client is an llm.Provider for one Responses API endpoint. It is safe for
 // concurrent use.
 type Client struct {
-	cfg  Config
-	api  sdk.Client
-	idle time.Duration
+	cfg     Config
+	api     *llm.Endpoint
+	idle    time.Duration
+	initErr error
 }
 
 var _ llm.Provider = (*Client)(nil)
@@ -51,31 +58,36 @@ func New(cfg Config) *Client {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	u, err := url.Parse(base)
+	if err == nil && u.Path != "" && !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/" // a directory, as the SDK resolves its base URL
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0), // llm.WithRetry owns retrying
-		option.WithHeader("Accept", "text/event-stream"),
+	if err == nil {
+		u, err = u.Parse("responses")
 	}
+	if err != nil {
+		c.initErr = fmt.Errorf("invalid Responses API base URL %q: want a URL such as %s", base, DefaultBaseURL)
+		return c
+	}
+	// The SDK's header, not its environment: OPENAI_API_KEY,
+	// OPENAI_BASE_URL and friends are not read here.
+	h := llm.SDKHeader("OpenAI", sdkVersion)
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
+		h.Set(k, v)
 	}
-	// A literal Client, not sdk.NewClient: the latter would pick up
-	// OPENAI_API_KEY, OPENAI_BASE_URL and friends from the environment.
-	c.api = sdk.Client{Options: opts}
+	c.api = llm.NewEndpoint(u, h, cfg.HTTPClient)
 	return c
 }
 
 // Stream sends req and streams the reply. Errors are *llm.Error except a
 // cancelled ctx, which is returned wrapped as is.
 func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)) (*llm.Response, error) {
+	if c.initErr != nil {
+		return nil, &llm.Error{Message: c.initErr.Error(), Err: c.initErr}
+	}
 	if on == nil {
 		on = func(llm.Delta) {}
 	}
@@ -87,13 +99,13 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 	ctx, watch := llm.WatchIdle(ctx, c.idle)
 	defer watch.Stop()
 
-	var res *http.Response
-	err = c.api.Post(ctx, "responses", body, nil, option.WithResponseInto(&res))
-	if res != nil && res.StatusCode >= 400 {
-		return nil, c.statusError(res)
-	}
+	res, err := c.api.Post(ctx, body)
 	if err != nil {
 		return nil, watch.TransportError(err, c.cfg.APIKey)
+	}
+	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		return nil, c.statusError(res)
 	}
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/json" {
 		defer res.Body.Close()

@@ -1,8 +1,10 @@
 // Package responses is the llm.Provider for the OpenAI Responses API
 // (POST {BaseURL}/responses), which serves OpenAI's reasoning models better
 // than chat completions: their reasoning survives across tool calls. It
-// builds requests with github.com/openai/openai-go/v3's responses types and
-// decodes the typed event stream with the SDK's ssestream package.
+// builds requests with github.com/openai/openai-go/v3's responses types,
+// posts them with net/http (llm.Endpoint: the header openai-go's client
+// sends, a test holds them equal; the SDK's client package is not linked)
+// and decodes the typed event stream with the SDK's ssestream package.
 //
 // What a user sees:
 //
@@ -25,7 +27,7 @@
 //     stream cut before response.completed are Retryable; an HTML error
 //     page becomes a short message with its status; an error event or
 //     response.failed mid-stream is retryable only for server errors and
-//     rate limits.
+//     rate limits. A redirect to another origin is refused.
 //
 // Conversation mapping: leading system messages become instructions (a
 // later system message stays in place as a developer message); user text

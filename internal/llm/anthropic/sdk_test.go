@@ -1,0 +1,109 @@
+package anthropic_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/anthropic"
+)
+
+// sent is what a server saw of one request.
+type sent struct {
+	method, uri string
+	header      http.Header
+	body        string
+}
+
+// capture serves one canned error reply and records every request.
+func capture(t *testing.T) (*httptest.Server, *[]sent) {
+	t.Helper()
+	var got []sent
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, sent{r.Method, r.RequestURI, r.Header.Clone(), string(b)})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"captured"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &got
+}
+
+// TestRequestMatchesSDK: the client posts what anthropic-sdk-go's client
+// posted when it sent our body (the way this package used it before it
+// built the request itself): the same method, URL, body and header —
+// anthropic-version, user agent and platform headers included. It fails
+// when the SDK is upgraded and sends something else.
+func TestRequestMatchesSDK(t *testing.T) {
+	tests := []struct {
+		name    string
+		path    string // of the base URL
+		key     string
+		headers map[string]string
+	}{
+		{"key", "", "sk-ant-test", nil},
+		{"no key, base path", "/gateway/anthropic", "", nil},
+		{"beta and overrides", "/", "sk-ant-test", map[string]string{"anthropic-beta": "interleaved-thinking-2025-05-14", "anthropic-version": "2023-06-01", "x-api-key": "other"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, got := capture(t)
+			c := anthropic.New(anthropic.Config{BaseURL: srv.URL + tt.path, APIKey: tt.key, Headers: tt.headers})
+			if _, err := c.Stream(context.Background(), userRequest("hi"), nil); err == nil || !strings.Contains(err.Error(), "captured") {
+				t.Fatalf("Stream: %v, want the captured 400", err)
+			}
+			opts := []option.RequestOption{
+				option.WithBaseURL(srv.URL + tt.path),
+				option.WithHTTPClient(http.DefaultClient),
+				option.WithMaxRetries(0),
+				option.WithHeader("Accept", "text/event-stream"),
+			}
+			if tt.key != "" {
+				opts = append(opts, option.WithHeader("X-Api-Key", tt.key))
+			}
+			for k, v := range tt.headers {
+				opts = append(opts, option.WithHeader(k, v))
+			}
+			api := sdk.Client{Options: opts}
+			var res *http.Response
+			_ = api.Post(context.Background(), "v1/messages", []byte((*got)[0].body), nil, option.WithResponseInto(&res))
+			if len(*got) != 2 {
+				t.Fatalf("%d requests, want 2", len(*got))
+			}
+			ours, theirs := (*got)[0], (*got)[1]
+			if ours.method != theirs.method || ours.uri != theirs.uri || ours.body != theirs.body {
+				t.Errorf("ours %s %s %q, the SDK's %s %s %q", ours.method, ours.uri, ours.body, theirs.method, theirs.uri, theirs.body)
+			}
+			if !reflect.DeepEqual(ours.header, theirs.header) {
+				t.Errorf("header\nours      %v\nthe SDK's %v", ours.header, theirs.header)
+			}
+		})
+	}
+}
+
+// TestRedirectToAnotherOriginRefused: a redirect never carries the key
+// to another host or port.
+func TestRedirectToAnotherOriginRefused(t *testing.T) {
+	other, got := capture(t)
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	c := anthropic.New(anthropic.Config{BaseURL: redirect.URL, APIKey: "sk-ant-secret"})
+	_, err := c.Stream(context.Background(), userRequest("hi"), nil)
+	if err == nil || !strings.Contains(err.Error(), "refused to follow a redirect") || strings.Contains(err.Error(), "sk-ant-secret") || llm.IsRetryable(err) {
+		t.Errorf("err = %v, want a refused redirect without the key, not retryable", err)
+	}
+	if len(*got) != 0 {
+		t.Errorf("the other origin received %d requests", len(*got))
+	}
+}
