@@ -26,6 +26,11 @@ type Request struct {
 	Tools     []ToolSpec
 	Thinking  string // "no", "high", "max"; "" = the provider's default
 	MaxTokens int    // 0 = the provider's default
+	// Cache, when set, lets the adapter reuse its encoding of
+	// Messages[:Stable] from earlier requests of the conversation (see
+	// PrefixCache for the contract). The bytes sent do not depend on it.
+	Cache  *PrefixCache
+	Stable int
 }
 
 // Response is one complete model response.
