@@ -94,6 +94,14 @@ func (a *Array) AppendTo(b []byte) []byte {
 	return append(b, ']')
 }
 
+// Splice writes before, the array, then after, in one allocation.
+func Splice(before []byte, a *Array, after []byte) []byte {
+	b := make([]byte, 0, len(before)+a.Size()+len(after))
+	b = append(b, before...)
+	b = a.AppendTo(b)
+	return append(b, after...)
+}
+
 // Run keeps encoded array elements between requests in one buffer, each
 // followed by a comma, so that any run of them is one slice to copy.
 type Run struct {
