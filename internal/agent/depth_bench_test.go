@@ -76,6 +76,8 @@ type timingTransport struct {
 	base  http.RoundTripper
 	on    atomic.Bool
 	total atomic.Int64
+	step  atomic.Int64 // when the current step started (unix ns)
+	pre   atomic.Int64 // time from step starts to their requests
 }
 
 func (t *timingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -83,6 +85,7 @@ func (t *timingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	res, err := t.base.RoundTrip(r)
 	if t.on.Load() {
 		t.total.Add(int64(time.Since(start)))
+		t.pre.Add(start.UnixNano() - t.step.Load())
 	}
 	return res, err
 }
@@ -199,6 +202,9 @@ func benchDepth(b *testing.B, logs depthLogs, depth int) {
 					b.StopTimer()
 					tr.on.Store(false)
 				}
+				if ok {
+					tr.step.Store(time.Now().UnixNano())
+				}
 			},
 		})
 		if out, err := a.Turn(context.Background(), protocol.Text("go on"), nil); err != nil || !out.OK() || out.Steps != s+2 {
@@ -213,6 +219,7 @@ func benchDepth(b *testing.B, logs depthLogs, depth int) {
 		b.ReportMetric(all, "µs/step")
 		b.ReportMetric(server, "server-µs/step")
 		b.ReportMetric(all-server, "engine-µs/step")
+		b.ReportMetric(float64(tr.pre.Load())/1e3/n, "request-µs/step")
 	}
 	var _ llm.Provider = p
 }
