@@ -86,7 +86,7 @@ var testTools = []llm.ToolSpec{
 // changes from one request to the next, and when one cache is used by
 // requests whose Stable lags.
 func TestIncrementalEncodingMatchesWholeEncoding(t *testing.T) {
-	conv := llmtest.Conversation(400)
+	conv := llmtest.Conversation(200)
 	tests := []struct {
 		name      string
 		tools     []llm.ToolSpec
@@ -113,6 +113,9 @@ func TestIncrementalEncodingMatchesWholeEncoding(t *testing.T) {
 				got, err := encodeRequest(req, tt.extra)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if n > 40 && n%7 != 0 {
+					continue // every request extends the cache; some are compared
 				}
 				want := referenceEncode(t, req, tt.extra)
 				if !bytes.Equal(got, want) {
