@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/chat"
-	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/llm/openai"
 	"github.com/openseek/openseek/internal/session"
@@ -221,5 +220,4 @@ func benchDepth(b *testing.B, logs depthLogs, depth int) {
 		b.ReportMetric(all-server, "engine-µs/step")
 		b.ReportMetric(float64(tr.pre.Load())/1e3/n, "request-µs/step")
 	}
-	var _ llm.Provider = p
 }
