@@ -6,7 +6,9 @@
 // Invariants:
 //   - The session log is the only memory. Every model request is the
 //     projection of the log (session.Session.Messages), so a killed process
-//     resumes from exactly what was recorded.
+//     resumes from exactly what was recorded. The projection, its request
+//     encoding and its size are kept up to date incrementally (history),
+//     so a step's own cost does not grow with the session.
 //   - A tool runs only after the complete assistant message that asked for
 //     it has been appended to the log; a provider retry never runs a tool
 //     twice.
@@ -138,6 +140,8 @@ type Agent struct {
 	active bool
 	cancel context.CancelFunc
 	queue  []queued
+
+	hist history // used by the running turn only
 }
 
 type queued struct {
@@ -338,6 +342,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		}
 	}
 	t.specs = toolSpecs(t.tools)
+	t.a.hist.useTools(t.specs)
 	t.meter = newMeter(cfg.Window, cfg.SoftCeiling, cfg.HardCeiling, t.specs)
 	t.goal, t.hasGoal = cfg.Log.Session().Goal()
 	if cfg.Verify != nil {
@@ -356,8 +361,8 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		if err := t.remind(); err != nil {
 			return Outcome{}, err
 		}
-		msgs := cfg.Log.Session().Messages()
-		est := t.meter.tokens(msgs)
+		hist := t.a.hist.view(cfg.Log.Session())
+		est := t.meter.tokens(hist)
 		if t.meter.overSoft(est) && !t.compactFailed {
 			if t.steps > 0 {
 				out, ok, err := t.checkpoint()
@@ -370,8 +375,8 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 				// summarised first; the turn then goes on.
 				t.compactFailed = true
 			}
-			msgs = cfg.Log.Session().Messages()
-			est = t.meter.tokens(msgs)
+			hist = t.a.hist.view(cfg.Log.Session())
+			est = t.meter.tokens(hist)
 		}
 		if t.meter.overHard(est) && t.compactFailed {
 			return t.end(session.Failed, fmt.Sprintf("the conversation no longer fits the model's context window (about %d of %d tokens) and could not be summarised", est, cfg.Window))
@@ -386,14 +391,14 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		t.sinceGoalNudge++
 		t.emit(protocol.AgentStep{Step: t.steps})
 
-		resp, err := t.request(msgs)
+		resp, err := t.request(hist)
 		if err != nil {
 			if t.ctx.Err() != nil {
 				return t.end(session.Interrupted, "cancelled")
 			}
 			return t.end(session.Failed, failureText(err))
 		}
-		t.meter.observe(t.meter.bytes(msgs), resp.Usage.PromptTokens)
+		t.meter.observe(t.meter.bytes(hist), resp.Usage.PromptTokens)
 		t.report(resp)
 		if err := t.append(t.assistantItem(resp)); err != nil {
 			return Outcome{}, err
@@ -417,7 +422,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		notice, stop := t.loops.check(resp.ToolCalls)
 		// The provider's own count of this request (just calibrated) plus
 		// what the response added.
-		after := t.meter.tokens(msgs) + resp.Usage.CompletionTokens
+		after := t.meter.tokens(hist) + resp.Usage.CompletionTokens
 		var ctl tool.Control
 		var answer string
 		if t.meter.overHard(after) {
@@ -566,13 +571,15 @@ func (t *turn) foldQueued() error {
 // events. A stream that breaks after it started is requested again (the
 // controller is told by stream_retry to discard the partial output);
 // nothing has run yet for this step, so nothing runs twice.
-func (t *turn) request(msgs []chat.Message) (*llm.Response, error) {
+func (t *turn) request(hist view) (*llm.Response, error) {
 	cfg := &t.a.cfg
 	req := llm.Request{
 		Model:    cfg.Model,
-		Messages: msgs,
+		Messages: hist.msgs,
 		Tools:    t.specs,
 		Thinking: cfg.Thinking,
+		Cache:    t.a.hist.cache,
+		Stable:   hist.stable,
 	}
 	max := cfg.StreamRetries + 1
 	for attempt := 1; ; attempt++ {

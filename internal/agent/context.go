@@ -41,19 +41,19 @@ func newMeter(window int, soft, hard float64, tools []llm.ToolSpec) *meter {
 }
 
 // bytes is the size of a request's content as the meter counts it.
-func (m *meter) bytes(msgs []chat.Message) int {
-	n := m.toolBytes
-	for _, msg := range msgs {
-		n += 16 + len(msg.ToolCallID)
-		for _, p := range msg.Content {
-			n += len(p.Text) + len(p.Data)/3 // images cost far less than their bytes
-		}
-		if msg.Reasoning != nil {
-			n += len(*msg.Reasoning)
-		}
-		for _, c := range msg.ToolCalls {
-			n += 24 + len(c.ID) + len(c.Name) + len(c.Arguments)
-		}
+func (m *meter) bytes(v view) int { return m.toolBytes + v.bytes }
+
+// messageBytes is one message's share of a request's size.
+func messageBytes(msg chat.Message) int {
+	n := 16 + len(msg.ToolCallID)
+	for _, p := range msg.Content {
+		n += len(p.Text) + len(p.Data)/3 // images cost far less than their bytes
+	}
+	if msg.Reasoning != nil {
+		n += len(*msg.Reasoning)
+	}
+	for _, c := range msg.ToolCalls {
+		n += 24 + len(c.ID) + len(c.Name) + len(c.Arguments)
 	}
 	return n
 }
@@ -73,9 +73,9 @@ func (m *meter) observe(requestBytes, promptTokens int) {
 	m.lastTokens, m.lastBytes = promptTokens, requestBytes
 }
 
-// tokens estimates the prompt tokens of msgs.
-func (m *meter) tokens(msgs []chat.Message) int {
-	b := m.bytes(msgs)
+// tokens estimates the prompt tokens of a request.
+func (m *meter) tokens(v view) int {
+	b := m.bytes(v)
 	if m.calibrated && b >= m.lastBytes {
 		return m.lastTokens + int(float64(b-m.lastBytes)/m.ratio)
 	}

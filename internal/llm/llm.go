@@ -2,6 +2,12 @@
 // response for a request; adapters translate the provider-neutral chat
 // vocabulary (package chat) to a vendor's wire format. Retries and
 // failover wrap a Provider; the turn loop never sees the vendor.
+//
+// A conversation's requests share a byte-identical prefix; a PrefixCache
+// on the Request lets an adapter keep its encoding of that prefix and
+// encode only the new messages: encoding a request at step 1,000 costs
+// about what it costs at step 10, plus one copy of the bytes, and the
+// bytes sent are exactly those of the whole encoding.
 package llm
 
 import (
@@ -26,6 +32,11 @@ type Request struct {
 	Tools     []ToolSpec
 	Thinking  string // "no", "high", "max"; "" = the provider's default
 	MaxTokens int    // 0 = the provider's default
+	// Cache, when set, lets the adapter reuse its encoding of
+	// Messages[:Stable] from earlier requests of the conversation (see
+	// PrefixCache for the contract). The bytes sent do not depend on it.
+	Cache  *PrefixCache
+	Stable int
 }
 
 // Response is one complete model response.

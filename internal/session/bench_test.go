@@ -67,3 +67,38 @@ func BenchmarkAppend(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkAppendAtDepth appends to sessions that already hold 10, 1,000
+// and 100,000 events: an append is one write and one fdatasync whatever
+// the length of the file (the writer checks the file by its fingerprint,
+// it never reads or re-encodes what is there).
+func BenchmarkAppendAtDepth(b *testing.B) {
+	for _, depth := range []int{10, 1000, 100000} {
+		b.Run(fmt.Sprint("depth=", depth), func(b *testing.B) {
+			st := NewStore(b.TempDir())
+			sess := &Session{ID: "bench", SystemPrompt: "You are a coding agent."}
+			for i := range depth {
+				sess.Events = append(sess.Events, Event{Sequence: i + 1, TS: 1758700000000 + int64(i), Item: benchItems(i)})
+			}
+			if err := os.MkdirAll(st.Dir("bench"), 0o700); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(st.Path("bench"), encodeFile(sess), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			w, err := st.OpenWriter("bench", "", "bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			b.ReportAllocs()
+			i := depth
+			for b.Loop() {
+				if _, err := w.Append(benchItems(i)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}

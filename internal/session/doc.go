@@ -32,6 +32,9 @@
 // The projection (Session.Messages) replaces summarised ranges by their
 // summary at the range start, gives dangling tool calls a synthetic error
 // result, drops orphan results and turns terminals into status text.
+// A Projection keeps it up to date as the log grows, taking in only the
+// events appended since it last looked (afresh after a summary or a
+// rewind), so a step of a long session does not re-project the whole log.
 // Session.Goal derives the standing goal from runtime-notice markers.
 // Session.Turns lists the turns with the workspace snapshot taken before
 // each ("[snapshot] commit=<id>" notices); a "[rewind] from_sequence=<n>"

@@ -15,70 +15,159 @@ import (
 // no open call are dropped; terminals become status text; context yields
 // project to nothing.
 func (s *Session) Messages() []chat.Message {
-	msgs := make([]chat.Message, 0, len(s.Events)+1)
-	msgs = append(msgs, chat.Message{Role: chat.System, Content: protocol.Text(s.SystemPrompt)})
+	p := s.project()
+	p.flush()
+	return p.msgs
+}
 
+// project takes in every event; the tool calls still waiting for their
+// result are left pending.
+func (s *Session) project() projector {
+	p := projector{msgs: make([]chat.Message, 0, len(s.Events)+1)}
+	p.msgs = append(p.msgs, chat.Message{Role: chat.System, Content: protocol.Text(s.SystemPrompt)})
 	hidden := s.rewound()
 	covered, startsAt := s.coverage(hidden)
-	var pending []chat.ToolCall
-	flush := func() {
-		for _, c := range pending {
-			msgs = append(msgs, chat.Message{Role: chat.Tool, ToolCallID: c.ID, Content: protocol.Text(missingResultPrefix + c.Name)})
-		}
-		pending = pending[:0]
-	}
 	for i, e := range s.Events {
 		for _, sum := range startsAt[e.Sequence] {
-			flush()
-			msgs = append(msgs, chat.Message{Role: chat.User, Content: protocol.Text(summaryText(sum))})
+			p.flush()
+			p.msgs = append(p.msgs, chat.Message{Role: chat.User, Content: protocol.Text(summaryText(sum))})
 		}
 		if covered[i] || (hidden != nil && hidden[i]) {
 			continue
 		}
-		switch it := e.Item.(type) {
-		case *Assistant:
-			flush()
-			m := chat.Message{Role: chat.Assistant, Reasoning: it.Reasoning,
-				ReasoningSignature: it.ReasoningSignature, ReasoningItems: it.ReasoningItems}
-			if it.Content != "" {
-				m.Content = protocol.Text(it.Content)
+		p.add(e.Item)
+	}
+	return p
+}
+
+// projector builds a projection event by event. Messages, once appended,
+// never change: only the synthetic results of pending calls are decided
+// later (by the next event, or at the end).
+type projector struct {
+	msgs    []chat.Message
+	pending []chat.ToolCall // calls awaiting their result, in order
+}
+
+// flush gives every pending call a synthetic error result.
+func (p *projector) flush() {
+	p.msgs = appendMissing(p.msgs, p.pending)
+	p.pending = p.pending[:0]
+}
+
+func appendMissing(msgs []chat.Message, calls []chat.ToolCall) []chat.Message {
+	for _, c := range calls {
+		msgs = append(msgs, chat.Message{Role: chat.Tool, ToolCallID: c.ID, Content: protocol.Text(missingResultPrefix + c.Name)})
+	}
+	return msgs
+}
+
+// add projects one event's item that no summary covers and no rewind
+// hides.
+func (p *projector) add(item Item) {
+	switch it := item.(type) {
+	case *Assistant:
+		p.flush()
+		m := chat.Message{Role: chat.Assistant, Reasoning: it.Reasoning,
+			ReasoningSignature: it.ReasoningSignature, ReasoningItems: it.ReasoningItems}
+		if it.Content != "" {
+			m.Content = protocol.Text(it.Content)
+		}
+		if len(it.ToolCalls) > 0 {
+			m.ToolCalls = append([]chat.ToolCall(nil), it.ToolCalls...)
+			p.pending = append(p.pending, it.ToolCalls...)
+		}
+		p.msgs = append(p.msgs, m)
+	case *ToolResult:
+		for j, c := range p.pending {
+			if c.ID == it.ToolCallID {
+				p.pending = append(p.pending[:j], p.pending[j+1:]...)
+				p.msgs = append(p.msgs, chat.Message{Role: chat.Tool, ToolCallID: it.ToolCallID, Content: it.Content})
+				break
 			}
-			if len(it.ToolCalls) > 0 {
-				m.ToolCalls = append([]chat.ToolCall(nil), it.ToolCalls...)
-				pending = append(pending, it.ToolCalls...)
+		}
+	case *User:
+		p.flush()
+		p.msgs = append(p.msgs, chat.Message{Role: chat.User, Content: it.Content})
+	case *Notice:
+		if isMarker(it.Content) {
+			return // snapshot and rewind bookkeeping, not for the model
+		}
+		p.flush()
+		p.msgs = append(p.msgs, chat.Message{Role: chat.User, Content: protocol.Text(it.Content)})
+	case *Terminal:
+		p.flush()
+		text := it.StatusText()
+		if text == "" {
+			return
+		}
+		if last := p.msgs[len(p.msgs)-1]; last.Role == chat.Assistant && last.Text() == text {
+			return // the final answer is already there as an assistant item
+		}
+		p.msgs = append(p.msgs, chat.Message{Role: chat.Assistant, Content: protocol.Text(text)})
+	}
+}
+
+// Projection is Session.Messages kept up to date as a log grows: each
+// call takes in only the events appended since the one before, so that a
+// step of a long session projects in time proportional to what is new.
+// Events that change what earlier events project to (a summary, a rewind
+// marker), or a session that does not continue the one seen last, make it
+// project afresh. The zero Projection is ready; it is not safe for
+// concurrent use.
+type Projection struct {
+	sys  string
+	n    int  // events taken in
+	last Item // the item of the n-th event, to tell a continuation
+	p    projector
+}
+
+// Messages returns exactly s.Messages(). stable is how many of its
+// leading messages are the same in every result since the projection was
+// last made afresh; fresh reports that this call made it afresh. The
+// result shares memory with the projection: callers must not modify it.
+func (pr *Projection) Messages(s *Session) (msgs []chat.Message, stable int, fresh bool) {
+	if s.SystemPrompt != pr.sys || len(s.Events) < pr.n || (pr.n > 0 && s.Events[pr.n-1].Item != pr.last) {
+		pr.rebuild(s)
+		fresh = true
+	} else {
+		for _, e := range s.Events[pr.n:] {
+			if reprojects(e.Item) {
+				pr.rebuild(s)
+				fresh = true
+				break
 			}
-			msgs = append(msgs, m)
-		case *ToolResult:
-			for j, c := range pending {
-				if c.ID == it.ToolCallID {
-					pending = append(pending[:j], pending[j+1:]...)
-					msgs = append(msgs, chat.Message{Role: chat.Tool, ToolCallID: it.ToolCallID, Content: it.Content})
-					break
-				}
-			}
-		case *User:
-			flush()
-			msgs = append(msgs, chat.Message{Role: chat.User, Content: it.Content})
-		case *Notice:
-			if isMarker(it.Content) {
-				continue // snapshot and rewind bookkeeping, not for the model
-			}
-			flush()
-			msgs = append(msgs, chat.Message{Role: chat.User, Content: protocol.Text(it.Content)})
-		case *Terminal:
-			flush()
-			text := it.StatusText()
-			if text == "" {
-				continue
-			}
-			if last := msgs[len(msgs)-1]; last.Role == chat.Assistant && last.Text() == text {
-				continue // the final answer is already there as an assistant item
-			}
-			msgs = append(msgs, chat.Message{Role: chat.Assistant, Content: protocol.Text(text)})
+			pr.p.add(e.Item)
+			pr.n++
+			pr.last = e.Item
 		}
 	}
-	flush()
-	return msgs
+	stable = len(pr.p.msgs)
+	msgs = pr.p.msgs[:stable:stable]
+	if len(pr.p.pending) > 0 {
+		msgs = appendMissing(msgs, pr.p.pending) // a copy: the results may still come
+	}
+	return msgs, stable, fresh
+}
+
+func (pr *Projection) rebuild(s *Session) {
+	pr.sys, pr.n, pr.p = s.SystemPrompt, len(s.Events), s.project()
+	pr.last = nil
+	if pr.n > 0 {
+		pr.last = s.Events[pr.n-1].Item
+	}
+}
+
+// reprojects reports whether appending item changes the projection of
+// earlier events.
+func reprojects(item Item) bool {
+	switch it := item.(type) {
+	case *Summary:
+		return true
+	case *Notice:
+		_, ok := parseRewind(it.Content)
+		return ok
+	}
+	return false
 }
 
 // StatusText is how a terminal reads in the projection: the final answer

@@ -145,3 +145,82 @@ func TestLastTerminal(t *testing.T) {
 		}
 	}
 }
+
+// longLog is a log of every kind of event the projection treats
+// specially, in the order a long session might append them: prompts,
+// calls answered out of order, dangling calls, orphan and duplicate
+// results, notices and markers, terminals (a final answer, a context
+// yield, failures), summaries (nested ones too) and rewinds.
+func longLog() []Item {
+	var items []Item
+	add := func(it ...Item) { items = append(items, it...) }
+	for round := 0; round < 6; round++ {
+		id := func(s string) string { return s + string(rune('0'+round)) }
+		add(&Notice{Content: SnapshotMarker("abc")},
+			&User{Content: protocol.Text("task")},
+			&Assistant{Reasoning: ptr("think"), ToolCalls: []chat.ToolCall{call(id("a"), "read"), call(id("b"), "shell")}},
+			result(id("b"), "b first"),
+			result(id("zz"), "orphan"),
+			result(id("a"), "a"),
+			result(id("a"), "duplicate"),
+			&Notice{Content: "[plan reminder] go"},
+			&Assistant{ToolCalls: []chat.ToolCall{call(id("c"), "read")}},
+			&User{Content: protocol.Text("steer while c is dangling")},
+			&Assistant{Content: "done"},
+			&Terminal{Kind: Finished, Message: "done"},
+		)
+		n := len(items)
+		switch round {
+		case 1:
+			add(&Summary{Content: "first half", From: 1, To: n / 2})
+		case 2:
+			add(&Notice{Content: RewindMarker(n - 5)}, &User{Content: protocol.Text("after the rewind")})
+		case 3:
+			add(&Assistant{ToolCalls: []chat.ToolCall{call(id("d"), "read")}}, &Terminal{Kind: ContextYield, Message: "[context ceiling] y"},
+				&Summary{Content: "all", From: 1, To: n})
+		case 4:
+			add(&Terminal{Kind: Failed, Message: "boom"}, &Summary{Content: "inner", From: n - 3, To: n - 1})
+		}
+	}
+	add(&Assistant{ToolCalls: []chat.ToolCall{call("e", "read"), call("f", "read")}}, result("f", "f"))
+	return items
+}
+
+// TestProjectionMatchesMessages appends a long, varied log one event at a
+// time and checks that the incremental projection is always exactly the
+// projection made from scratch, that what it calls stable never changes
+// until it reports a fresh projection, and that it makes one afresh only
+// for summaries, rewinds and sessions that are not a continuation.
+func TestProjectionMatchesMessages(t *testing.T) {
+	items := longLog()
+	var pr Projection
+	var prev []chat.Message
+	prevStable := 0
+	s := &Session{ID: "p", SystemPrompt: "sys"}
+	for i, it := range items {
+		s = &Session{ID: s.ID, SystemPrompt: s.SystemPrompt, Events: append(s.Events, Event{Sequence: i + 1, Item: it})}
+		got, stable, fresh := pr.Messages(s)
+		if want := s.Messages(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("after event %d (%T): got\n%#v\nwant\n%#v", i+1, it, got, want)
+		}
+		if wantFresh := i == 0 || reprojects(it); fresh != wantFresh {
+			t.Errorf("after event %d (%T): fresh = %v, want %v", i+1, it, fresh, wantFresh)
+		}
+		if !fresh && (stable < prevStable || !reflect.DeepEqual(got[:prevStable], prev[:prevStable])) {
+			t.Fatalf("after event %d: the stable prefix of %d messages changed (now %d stable)", i+1, prevStable, stable)
+		}
+		if stable > len(got) {
+			t.Fatalf("stable %d beyond %d messages", stable, len(got))
+		}
+		prev, prevStable = got, stable
+	}
+
+	// Sessions that do not continue the last one seen.
+	other := seqd(items[:5]...)
+	for _, s := range []*Session{other, seqd(items[:3]...), {ID: "p", SystemPrompt: "other", Events: other.Events}} {
+		got, _, fresh := pr.Messages(s)
+		if !fresh || !reflect.DeepEqual(got, s.Messages()) {
+			t.Errorf("a session that is not a continuation: fresh %v, same as Messages %v", fresh, reflect.DeepEqual(got, s.Messages()))
+		}
+	}
+}

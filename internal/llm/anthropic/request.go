@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
@@ -99,10 +101,74 @@ var (
 	ephemeral   = &cacheControl{Type: "ephemeral"}
 )
 
+// cacheKey is this adapter's key in an llm.PrefixCache.
+type cacheKey struct{}
+
+// prefixState is what the adapter keeps in an llm.PrefixCache: the
+// stable messages turned into wire messages (the last of which a later
+// message may still merge into), the encoding of those that are closed,
+// without cache_control, and the encoded tool list.
+type prefixState struct {
+	seen   int // stable chat messages taken in
+	system []wireBlock
+	msgs   []wireMessage
+	enc    llm.Run // encodings of msgs[:enc.Len()]
+	tools  []byte  // nil until encoded
+}
+
 // encodeRequest builds the request body. budget is from ThinkingBudget
 // (<0 none, 0 disabled, >0 enabled); maxTokens is already defaulted.
+// With req.Cache it encodes only the messages it has not kept yet.
 func encodeRequest(req llm.Request, maxTokens, budget int) ([]byte, error) {
-	w := wireRequest{Model: req.Model, MaxTokens: maxTokens, Stream: true}
+	if req.Cache == nil {
+		return encodeBody(req, maxTokens, budget, &prefixState{}, 0)
+	}
+	var body []byte
+	var err error
+	req.Cache.Update(cacheKey{}, func(v any) any {
+		st, _ := v.(*prefixState)
+		if st == nil || req.Stable < st.seen {
+			// A request that does not repeat all st took in (which the
+			// cache's contract rules out) is encoded afresh.
+			st = &prefixState{}
+		}
+		body, err = encodeBody(req, maxTokens, budget, st, min(req.Stable, len(req.Messages)))
+		if err != nil {
+			st = nil // it may be half updated
+		}
+		return st
+	})
+	return body, err
+}
+
+// encodeBody writes the body: the first stable messages are taken into
+// st (which keeps them for the next request), the rest are this
+// request's own.
+func encodeBody(req llm.Request, maxTokens, budget int, st *prefixState, stable int) ([]byte, error) {
+	grow := wireRequest{System: st.system, Messages: st.msgs}
+	for i := st.seen; i < stable; i++ {
+		if err := grow.add(req.Messages[i]); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+	}
+	st.system, st.msgs, st.seen = grow.System, grow.Messages, stable
+
+	// This request's wire messages are st's closed ones, then a copy of
+	// st's last one and what the rest of the messages add to it.
+	w := wireRequest{Model: req.Model, MaxTokens: maxTokens, Stream: true, System: slices.Clone(st.system)}
+	closed := max(len(st.msgs)-1, 0)
+	if len(st.msgs) > 0 {
+		last := st.msgs[closed]
+		last.Content = slices.Clone(last.Content)
+		w.Messages = []wireMessage{last}
+	}
+	for i := stable; i < len(req.Messages); i++ {
+		if err := w.add(req.Messages[i]); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+	}
+	msgs := messageList{closed: st.msgs[:closed], own: w.Messages}
+
 	switch {
 	case budget == 0:
 		w.Thinking = &wireThinking{Type: "disabled"}
@@ -121,37 +187,167 @@ func encodeRequest(req llm.Request, maxTokens, budget int) ([]byte, error) {
 		}
 		w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
 	}
-	for _, t := range req.Tools {
-		wt := wireTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters}
-		if len(bytes.TrimSpace(t.Parameters)) == 0 {
-			wt.InputSchema = emptySchema
-		}
-		w.Tools = append(w.Tools, wt)
-	}
-	for i, m := range req.Messages {
-		if err := w.add(m); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
-		}
-	}
-	if w.Thinking != nil && w.Thinking.Type == "enabled" && w.continuesUnsignedToolUse() {
+	if w.Thinking != nil && w.Thinking.Type == "enabled" && msgs.continuesUnsignedToolUse() {
 		// With thinking on, the API rejects a tool-use turn being continued
 		// unless it starts with its signed thinking block. Without the
 		// signature (a history that did not keep it), this step goes
 		// without thinking rather than fail.
 		w.Thinking = &wireThinking{Type: "disabled"}
 	}
-	w.placeBreakpoints()
-	return marshal(w)
+
+	// Anthropic's prompt cache: breakpoints on the last tool (it caches
+	// every tool, see encodeTools), the last system block (tools and
+	// system) and the last block of each of the last two user messages
+	// (the conversation up to the previous and the current request).
+	if len(w.System) > 0 {
+		w.System[len(w.System)-1].CacheControl = ephemeral
+	}
+	marked := msgs.markLastUsers(maxBreakpoints - 2)
+
+	arr, err := encodeMessages(st, msgs, marked)
+	if err != nil {
+		return nil, err
+	}
+	if st.tools == nil && len(req.Tools) > 0 {
+		if st.tools, err = encodeTools(req.Tools); err != nil {
+			return nil, err
+		}
+	}
+	model, err := marshal(req.Model)
+	if err != nil {
+		return nil, err
+	}
+	members := make([]llm.Member, 0, 7)
+	members = append(members, llm.Member{Key: "model", Value: model},
+		llm.Member{Key: "max_tokens", Value: strconv.AppendInt(nil, int64(w.MaxTokens), 10)})
+	if len(w.System) > 0 {
+		system, err := marshal(w.System)
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, llm.Member{Key: "system", Value: system})
+	}
+	if msgs.len() == 0 {
+		members = append(members, llm.Member{Key: "messages", Value: []byte("null")}) // as encoding/json writes a nil slice
+	} else {
+		members = append(members, llm.Member{Key: "messages", Array: arr})
+	}
+	if len(req.Tools) > 0 {
+		members = append(members, llm.Member{Key: "tools", Value: st.tools})
+	}
+	if w.Thinking != nil {
+		thinking, err := marshal(w.Thinking)
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, llm.Member{Key: "thinking", Value: thinking})
+	}
+	members = append(members, llm.Member{Key: "stream", Value: []byte("true")})
+	return llm.WriteObject(members)
+}
+
+// encodeTools is the tool list with a cache breakpoint on the last tool.
+func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
+	tools := make([]wireTool, 0, len(specs))
+	for _, t := range specs {
+		wt := wireTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters}
+		if len(bytes.TrimSpace(t.Parameters)) == 0 {
+			wt.InputSchema = emptySchema
+		}
+		tools = append(tools, wt)
+	}
+	tools[len(tools)-1].CacheControl = ephemeral
+	return marshal(tools)
+}
+
+// encodeMessages is the messages array: the closed messages from st's
+// kept encodings (encoding those it lacks), except the marked ones, which
+// carry a breakpoint and are encoded with it, then the request's own.
+func encodeMessages(st *prefixState, msgs messageList, marked []int) (*llm.Array, error) {
+	for i := st.enc.Len(); i < len(msgs.closed); i++ {
+		enc, err := marshal(msgs.closed[i])
+		if err != nil {
+			return nil, err
+		}
+		st.enc.Push(enc)
+	}
+	var a llm.Array
+	from := 0
+	for j := len(marked) - 1; j >= 0; j-- { // marked is newest first
+		i := marked[j]
+		m := msgs.closed[i]
+		m.Content = slices.Clone(m.Content)
+		m.Content[len(m.Content)-1].CacheControl = ephemeral
+		enc, err := marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		a.AddRun(st.enc.Slice(from, i))
+		a.Add(enc)
+		from = i + 1
+	}
+	a.AddRun(st.enc.Slice(from, len(msgs.closed)))
+	for _, m := range msgs.own {
+		enc, err := marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		a.Add(enc)
+	}
+	return &a, nil
+}
+
+// messageList is a request's wire messages: closed (shared with the
+// cache, never modified) followed by own (the request's).
+type messageList struct {
+	closed, own []wireMessage
+}
+
+func (l messageList) len() int { return len(l.closed) + len(l.own) }
+
+func (l messageList) at(i int) *wireMessage {
+	if i < len(l.closed) {
+		return &l.closed[i]
+	}
+	return &l.own[i-len(l.closed)]
 }
 
 // continuesUnsignedToolUse reports whether the request answers tool calls
 // of an assistant message that has no thinking block.
-func (w *wireRequest) continuesUnsignedToolUse() bool {
-	n := len(w.Messages)
-	if n < 2 || w.Messages[n-1].Role != "user" || w.Messages[n-1].Content[0].Type != "tool_result" {
+func (l messageList) continuesUnsignedToolUse() bool {
+	n := l.len()
+	if n < 2 {
 		return false
 	}
-	return w.Messages[n-2].Role == "assistant" && w.Messages[n-2].Content[0].Type != "thinking"
+	last, prev := l.at(n-1), l.at(n-2)
+	if last.Role != "user" || last.Content[0].Type != "tool_result" {
+		return false
+	}
+	return prev.Role == "assistant" && prev.Content[0].Type != "thinking"
+}
+
+// markLastUsers puts a cache breakpoint on the last block of each of the
+// last n user messages: on the request's own messages directly; the
+// indices of closed ones it returns, newest first, for encodeMessages to
+// mark on a copy. The cache is keyed on content, not on where the markers
+// sit, so moving them forward each turn still reads what the last
+// request wrote.
+func (l messageList) markLastUsers(n int) []int {
+	var closed []int
+	users := 0
+	for i := l.len() - 1; i >= 0 && users < n; i-- {
+		m := l.at(i)
+		if m.Role != "user" {
+			continue
+		}
+		users++
+		if i < len(l.closed) {
+			closed = append(closed, i)
+		} else {
+			m.Content[len(m.Content)-1].CacheControl = ephemeral
+		}
+	}
+	return closed
 }
 
 // add appends m. System text joins the top-level system blocks; tool
@@ -252,37 +448,6 @@ func contentBlocks(c protocol.Content) []wireBlock {
 	return out
 }
 
-// placeBreakpoints marks the stable prefix for Anthropic's prompt cache:
-// the last tool (caches every tool), the last system block (tools and
-// system), and the last block of each of the last two user messages (the
-// conversation up to the previous and the current request). The cache is
-// keyed on content, not on where the markers sit, so moving the two
-// message markers forward each turn still reads what the last request
-// wrote.
-func (w *wireRequest) placeBreakpoints() {
-	if len(w.Tools) > 0 {
-		w.Tools[len(w.Tools)-1].CacheControl = ephemeral
-	}
-	if len(w.System) > 0 {
-		w.System[len(w.System)-1].CacheControl = ephemeral
-	}
-	users := 0
-	for i := len(w.Messages) - 1; i >= 0 && users < maxBreakpoints-2; i-- {
-		if m := &w.Messages[i]; m.Role == "user" {
-			m.Content[len(m.Content)-1].CacheControl = ephemeral
-			users++
-		}
-	}
-}
-
 // marshal is json.Marshal without HTML escaping (prompts are full of < and
 // &) and without the encoder's trailing newline.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func marshal(v any) ([]byte, error) { return llm.Marshal(v) }

@@ -20,7 +20,22 @@ type wireMessage struct {
 // check returns why a provider would reject req, or "". Called with s.mu held.
 func (s *Server) check(req Request) string {
 	var pending []string // tool calls not yet answered
-	for i, raw := range req.Messages {
+	// Messages a request repeats from the previous one, which passed
+	// these checks with every call answered, need no second look (unless
+	// reasoning is required now and was not then): a long conversation
+	// is checked in time proportional to what is new.
+	start := 0
+	if p := s.prev; p != nil && (!s.prevLax || s.noReasoning) && len(req.Messages) >= len(p.Messages) {
+		start = len(p.Messages)
+		for i, old := range p.Messages {
+			if !bytes.Equal(old, req.Messages[i]) {
+				start = 0
+				break
+			}
+		}
+	}
+	for i, raw := range req.Messages[start:] {
+		i += start
 		var m wireMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return fmt.Sprintf("messages[%d] is not an object: %v", i, err)
@@ -81,8 +96,12 @@ func estimate(prev *Request, req Request) usageEstimate {
 // SharedPrefix is the length of the common prefix of a and b: what a
 // provider's prefix cache could serve of b after seeing a.
 func SharedPrefix(a, b []byte) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
+	n, end := 0, min(len(a), len(b))
+	const block = 4096
+	for n+block <= end && bytes.Equal(a[n:n+block], b[n:n+block]) {
+		n += block
+	}
+	for n < end && a[n] == b[n] {
 		n++
 	}
 	return n

@@ -28,6 +28,7 @@ type Server struct {
 	script // the turns, the requests, the prefix-break state; mu guards the rest
 
 	prev        *Request   // the last request that passed the checks
+	prevLax     bool       // prev was checked without requiring reasoning
 	multi       bool       // several conversations interleave (sub-agents)
 	heads       []*Request // multi: the latest request of each conversation
 	noReasoning bool
@@ -111,7 +112,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			s.heads = append(s.heads, &req)
 		}
 		est = estimate(prev, req)
-		s.prev = &req
+		s.prev, s.prevLax = &req, s.noReasoning
 		return ""
 	})
 	if !ok {

@@ -6,25 +6,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/protocol"
 )
 
-// wireRequest is the chat-completions request body. Field order is fixed so
-// that the same conversation always encodes to the same bytes, which keeps
-// the vendors' prompt caches warm.
-type wireRequest struct {
-	Model         string        `json:"model"`
-	Messages      []wireMessage `json:"messages"`
-	Tools         []wireTool    `json:"tools,omitempty"`
-	MaxTokens     int           `json:"max_tokens,omitempty"`
-	Stream        bool          `json:"stream"`
-	StreamOptions struct {
-		IncludeUsage bool `json:"include_usage"`
-	} `json:"stream_options"`
-}
+// The chat-completions request body is, with its keys in this order:
+// model, messages, tools (when there are any), max_tokens (when set),
+// stream, stream_options; then the thinking fields and cfg.ExtraBody,
+// later keys overriding earlier ones, are merged in and the keys sorted.
+// The same conversation always encodes to the same bytes, which keeps the
+// vendors' prompt caches warm; encodeRequest writes it piece by piece so
+// that the encoding of the messages can be kept between requests.
 
 type wireMessage struct {
 	Role             string          `json:"role"`
@@ -63,20 +60,119 @@ type wirePart struct {
 
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
+// cacheKey is this adapter's key in an llm.PrefixCache.
+type cacheKey struct{}
+
+// prefixState is what the adapter keeps in an llm.PrefixCache: the wire
+// encoding of the stable messages and of the tool list.
+type prefixState struct {
+	msgs  llm.Run
+	tools []byte // nil until encoded
+}
+
 // encodeRequest builds the request body: the typed fields, then the
 // thinking fields, then cfg.ExtraBody, later keys overriding earlier ones.
+// With req.Cache it encodes only the messages it has not kept yet.
 func encodeRequest(req llm.Request, extra map[string]any) ([]byte, error) {
-	w := wireRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true}
-	w.StreamOptions.IncludeUsage = true
-	w.Messages = make([]wireMessage, 0, len(req.Messages))
-	for i, m := range req.Messages {
-		wm, err := encodeMessage(m)
+	if req.Cache == nil {
+		return encodeBody(req, extra, nil)
+	}
+	var body []byte
+	var err error
+	req.Cache.Update(cacheKey{}, func(v any) any {
+		st, _ := v.(*prefixState)
+		if st == nil {
+			st = &prefixState{}
+		}
+		body, err = encodeBody(req, extra, st)
+		return st
+	})
+	return body, err
+}
+
+// encodeBody writes the body, reusing and extending st when it is not nil.
+func encodeBody(req llm.Request, extra map[string]any, st *prefixState) ([]byte, error) {
+	model, err := marshal(req.Model)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := encodeMessages(req, st)
+	if err != nil {
+		return nil, err
+	}
+	var tools []byte
+	if len(req.Tools) > 0 {
+		if st != nil && st.tools != nil {
+			tools = st.tools
+		} else if tools, err = encodeTools(req.Tools); err != nil {
+			return nil, err
+		} else if st != nil {
+			st.tools = tools
+		}
+	}
+	members := make([]llm.Member, 0, 6+len(extra))
+	members = append(members, llm.Member{Key: "model", Value: model}, llm.Member{Key: "messages", Array: msgs})
+	if tools != nil {
+		members = append(members, llm.Member{Key: "tools", Value: tools})
+	}
+	if req.MaxTokens != 0 {
+		members = append(members, llm.Member{Key: "max_tokens", Value: strconv.AppendInt(nil, int64(req.MaxTokens), 10)})
+	}
+	members = append(members, llm.Member{Key: "stream", Value: []byte("true")}, llm.Member{Key: "stream_options", Value: []byte(`{"include_usage":true}`)})
+	if len(extra) > 0 {
+		for k, v := range extra {
+			raw, err := marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("extra body field %q: %w", k, err)
+			}
+			if i := slices.IndexFunc(members, func(m llm.Member) bool { return m.Key == k }); i >= 0 {
+				members[i] = llm.Member{Key: k, Value: raw}
+			} else {
+				members = append(members, llm.Member{Key: k, Value: raw})
+			}
+		}
+		// A body with extras is a JSON object with sorted keys, as
+		// encoding/json writes a map.
+		slices.SortFunc(members, func(a, b llm.Member) int { return strings.Compare(a.Key, b.Key) })
+	}
+	return llm.WriteObject(members)
+}
+
+// encodeMessages is the messages array. With st, the encodings of the
+// first req.Stable messages come from st, and those st lacks are added.
+func encodeMessages(req llm.Request, st *prefixState) (*llm.Array, error) {
+	reuse := 0
+	if st != nil {
+		reuse = min(req.Stable, st.msgs.Len(), len(req.Messages))
+	}
+	var a llm.Array
+	var fresh [][]byte
+	for i := reuse; i < len(req.Messages); i++ {
+		wm, err := encodeMessage(req.Messages[i])
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
-		w.Messages = append(w.Messages, wm)
+		enc, err := marshal(wm)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		if st != nil && i < req.Stable && i == st.msgs.Len() {
+			st.msgs.Push(enc)
+		}
+		fresh = append(fresh, enc)
 	}
-	for _, t := range req.Tools {
+	if reuse > 0 {
+		a.AddRun(st.msgs.Slice(0, reuse))
+	}
+	for _, enc := range fresh {
+		a.Add(enc)
+	}
+	return &a, nil
+}
+
+func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
+	tools := make([]wireTool, 0, len(specs))
+	for _, t := range specs {
 		var wt wireTool
 		wt.Type = "function"
 		wt.Function.Name = t.Name
@@ -85,27 +181,9 @@ func encodeRequest(req llm.Request, extra map[string]any) ([]byte, error) {
 		if len(bytes.TrimSpace(t.Parameters)) == 0 {
 			wt.Function.Parameters = emptySchema
 		}
-		w.Tools = append(w.Tools, wt)
+		tools = append(tools, wt)
 	}
-	body, err := marshal(w)
-	if err != nil {
-		return nil, err
-	}
-	if len(extra) == 0 {
-		return body, nil
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, err
-	}
-	for k, v := range extra {
-		raw, err := marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("extra body field %q: %w", k, err)
-		}
-		top[k] = raw
-	}
-	return marshal(top)
+	return marshal(tools)
 }
 
 // mergeExtra layers the request-body knobs: thinking first, then the
@@ -182,12 +260,4 @@ func encodeContent(c protocol.Content) (json.RawMessage, error) {
 
 // marshal is json.Marshal without HTML escaping (prompts are full of < and
 // &) and without the encoder's trailing newline.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func marshal(v any) ([]byte, error) { return llm.Marshal(v) }

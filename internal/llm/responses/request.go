@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/openai/openai-go/v3/packages/param"
@@ -15,10 +16,100 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
+// cacheKey is this adapter's key in an llm.PrefixCache.
+type cacheKey struct{}
+
+// prefixState is what the adapter keeps in an llm.PrefixCache: the
+// encoded input items of the stable messages after the leading system
+// messages (which become the instructions).
+type prefixState struct {
+	lead  int     // leading system messages
+	seen  int     // messages taken in: those from lead on have their items in items
+	items llm.Run // every item as json.Marshal writes it
+}
+
+// inputSentinel stands in for the input array while the rest of the
+// body is encoded: "\u0000input\u0000" once encoded, a string no
+// request carries.
+const inputSentinel = "\x00input\x00"
+
 // encodeRequest builds the request body. The SDK's param types marshal
 // their fields in declaration order and maps with sorted keys, so the same
-// request always yields the same bytes.
+// request always yields the same bytes. The input items are encoded one by
+// one (with req.Cache, only those not kept yet) and put in the place of a
+// sentinel; json.Marshal writes an array element as it writes the element
+// alone, so the body is byte for byte the whole encoding.
 func encodeRequest(req llm.Request) ([]byte, error) {
+	if req.Cache == nil {
+		return encodeBody(req, nil)
+	}
+	var body []byte
+	var err error
+	req.Cache.Update(cacheKey{}, func(v any) any {
+		st, _ := v.(*prefixState)
+		if st == nil {
+			st = &prefixState{}
+		}
+		body, err = encodeBody(req, st)
+		return st
+	})
+	return body, err
+}
+
+// encodeBody writes the body, reusing and extending st when it is not nil.
+func encodeBody(req llm.Request, st *prefixState) ([]byte, error) {
+	instructions, lead := leadingSystem(req.Messages)
+	stable := min(req.Stable, len(req.Messages))
+	if st != nil && (st.lead != lead || st.seen < lead || stable < st.seen) {
+		// Not a continuation of what st took in: start it afresh.
+		*st = prefixState{lead: lead, seen: lead}
+	}
+	var input llm.Array
+	from := lead
+	if st != nil {
+		for i := st.seen; i < stable; i++ {
+			items, err := encodeItems(req.Messages[i], i)
+			if err != nil {
+				return nil, err
+			}
+			for _, it := range items {
+				st.items.Push(it)
+			}
+			st.seen = i + 1
+		}
+		input.AddRun(st.items.Slice(0, st.items.Len()))
+		from = max(st.seen, lead)
+	}
+	for i := from; i < len(req.Messages); i++ {
+		items, err := encodeItems(req.Messages[i], i)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			input.Add(it)
+		}
+	}
+	if input.Size() == 2 {
+		// No items: the whole encoding has nothing to splice.
+		return encodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{}})
+	}
+	body, err := encodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfString: param.NewOpt(inputSentinel)})
+	if err != nil {
+		return nil, err
+	}
+	mark, err := json.Marshal(inputSentinel)
+	if err != nil {
+		return nil, err
+	}
+	at := bytes.Index(body, mark)
+	if at < 0 || bytes.Count(body, mark) != 1 {
+		return nil, errors.New("the request's text contains the input placeholder")
+	}
+	return llm.Splice(body[:at], &input, body[at+len(mark):]), nil
+}
+
+// encodeParams marshals the request's params with input as given.
+func encodeParams(req llm.Request, instructions string, input responses.ResponseNewParamsInputUnion) ([]byte, error) {
 	p := responses.ResponseNewParams{
 		Model:   shared.ResponsesModel(req.Model),
 		Store:   param.NewOpt(false),
@@ -30,14 +121,10 @@ func encodeRequest(req llm.Request) ([]byte, error) {
 	if effort, ok := effortFor(req.Thinking); ok {
 		p.Reasoning = shared.ReasoningParam{Effort: effort, Summary: shared.ReasoningSummaryAuto}
 	}
-	instructions, items, err := encodeInput(req.Messages)
-	if err != nil {
-		return nil, err
-	}
 	if instructions != "" {
 		p.Instructions = param.NewOpt(instructions)
 	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
+	p.Input = input
 	for _, t := range req.Tools {
 		schema, err := decodeSchema(t.Parameters)
 		if err != nil {
@@ -51,6 +138,35 @@ func encodeRequest(req llm.Request) ([]byte, error) {
 	}
 	p.SetExtraFields(map[string]any{"stream": true})
 	return json.Marshal(p)
+}
+
+// leadingSystem joins the leading system messages into the instructions
+// and counts them.
+func leadingSystem(msgs []chat.Message) (string, int) {
+	var instructions []byte
+	i := 0
+	for ; i < len(msgs) && msgs[i].Role == chat.System; i++ {
+		if len(instructions) > 0 {
+			instructions = append(instructions, "\n\n"...)
+		}
+		instructions = append(instructions, msgs[i].Text()...)
+	}
+	return string(instructions), i
+}
+
+// encodeItems is message i's input items, each as json.Marshal writes it.
+func encodeItems(m chat.Message, i int) ([][]byte, error) {
+	items, err := appendMessage(nil, m)
+	if err != nil {
+		return nil, fmt.Errorf("message %d: %w", i, err)
+	}
+	out := make([][]byte, len(items))
+	for j, it := range items {
+		if out[j], err = json.Marshal(it); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+	}
+	return out, nil
 }
 
 // effortFor maps llm.Request.Thinking to a reasoning effort; ok is false
@@ -86,28 +202,6 @@ func decodeSchema(raw json.RawMessage) (map[string]any, error) {
 		m[k] = v
 	}
 	return m, nil
-}
-
-// encodeInput turns the conversation into instructions (the leading system
-// messages) and input items.
-func encodeInput(msgs []chat.Message) (string, responses.ResponseInputParam, error) {
-	var instructions []byte
-	i := 0
-	for ; i < len(msgs) && msgs[i].Role == chat.System; i++ {
-		if len(instructions) > 0 {
-			instructions = append(instructions, "\n\n"...)
-		}
-		instructions = append(instructions, msgs[i].Text()...)
-	}
-	items := make(responses.ResponseInputParam, 0, len(msgs)-i)
-	for ; i < len(msgs); i++ {
-		var err error
-		items, err = appendMessage(items, msgs[i])
-		if err != nil {
-			return "", nil, fmt.Errorf("message %d: %w", i, err)
-		}
-	}
-	return string(instructions), items, nil
 }
 
 func appendMessage(items responses.ResponseInputParam, m chat.Message) (responses.ResponseInputParam, error) {
