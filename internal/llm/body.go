@@ -3,6 +3,9 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net"
+	"slices"
 )
 
 // Helpers for adapters that write a request body piece by piece, so that
@@ -19,36 +22,97 @@ type Member struct {
 	Array *Array // the value when set
 }
 
-// WriteObject writes {"key":value,…} in one allocation of the right size.
-func WriteObject(members []Member) ([]byte, error) {
-	keys := make([][]byte, len(members))
-	n := 2
+// Body is a request body in pieces. The runs of a conversation's kept
+// encoding (Run.Slice) are referenced, not copied: a request costs what
+// its new messages add, not the whole conversation again. Kept bytes are
+// never modified, so a Body stays valid for a retry.
+type Body struct {
+	parts [][]byte
+	n     int
+	small []byte // short pieces gathered into one part
+}
+
+// BodyOf is a Body of one piece.
+func BodyOf(b []byte) Body {
+	var body Body
+	body.add(b)
+	return body.done()
+}
+
+// add appends p: a short piece is gathered with its neighbours, a long
+// one referenced as it is.
+func (b *Body) add(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	b.n += len(p)
+	if len(p) < 512 {
+		b.small = append(b.small, p...)
+		return
+	}
+	b.flush()
+	b.parts = append(b.parts, p)
+}
+
+func (b *Body) addByte(c byte) {
+	b.n++
+	b.small = append(b.small, c)
+}
+
+// flush closes the gathered short pieces into a part; the next ones go
+// to a fresh buffer, so the part is never written again.
+func (b *Body) flush() {
+	if len(b.small) > 0 {
+		b.parts = append(b.parts, b.small)
+		b.small = nil
+	}
+}
+
+func (b Body) done() Body {
+	b.flush()
+	return b
+}
+
+// Len is the body's size in bytes.
+func (b Body) Len() int { return b.n }
+
+// Bytes is the body in one piece (a copy).
+func (b Body) Bytes() []byte {
+	out := make([]byte, 0, b.n)
+	for _, p := range b.parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// Reader reads the body from the start; each call gets its own.
+func (b Body) Reader() io.Reader {
+	bufs := net.Buffers(slices.Clone(b.parts))
+	return &bufs
+}
+
+// WriteObject writes {"key":value,…}.
+func WriteObject(members []Member) (Body, error) {
+	var b Body
+	b.addByte('{')
 	for i, m := range members {
 		key, err := Marshal(m.Key)
 		if err != nil {
-			return nil, err
+			return Body{}, err
 		}
-		keys[i] = key
-		n += len(key) + len(m.Value) + 2
-		if m.Array != nil {
-			n += m.Array.Size()
-		}
-	}
-	b := make([]byte, 0, n)
-	b = append(b, '{')
-	for i, m := range members {
 		if i > 0 {
-			b = append(b, ',')
+			b.addByte(',')
 		}
-		b = append(b, keys[i]...)
-		b = append(b, ':')
+		b.add(key)
+		b.addByte(':')
 		if m.Array != nil {
-			b = m.Array.AppendTo(b)
+			m.Array.addTo(&b)
 		} else {
-			b = append(b, m.Value...)
+			b.add(m.Value)
 		}
 	}
-	return append(b, '}'), nil
+	b.addByte('}')
+	return b.done(), nil
 }
 
 // Array is a JSON array assembled from encoded elements: runs of kept
@@ -94,12 +158,33 @@ func (a *Array) AppendTo(b []byte) []byte {
 	return append(b, ']')
 }
 
-// Splice writes before, the array, then after, in one allocation.
-func Splice(before []byte, a *Array, after []byte) []byte {
-	b := make([]byte, 0, len(before)+a.Size()+len(after))
-	b = append(b, before...)
-	b = a.AppendTo(b)
-	return append(b, after...)
+// addTo appends the array to b, referencing its runs.
+func (a *Array) addTo(b *Body) {
+	b.addByte('[')
+	last := len(a.parts) - 1
+	for i, p := range a.parts {
+		switch {
+		case a.comma[i]:
+			b.add(p)
+			if i < last {
+				b.addByte(',')
+			}
+		case i == last:
+			b.add(p[:len(p)-1]) // the run's last comma
+		default:
+			b.add(p)
+		}
+	}
+	b.addByte(']')
+}
+
+// Splice writes before, the array, then after.
+func Splice(before []byte, a *Array, after []byte) Body {
+	var b Body
+	b.add(before)
+	a.addTo(&b)
+	b.add(after)
+	return b.done()
 }
 
 // Run keeps encoded array elements between requests in one buffer, each

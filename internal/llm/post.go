@@ -1,9 +1,9 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -44,11 +44,13 @@ func NewEndpoint(u *url.URL, header http.Header, hc *http.Client) *Endpoint {
 // Post sends body as a POST and returns the response with its body
 // unread, whatever its status. The body can be re-read, so net/http may
 // resend it on a keep-alive connection the server had closed.
-func (e *Endpoint) Post(ctx context.Context, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url.String(), bytes.NewReader(body))
+func (e *Endpoint) Post(ctx context.Context, body Body) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url.String(), body.Reader())
 	if err != nil {
 		return nil, err
 	}
+	req.ContentLength = int64(body.Len())
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.Reader()), nil }
 	req.Header = e.header.Clone()
 	return e.client.Do(req)
 }

@@ -34,7 +34,7 @@ func TestEndpointRedirects(t *testing.T) {
 	h := http.Header{"X-Api-Key": {"secret"}}
 	post := func(path string) (*http.Response, error) {
 		u, _ := url.Parse(srv.URL + path)
-		return llm.NewEndpoint(u, h, nil).Post(context.Background(), []byte(`{"a":1}`))
+		return llm.NewEndpoint(u, h, nil).Post(context.Background(), llm.BodyOf([]byte(`{"a":1}`)))
 	}
 	res, err := post("/old")
 	if err != nil || res.StatusCode != http.StatusOK || gotBody != `{"a":1}` || gotKey != "secret" {

@@ -119,11 +119,11 @@ type prefixState struct {
 // encodeRequest builds the request body. budget is from ThinkingBudget
 // (<0 none, 0 disabled, >0 enabled); maxTokens is already defaulted.
 // With req.Cache it encodes only the messages it has not kept yet.
-func encodeRequest(req llm.Request, maxTokens, budget int) ([]byte, error) {
+func encodeRequest(req llm.Request, maxTokens, budget int) (llm.Body, error) {
 	if req.Cache == nil {
 		return encodeBody(req, maxTokens, budget, &prefixState{}, 0)
 	}
-	var body []byte
+	var body llm.Body
 	var err error
 	req.Cache.Update(cacheKey{}, func(v any) any {
 		st, _ := v.(*prefixState)
@@ -144,11 +144,11 @@ func encodeRequest(req llm.Request, maxTokens, budget int) ([]byte, error) {
 // encodeBody writes the body: the first stable messages are taken into
 // st (which keeps them for the next request), the rest are this
 // request's own.
-func encodeBody(req llm.Request, maxTokens, budget int, st *prefixState, stable int) ([]byte, error) {
+func encodeBody(req llm.Request, maxTokens, budget int, st *prefixState, stable int) (llm.Body, error) {
 	grow := wireRequest{System: st.system, Messages: st.msgs}
 	for i := st.seen; i < stable; i++ {
 		if err := grow.add(req.Messages[i]); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+			return llm.Body{}, fmt.Errorf("message %d: %w", i, err)
 		}
 	}
 	st.system, st.msgs, st.seen = grow.System, grow.Messages, stable
@@ -164,7 +164,7 @@ func encodeBody(req llm.Request, maxTokens, budget int, st *prefixState, stable 
 	}
 	for i := stable; i < len(req.Messages); i++ {
 		if err := w.add(req.Messages[i]); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+			return llm.Body{}, fmt.Errorf("message %d: %w", i, err)
 		}
 	}
 	msgs := messageList{closed: st.msgs[:closed], own: w.Messages}
@@ -206,16 +206,16 @@ func encodeBody(req llm.Request, maxTokens, budget int, st *prefixState, stable 
 
 	arr, err := encodeMessages(st, msgs, marked)
 	if err != nil {
-		return nil, err
+		return llm.Body{}, err
 	}
 	if st.tools == nil && len(req.Tools) > 0 {
 		if st.tools, err = encodeTools(req.Tools); err != nil {
-			return nil, err
+			return llm.Body{}, err
 		}
 	}
 	model, err := marshal(req.Model)
 	if err != nil {
-		return nil, err
+		return llm.Body{}, err
 	}
 	members := make([]llm.Member, 0, 7)
 	members = append(members, llm.Member{Key: "model", Value: model},
@@ -223,7 +223,7 @@ func encodeBody(req llm.Request, maxTokens, budget int, st *prefixState, stable 
 	if len(w.System) > 0 {
 		system, err := marshal(w.System)
 		if err != nil {
-			return nil, err
+			return llm.Body{}, err
 		}
 		members = append(members, llm.Member{Key: "system", Value: system})
 	}
@@ -238,7 +238,7 @@ func encodeBody(req llm.Request, maxTokens, budget int, st *prefixState, stable 
 	if w.Thinking != nil {
 		thinking, err := marshal(w.Thinking)
 		if err != nil {
-			return nil, err
+			return llm.Body{}, err
 		}
 		members = append(members, llm.Member{Key: "thinking", Value: thinking})
 	}

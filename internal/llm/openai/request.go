@@ -73,11 +73,11 @@ type prefixState struct {
 // encodeRequest builds the request body: the typed fields, then the
 // thinking fields, then cfg.ExtraBody, later keys overriding earlier ones.
 // With req.Cache it encodes only the messages it has not kept yet.
-func encodeRequest(req llm.Request, extra map[string]any) ([]byte, error) {
+func encodeRequest(req llm.Request, extra map[string]any) (llm.Body, error) {
 	if req.Cache == nil {
 		return encodeBody(req, extra, nil)
 	}
-	var body []byte
+	var body llm.Body
 	var err error
 	req.Cache.Update(cacheKey{}, func(v any) any {
 		st, _ := v.(*prefixState)
@@ -91,21 +91,21 @@ func encodeRequest(req llm.Request, extra map[string]any) ([]byte, error) {
 }
 
 // encodeBody writes the body, reusing and extending st when it is not nil.
-func encodeBody(req llm.Request, extra map[string]any, st *prefixState) ([]byte, error) {
+func encodeBody(req llm.Request, extra map[string]any, st *prefixState) (llm.Body, error) {
 	model, err := marshal(req.Model)
 	if err != nil {
-		return nil, err
+		return llm.Body{}, err
 	}
 	msgs, err := encodeMessages(req, st)
 	if err != nil {
-		return nil, err
+		return llm.Body{}, err
 	}
 	var tools []byte
 	if len(req.Tools) > 0 {
 		if st != nil && st.tools != nil {
 			tools = st.tools
 		} else if tools, err = encodeTools(req.Tools); err != nil {
-			return nil, err
+			return llm.Body{}, err
 		} else if st != nil {
 			st.tools = tools
 		}
@@ -123,7 +123,7 @@ func encodeBody(req llm.Request, extra map[string]any, st *prefixState) ([]byte,
 		for k, v := range extra {
 			raw, err := marshal(v)
 			if err != nil {
-				return nil, fmt.Errorf("extra body field %q: %w", k, err)
+				return llm.Body{}, fmt.Errorf("extra body field %q: %w", k, err)
 			}
 			if i := slices.IndexFunc(members, func(m llm.Member) bool { return m.Key == k }); i >= 0 {
 				members[i] = llm.Member{Key: k, Value: raw}

@@ -118,12 +118,12 @@ func TestIncrementalEncodingMatchesWholeEncoding(t *testing.T) {
 					continue // every request extends the cache; some are compared
 				}
 				want := referenceEncode(t, req, tt.extra)
-				if !bytes.Equal(got, want) {
-					t.Fatalf("request of %d messages differs from the whole encoding:\n got %s\nwant %s", n, got, want)
+				if !bytes.Equal(got.Bytes(), want) {
+					t.Fatalf("request of %d messages differs from the whole encoding:\n got %s\nwant %s", n, got.Bytes(), want)
 				}
 				uncached := req
 				uncached.Cache = nil
-				if plain, err := encodeRequest(uncached, tt.extra); err != nil || !bytes.Equal(plain, want) {
+				if plain, err := encodeRequest(uncached, tt.extra); err != nil || !bytes.Equal(plain.Bytes(), want) {
 					t.Fatalf("uncached request of %d messages differs from the whole encoding (%v)", n, err)
 				}
 			}

@@ -39,11 +39,11 @@ const inputSentinel = "\x00input\x00"
 // one (with req.Cache, only those not kept yet) and put in the place of a
 // sentinel; json.Marshal writes an array element as it writes the element
 // alone, so the body is byte for byte the whole encoding.
-func encodeRequest(req llm.Request) ([]byte, error) {
+func encodeRequest(req llm.Request) (llm.Body, error) {
 	if req.Cache == nil {
 		return encodeBody(req, nil)
 	}
-	var body []byte
+	var body llm.Body
 	var err error
 	req.Cache.Update(cacheKey{}, func(v any) any {
 		st, _ := v.(*prefixState)
@@ -57,7 +57,7 @@ func encodeRequest(req llm.Request) ([]byte, error) {
 }
 
 // encodeBody writes the body, reusing and extending st when it is not nil.
-func encodeBody(req llm.Request, st *prefixState) ([]byte, error) {
+func encodeBody(req llm.Request, st *prefixState) (llm.Body, error) {
 	instructions, lead := leadingSystem(req.Messages)
 	stable := min(req.Stable, len(req.Messages))
 	if st != nil && (st.lead != lead || st.seen < lead || stable < st.seen) {
@@ -70,7 +70,7 @@ func encodeBody(req llm.Request, st *prefixState) ([]byte, error) {
 		for i := st.seen; i < stable; i++ {
 			items, err := encodeItems(req.Messages[i], i)
 			if err != nil {
-				return nil, err
+				return llm.Body{}, err
 			}
 			for _, it := range items {
 				st.items.Push(it)
@@ -83,7 +83,7 @@ func encodeBody(req llm.Request, st *prefixState) ([]byte, error) {
 	for i := from; i < len(req.Messages); i++ {
 		items, err := encodeItems(req.Messages[i], i)
 		if err != nil {
-			return nil, err
+			return llm.Body{}, err
 		}
 		for _, it := range items {
 			input.Add(it)
@@ -91,19 +91,20 @@ func encodeBody(req llm.Request, st *prefixState) ([]byte, error) {
 	}
 	if input.Size() == 2 {
 		// No items: the whole encoding has nothing to splice.
-		return encodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{}})
+		body, err := encodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{}})
+		return llm.BodyOf(body), err
 	}
 	body, err := encodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfString: param.NewOpt(inputSentinel)})
 	if err != nil {
-		return nil, err
+		return llm.Body{}, err
 	}
 	mark, err := json.Marshal(inputSentinel)
 	if err != nil {
-		return nil, err
+		return llm.Body{}, err
 	}
 	at := bytes.Index(body, mark)
 	if at < 0 || bytes.Count(body, mark) != 1 {
-		return nil, errors.New("the request's text contains the input placeholder")
+		return llm.Body{}, errors.New("the request's text contains the input placeholder")
 	}
 	return llm.Splice(body[:at], &input, body[at+len(mark):]), nil
 }
