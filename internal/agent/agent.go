@@ -142,6 +142,18 @@ type Agent struct {
 	queue  []queued
 
 	hist history // used by the running turn only
+	gate func()  // see SetGate; taken by the next turn
+}
+
+// SetGate makes the next turn call gate once, before it runs a tool,
+// verifies or records its end — whatever comes first — so that work the
+// engine started beside the turn's first request (the workspace's
+// snapshot) is done before anything can change the workspace. The
+// model's first request does not wait for it.
+func (a *Agent) SetGate(gate func()) {
+	a.mu.Lock()
+	a.gate = gate
+	a.mu.Unlock()
 }
 
 type queued struct {
@@ -250,9 +262,11 @@ func (a *Agent) Turn(ctx context.Context, input protocol.Content, submissionID *
 	}
 	a.active, a.cancel = true, cancel
 	tools := a.cfg.Tools
+	gate := a.gate
+	a.gate = nil
 	a.mu.Unlock()
 
-	t := &turn{a: a, ctx: ctx, tools: tools}
+	t := &turn{a: a, ctx: ctx, tools: tools, gate: gate}
 	out, err := t.run(input, submissionID)
 
 	a.mu.Lock()
@@ -296,6 +310,7 @@ func (a *Agent) hasSteers() bool {
 // turn is the state of one running turn.
 type turn struct {
 	a     *Agent
+	gate  func() // see Agent.SetGate; nil once passed
 	ctx   context.Context
 	steps int
 	usage protocol.Usage
@@ -425,6 +440,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		after := t.meter.tokens(hist) + resp.Usage.CompletionTokens
 		var ctl tool.Control
 		var answer string
+		t.passGate()
 		if t.meter.overHard(after) {
 			err = t.skipTools(resp.ToolCalls, "error: not run: the conversation is close to the model's context window; the turn checkpoints first, then continue")
 		} else {
@@ -488,6 +504,7 @@ func (t *turn) keepGoing() (bool, error) {
 // failure was handed to the model and the turn goes on; otherwise the
 // turn has ended (finished with answer, failed, or interrupted) as out says.
 func (t *turn) verify(answer string) (repair bool, out Outcome, err error) {
+	t.passGate()
 	var v Verdict
 	if t.check != nil {
 		v = t.check(t.ctx)
@@ -825,6 +842,14 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 	return res
 }
 
+// passGate calls the turn's gate the first time only.
+func (t *turn) passGate() {
+	if g := t.gate; g != nil {
+		t.gate = nil
+		g()
+	}
+}
+
 // end records the turn's terminal item and emits its terminal event.
 func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 	return t.endWith(kind, msg, nil)
@@ -832,6 +857,7 @@ func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 
 // endWith is end with an explicit terminal event (nil = the usual one).
 func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
+	t.passGate()
 	out := Outcome{Kind: kind, Answer: msg, Steps: t.steps, Usage: t.usage}
 	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
 		return out, err

@@ -462,12 +462,16 @@ func (e *Engine) Prompt(ctx context.Context, content protocol.Content, submissio
 		tools = tools.Without("goal")
 	}
 	e.agent.SetTools(tools)
-	ctx = e.snapshotTurn(ctx)
-	out, err := e.agent.Turn(ctx, content, submissionID)
-	for err == nil && ctx.Err() == nil && e.continueGoal(out) {
+	tctx, finish := e.snapshotTurn(ctx)
+	out, err := e.agent.Turn(tctx, content, submissionID)
+	stopped := tctx.Err() != nil // cancelled, not just finished
+	finish()
+	for err == nil && ctx.Err() == nil && !stopped && e.continueGoal(out) {
 		e.agent.SetTools(e.tools)
-		ctx = e.snapshotTurn(ctx)
-		out, err = e.agent.Turn(ctx, protocol.Text(session.GoalContinuePrompt), nil)
+		tctx, finish = e.snapshotTurn(ctx)
+		out, err = e.agent.Turn(tctx, protocol.Text(session.GoalContinuePrompt), nil)
+		stopped = tctx.Err() != nil
+		finish()
 	}
 	return out, err
 }

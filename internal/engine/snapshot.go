@@ -16,41 +16,74 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-// snapshotTurn snapshots the workspace before a turn that may change
-// files and records the snapshot's id in the log just before the turn's
-// prompt (session.SnapshotMarker), so that `openseek rewind` can put the
-// files back. Plan mode (read-only), sessions that are not recorded and
-// OPENSEEK_SNAPSHOTS=off take none. A failed snapshot never stops the
-// turn: it is reported as a notice.
+// snapshotTurn starts the snapshot of the workspace for a turn that may
+// change files, beside the turn's first model request, so the user does
+// not wait for git before the model starts. It returns the turn's
+// context and a finish function to call once the turn returned. The
+// agent's gate (Agent.SetGate) waits for the snapshot before the turn
+// runs a tool, verifies or ends, and records its id after the turn's
+// prompt, naming it (session.SnapshotMarkerFor), so that `openseek
+// rewind` can put the files back. Plan mode (read-only), sessions that
+// are not recorded and OPENSEEK_SNAPSHOTS=off take none. A failed
+// snapshot never stops the turn: it is reported as a notice.
 //
-// Cancel reaches a snapshot in progress: the context returned is then
-// cancelled, so the turn that follows ends at once as interrupted (its
-// prompt recorded) instead of losing the cancel.
-func (e *Engine) snapshotTurn(ctx context.Context) context.Context {
+// Cancel reaches a snapshot in progress, and the turn: both run under the
+// context returned, which Cancel cancels until the turn's loop is running.
+func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 	if e.writer == nil || e.agent.Active() || getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") == "off" {
-		return ctx
+		return ctx, func() {}
 	}
 	if mode, _ := policy.ParseMode(e.opts.Approval); mode == policy.ModePlan {
-		return ctx
+		return ctx, func() {}
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	e.starting.set(cancel)
-	id, err := takeSnapshot(sctx, e.opts.Dir, e.root)
-	e.starting.set(nil)
-	if sctx.Err() != nil && ctx.Err() == nil {
-		return sctx // cancelled by Cancel while snapshotting
+	before := e.log.Session().LastSequence()
+	done := make(chan struct{})
+	var id string
+	var err error
+	go func() {
+		defer close(done)
+		id, err = takeSnapshot(sctx, e.opts.Dir, e.root)
+	}()
+	var once sync.Once
+	gate := func() {
+		once.Do(func() {
+			<-done
+			e.starting.set(nil)
+			if err != nil {
+				if sctx.Err() == nil {
+					e.opts.Emit(protocol.BackgroundNotice{Content: "[snapshot] this turn cannot be rewound: " + err.Error()})
+				}
+				return
+			}
+			prompt := turnPrompt(e.log.Session(), before)
+			if prompt == 0 {
+				return // the turn recorded no prompt: there is no turn to rewind
+			}
+			if _, err := e.log.Append(&session.Notice{Content: session.SnapshotMarkerFor(id, prompt)}); err != nil {
+				e.opts.Emit(protocol.SessionError{Error: err.Error()})
+			}
+		})
 	}
-	cancel()
-	if err != nil {
-		if ctx.Err() == nil {
-			e.opts.Emit(protocol.BackgroundNotice{Content: "[snapshot] this turn cannot be rewound: " + err.Error()})
+	e.agent.SetGate(gate)
+	return sctx, func() {
+		e.agent.SetGate(nil)
+		gate()
+		cancel()
+	}
+}
+
+// turnPrompt is the sequence of the first user item after sequence
+// before: the prompt of the turn that began there (0 when none).
+func turnPrompt(s *session.Session, before int) int {
+	first := 0
+	for i := len(s.Events) - 1; i >= 0 && s.Events[i].Sequence > before; i-- {
+		if _, ok := s.Events[i].Item.(*session.User); ok {
+			first = s.Events[i].Sequence
 		}
-		return ctx
 	}
-	if _, err := e.log.Append(&session.Notice{Content: session.SnapshotMarker(id)}); err != nil {
-		e.opts.Emit(protocol.SessionError{Error: err.Error()})
-	}
-	return ctx
+	return first
 }
 
 // turnStart holds the cancel function of a snapshot in progress, so that

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/session"
@@ -285,8 +286,9 @@ func TestRewindWithASessionRootElsewhere(t *testing.T) {
 	}
 }
 
-// A cancel that arrives while the turn's snapshot is being taken is not
-// lost: the turn ends at once as interrupted, before asking the model.
+// A cancel that arrives while the turn's snapshot is being taken (beside
+// the turn's first model request) is not lost: the turn ends at once as
+// interrupted, and nothing the model asked for runs.
 func TestCancelDuringTheSnapshot(t *testing.T) {
 	real, err := exec.LookPath("git")
 	if err != nil {
@@ -299,8 +301,10 @@ func TestCancelDuringTheSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	srv := llmtest.NewServer(t) // no turn: the model must not be asked
-	e, _, _ := newEngine(t, srv, nil)
+	// The model answers at once with a write; the snapshot is still
+	// running, so the write waits for it — and the cancel ends the turn.
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "w", Name: "write", Args: `{"path":"never.txt","content":"x"}`}))
+	e, _, ws := newEngine(t, srv, nil)
 	go func() {
 		waitFor(t, started)
 		e.Cancel()
@@ -309,10 +313,72 @@ func TestCancelDuringTheSnapshot(t *testing.T) {
 	if err != nil || out.Kind != session.Interrupted {
 		t.Errorf("outcome %+v %v, want interrupted", out, err)
 	}
-	if n := len(srv.Requests()); n != 0 {
-		t.Errorf("the model was asked %d times", n)
+	if _, err := os.Stat(filepath.Join(ws, "never.txt")); err == nil {
+		t.Errorf("the tool ran although the turn was cancelled during its snapshot")
 	}
 	if turns := e.Session().Turns(); len(turns) != 1 || turns[0].Snapshot != "" {
 		t.Errorf("turns %+v", turns)
+	}
+}
+
+// The turn's first model request does not wait for the snapshot; the
+// tool the model asks for does, and the snapshot's marker lands after the
+// prompt and before the tool's result, naming the prompt.
+func TestSnapshotBesideTheFirstRequest(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal("the snapshot tests need git: apt-get install git")
+	}
+	bin := t.TempDir()
+	release := filepath.Join(bin, "release")
+	// Every git the snapshot runs waits until the test saw the request.
+	script := fmt.Sprintf("#!/bin/sh\nfor i in $(seq 2000); do [ -e %q ] && break; sleep 0.01; done\nexec %q \"$@\"\n", release, real)
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "w", Name: "write", Args: `{"path":"made.txt","content":"x"}`}),
+		llmtest.Text("done"))
+	e, _, _ := newEngine(t, srv, nil)
+	asked := make(chan bool, 1)
+	go func() {
+		for range 2000 {
+			if len(srv.Requests()) > 0 {
+				asked <- true
+				os.WriteFile(release, nil, 0o644)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		asked <- false
+		os.WriteFile(release, nil, 0o644)
+	}()
+	out, err := e.Prompt(context.Background(), protocol.Text("make a file"), nil)
+	if err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if !<-asked {
+		t.Fatal("the model was not asked until the snapshot was done")
+	}
+	s := e.Session()
+	var order []string
+	for _, ev := range s.Events {
+		switch it := ev.Item.(type) {
+		case *session.User:
+			order = append(order, "prompt")
+		case *session.Notice:
+			if strings.HasPrefix(it.Content, session.SnapshotPrefix) {
+				order = append(order, "snapshot")
+			}
+		case *session.ToolResult:
+			order = append(order, "tool")
+		}
+	}
+	if strings.Join(order, " ") != "prompt snapshot tool" {
+		t.Errorf("log order %v, want the snapshot after the prompt and before the tool", order)
+	}
+	if turns := s.Turns(); len(turns) != 1 || turns[0].Snapshot == "" {
+		t.Errorf("turns %+v: want the snapshot on the turn", turns)
 	}
 }

@@ -11,7 +11,8 @@ import (
 const (
 	// SnapshotPrefix starts the notice appended just before a turn's
 	// prompt: "[snapshot] commit=<id>", the id of the workspace snapshot
-	// taken before the turn changed anything (package snapshot).
+	// taken before the turn changed anything (package snapshot); or after
+	// the prompt, naming it: "[snapshot] commit=<id> turn=<sequence>".
 	SnapshotPrefix = "[snapshot] commit="
 	// RewindPrefix starts the notice "[rewind] from_sequence=<n>" that
 	// rewinds the conversation: the projection drops the events from
@@ -23,16 +24,36 @@ const (
 // before the turn whose prompt follows.
 func SnapshotMarker(id string) string { return SnapshotPrefix + id }
 
+// SnapshotMarkerFor is the notice recording that snapshot id was taken
+// before the turn whose prompt is the user item at sequence turn: a
+// snapshot taken beside the turn's first model request is recorded once
+// it is done, after the prompt (and before anything the turn changed).
+func SnapshotMarkerFor(id string, turn int) string {
+	return SnapshotPrefix + id + " turn=" + strconv.Itoa(turn)
+}
+
 // RewindMarker is the notice that hides events from sequence from on.
 func RewindMarker(from int) string { return RewindPrefix + strconv.Itoa(from) }
 
-// parseSnapshot returns the id of a snapshot marker.
-func parseSnapshot(c string) (string, bool) {
+// parseSnapshot returns the id of a snapshot marker, and the sequence of
+// the prompt it names (0: the prompt that follows it).
+func parseSnapshot(c string) (string, int, bool) {
 	id, ok := strings.CutPrefix(c, SnapshotPrefix)
-	if !ok || id == "" || strings.ContainsAny(id, " \n") {
-		return "", false
+	if !ok {
+		return "", 0, false
 	}
-	return id, true
+	turn := 0
+	if i := strings.Index(id, " turn="); i >= 0 {
+		n, err := strconv.Atoi(id[i+len(" turn="):])
+		if err != nil || n <= 0 || strconv.Itoa(n) != id[i+len(" turn="):] {
+			return "", 0, false
+		}
+		id, turn = id[:i], n
+	}
+	if id == "" || strings.ContainsAny(id, " \n") {
+		return "", 0, false
+	}
+	return id, turn, true
 }
 
 // parseRewind returns the first hidden sequence of a rewind marker.
@@ -76,7 +97,17 @@ func (s *Session) Turns() []Turn {
 	for _, e := range s.Events {
 		switch it := e.Item.(type) {
 		case *Notice:
-			if id, ok := parseSnapshot(it.Content); ok {
+			if id, turn, ok := parseSnapshot(it.Content); ok && turn > 0 {
+				// Recorded after its prompt: it belongs to that turn.
+				for i := len(turns) - 1; i >= 0; i-- {
+					if turns[i].Sequence == turn {
+						if turns[i].Snapshot == "" {
+							turns[i].Snapshot = id
+						}
+						break
+					}
+				}
+			} else if ok {
 				snap, snapSeq = id, e.Sequence
 			} else if _, ok := parseRewind(it.Content); ok {
 				open = false
@@ -127,7 +158,7 @@ func (s *Session) rewound() []bool {
 // isMarker reports whether a notice is a snapshot or rewind marker,
 // which the projection never shows the model.
 func isMarker(c string) bool {
-	if _, ok := parseSnapshot(c); ok {
+	if _, _, ok := parseSnapshot(c); ok {
 		return true
 	}
 	_, ok := parseRewind(c)
