@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -212,5 +214,133 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// fleetRepo makes a git repository with one commit of files.
+func fleetRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitRun(t, dir, "init", "-q")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base")
+	return dir
+}
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// writeConfig writes home's ~/.openseek/config.toml.
+func writeConfig(t *testing.T, home, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(home, ".openseek"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// [fleet] nats in the config is where tasks go when --nats is not given;
+// an unreachable one is an error naming it and the file that set it.
+func TestFleetNATSFromConfig(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	home, repo := t.TempDir(), fleetRepo(t, nil)
+	writeConfig(t, home, "[fleet]\nnats = \""+emb.URL+"\"\n")
+	r := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "add", "queued through the config")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	if task, err := fc.Get(context.Background(), strings.TrimSpace(r.stdout)); err != nil || task.Prompt != "queued through the config" {
+		t.Fatalf("the task is not on the configured server: %v %+v", err, task)
+	}
+
+	bad := t.TempDir()
+	writeConfig(t, bad, "[fleet]\nnats = \"nats://127.0.0.1:1\"\n")
+	for _, args := range [][]string{{"tasks", "list"}, {"worker"}} {
+		r := openseek(t, repo, "", []string{"HOME=" + bad}, args...)
+		want := "cannot reach NATS at nats://127.0.0.1:1 (set by [fleet] nats in " + filepath.Join(bad, ".openseek", "config.toml")
+		if r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", args, r.code, r.stderr, want)
+		}
+	}
+	// --nats wins over the config.
+	r = openseek(t, repo, "", []string{"HOME=" + bad}, "tasks", "list", "--nats", emb.URL, "--format", "json")
+	if r.code != 0 || !strings.Contains(r.stdout, "queued through the config") {
+		t.Errorf("tasks list --nats: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// serve --http answers the fleet's /v1/tasks routes behind its token: a
+// task added over HTTP is queued, listed, shown and its events stream as
+// SSE until its end.
+func TestServeHTTPTasks(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	srv := llmtest.NewServer(t, llmtest.Text("done over http"))
+	home, repo := t.TempDir(), fleetRepo(t, nil)
+	writeConfig(t, home, "[fleet]\nnats = \""+emb.URL+"\"\n")
+	s := startHTTP(t, repo, home, append(modelArgs(srv), "--no-sandbox", "serve", "--http", "127.0.0.1:0")...)
+	noToken := func(r *http.Request) { r.Header.Del("Authorization") }
+	for _, tc := range []struct{ method, path, body string }{
+		{"GET", "/v1/tasks", ""},
+		{"GET", "/v1/tasks/tx", ""},
+		{"POST", "/v1/tasks", `{"prompt":"x","dir":"` + repo + `"}`},
+		{"GET", "/v1/tasks/tx/events", ""},
+	} {
+		if code, body, _ := s.do(t, tc.method, tc.path, tc.body, noToken); code != http.StatusUnauthorized {
+			t.Errorf("%s %s without a token = %d %s, want 401", tc.method, tc.path, code, body)
+		}
+	}
+	code, body, _ := s.do(t, "POST", "/v1/tasks", `{"prompt":"work over http","dir":"`+repo+`"}`, nil)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /v1/tasks = %d %s", code, body)
+	}
+	var added fleet.Task
+	if err := json.Unmarshal([]byte(body), &added); err != nil || added.State != fleet.Queued {
+		t.Fatalf("POST /v1/tasks answered %s (%v)", body, err)
+	}
+	if code, body, _ := s.do(t, "GET", "/v1/tasks", "", nil); code != http.StatusOK || !strings.Contains(body, added.ID) {
+		t.Errorf("GET /v1/tasks = %d %s", code, body)
+	}
+	if code, body, _ := s.do(t, "POST", "/v1/tasks", `{"prompt":""}`, nil); code != http.StatusBadRequest || !strings.Contains(body, "a task is required") {
+		t.Errorf("POST /v1/tasks with no prompt = %d %s", code, body)
+	}
+	if code, _, _ := s.do(t, "GET", "/v1/tasks/nosuch", "", nil); code != http.StatusNotFound {
+		t.Errorf("GET /v1/tasks/nosuch = %d, want 404", code)
+	}
+
+	startWorker(t, t.TempDir(), emb.URL, srv.URL(), "W")
+	code, body, _ = s.do(t, "GET", "/v1/tasks/"+added.ID+"/events", "", nil)
+	if code != http.StatusOK || !strings.Contains(body, "event: turn_summary") || !strings.Contains(body, "event: task_end\n") || !strings.Contains(body, `"state":"completed"`) {
+		t.Fatalf("GET /v1/tasks/%s/events = %d\n%s", added.ID, code, body)
+	}
+	code, body, _ = s.do(t, "GET", "/v1/tasks/"+added.ID, "", nil)
+	var shown fleet.Task
+	if err := json.Unmarshal([]byte(body), &shown); code != http.StatusOK || err != nil || shown.State != fleet.Completed || shown.Result != "done over http" {
+		t.Errorf("GET /v1/tasks/%s = %d %s", added.ID, code, body)
 	}
 }
