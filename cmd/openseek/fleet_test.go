@@ -344,3 +344,95 @@ func TestServeHTTPTasks(t *testing.T) {
 		t.Errorf("GET /v1/tasks/%s = %d %s", added.ID, code, body)
 	}
 }
+
+// A --repo task whose worker is killed with SIGKILL mid-task is resumed by
+// a worker on "another machine" (its own home, so a fresh clone): the
+// session the first worker streamed into JetStream is restored into the
+// new workspace and continued, so the final log holds the first worker's
+// events followed by the second's, and the task completes once.
+func TestRepoTaskResumesItsSessionOnAnotherWorker(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "first-worker-call", Name: "write", Args: `{"path":"half.txt","content":"half done\n"}`}),
+		llmtest.Stall{After: 0},
+		llmtest.Text("finished on the second worker"),
+	)
+	srv.MultiConversation()
+	src := fleetRepo(t, map[string]string{"README.md": "# project\n"})
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	if out, err := exec.Command("git", "clone", "-q", "--bare", src, bare).CombinedOutput(); err != nil {
+		t.Fatalf("git clone --bare: %v\n%s", err, out)
+	}
+	r := openseek(t, t.TempDir(), "", nil, "tasks", "add", "--nats", emb.URL, "--repo", bare, "write", "the", "note")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	id := strings.TrimSpace(r.stdout)
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+
+	homeA, homeB := t.TempDir(), t.TempDir()
+	a := startWorker(t, homeA, emb.URL, srv.URL(), "A")
+	waitFor(t, "worker A to call the model again after its tool call", func() bool { return len(srv.Requests()) == 2 })
+	// The tool call's result reaches the published log before the kill.
+	waitFor(t, "worker A's log to reach JetStream", func() bool {
+		log, _ := fc.SessionLog(context.Background(), id)
+		return strings.Contains(string(log), "half done")
+	})
+	if err := a.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Wait()
+
+	startWorker(t, homeB, emb.URL, srv.URL(), "B")
+	var task *fleet.Task
+	waitFor(t, "the task to end", func() bool {
+		task, _ = fc.Get(context.Background(), id)
+		return task.State.Terminal()
+	})
+	if task.State != fleet.Completed || task.Attempts != 2 || task.Worker != "B" || task.Result != "finished on the second worker" {
+		t.Fatalf("task: state %s attempts %d worker %q result %q error %q", task.State, task.Attempts, task.Worker, task.Result, task.Error)
+	}
+	if want := filepath.Join(homeB, ".openseek", "fleet", "work", id); task.Workspace != want {
+		t.Errorf("workspace %s, want worker B's fresh clone %s", task.Workspace, want)
+	}
+	// The resumed request carries the first worker's tool call: the
+	// session was continued, not started afresh.
+	if body := string(srv.Requests()[2].Body); !strings.Contains(body, "first-worker-call") || !strings.Contains(body, "another worker") {
+		t.Errorf("the resumed request lacks the first worker's history: %s", body)
+	}
+	logPath := filepath.Join(task.Workspace, ".openseek", "sessions", task.Session, "openseek_session-"+task.Session+".jsonl")
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(data)
+	first, resumed, answer := strings.Index(log, "first-worker-call"), strings.Index(log, "resumed on another worker"), strings.Index(log, "finished on the second worker")
+	if first < 0 || resumed < first || answer < resumed {
+		t.Errorf("the final log does not hold the first worker's events then the second's (offsets %d, %d, %d):\n%s", first, resumed, answer, log)
+	}
+	if n := strings.Count(log, `"version":1`); n != 1 {
+		t.Errorf("the log has %d headers, want 1", n)
+	}
+	published, err := fc.SessionLog(context.Background(), id)
+	if err != nil || string(published) != log {
+		t.Errorf("the log in JetStream differs from the workspace's (%v):\n%s", err, published)
+	}
+	ends := 0
+	_ = fc.Events(context.Background(), id, false, func(e fleet.Event) error {
+		if e.End != "" {
+			ends++
+		}
+		return nil
+	})
+	if ends != 1 {
+		t.Errorf("%d end markers, want 1", ends)
+	}
+}

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/protocol"
+	"github.com/openseek/openseek/internal/session"
 )
 
 // WorkerOptions configure a worker.
@@ -287,73 +287,64 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 	if t.Model != "" {
 		opts.Model = t.Model
 	}
-	host, err := engine.NewHost(ctx, opts)
-	if err != nil {
-		return fail(err.Error())
-	}
-	defer host.Close()
-	sess, err := host.Open(ctx, engine.OpenOptions{ID: t.Session, Holder: "openseek worker " + w.opts.Name})
-	if err != nil {
-		return fail(err.Error())
-	}
-
-	// Stream the session's events into the task's subject, pricing usage
-	// as it comes so the cost budget can stop the turn.
-	var (
-		mu        sync.Mutex
-		cost      float64
-		overspent bool
-	)
-	sub := sess.Subscribe(sess.Hub().Head())
-	subj := eventSubject(t.ID)
-	attempt := strconv.Itoa(t.Attempts)
-	pctx, stopPump := context.WithCancel(context.WithoutCancel(ctx))
-	pumped := make(chan struct{})
-	go func() {
-		defer close(pumped)
-		_ = sub.Follow(pctx, func(e engine.Entry) error {
-			m := nats.NewMsg(subj)
-			m.Header.Set(hdrAttempt, attempt)
-			m.Data = e.Line
-			_, _ = w.c.js.PublishMsgAsync(m)
-			if u, ok := e.Event.(protocol.UsageEvent); ok {
-				c, _ := sess.Cost(u.Usage)
-				mu.Lock()
-				cost += c
-				over := t.MaxCost > 0 && cost >= t.MaxCost && !overspent
-				overspent = overspent || over
-				mu.Unlock()
-				if over {
-					sess.CancelAll()
-				}
-			}
-			return nil
-		})
-	}()
-
 	tctx := ctx
 	if !t.Deadline.IsZero() {
 		var cancel context.CancelFunc
 		tctx, cancel = context.WithDeadline(ctx, t.Deadline)
 		defer cancel()
 	}
+	// Stream the session's events into the task's subject, and its log
+	// into the task's session subject so another worker can restore it.
+	subj := eventSubject(t.ID)
+	attempt := strconv.Itoa(t.Attempts)
 	prompt := t.Prompt
 	if resumed {
 		prompt = "This task was interrupted (its worker stopped) and is resumed in the same workspace and session. Check what is already done, then finish it.\n\nThe task: " + t.Prompt
 	}
-	out, perr := sess.Prompt(tctx, protocol.Text(prompt), nil)
-	_ = sess.Close()
-	stopPump()
-	<-pumped
-	sub.Close()
+	logs := &logSync{c: w.c, id: t.ID, attempt: t.Attempts}
+	if t.Attempts > 1 {
+		// A workspace made afresh (another machine, a --repo clone) gets
+		// the session the earlier attempts published, and continues it.
+		root := opts.SessionRoot
+		if root == "" {
+			root = ".openseek"
+		}
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(dir, root)
+		}
+		published, restored, err := w.c.restoreLog(ctx, t.ID, session.NewStore(root).Path(t.Session))
+		if err != nil {
+			return fail(err.Error())
+		}
+		logs.off = published
+		if restored && !resumed {
+			prompt = "This task was interrupted (its worker stopped) and is resumed on another worker: the same session, in a fresh workspace, so changes the earlier attempt made to files may be missing. Check the files, then finish the task.\n\nThe task: " + t.Prompt
+		}
+	}
+	tr, err := runTurn(tctx, turnSpec{
+		Engine:  opts,
+		Session: t.Session,
+		Holder:  "openseek worker " + w.opts.Name,
+		Prompt:  prompt,
+		MaxCost: t.MaxCost,
+		OnOpen:  logs.start,
+		OnEntry: func(e engine.Entry) {
+			m := nats.NewMsg(subj)
+			m.Header.Set(hdrAttempt, attempt)
+			m.Data = e.Line
+			_, _ = w.c.js.PublishMsgAsync(m)
+			logs.sync()
+		},
+	})
+	if err != nil {
+		return fail(err.Error())
+	}
+	logs.stop()
 	select {
 	case <-w.c.js.PublishAsyncComplete():
 	case <-time.After(10 * time.Second):
 	}
-	mu.Lock()
-	spent, over := cost, overspent
-	mu.Unlock()
-	spent = math.Round(spent*1e6) / 1e6
+	out, perr, spent, over := tr.Out, tr.Err, tr.Cost, tr.Over
 
 	deadlinePassed := tctx.Err() != nil && ctx.Err() == nil
 	var diff string
