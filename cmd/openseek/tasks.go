@@ -100,7 +100,8 @@ func (c *cli) tasksAddCmd(ff *fleetFlags) *cobra.Command {
 		Long: `Queue a task for the workers and print its id on stdout. The task runs in its
 own worktree of the --dir repository (default: the current directory), or of
 a clone of --repo. --runs N tries it N ways in N workspaces and keeps the
-best: the runs whose --verify command passes, then the fewest changed lines.`,
+best: the runs whose --verify command passes, then the fewest changed lines,
+or with --judge the one a judging model picks from their diffs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec.Prompt = strings.TrimSpace(strings.Join(args, " "))
 			if spec.Repo == "" {
@@ -141,6 +142,7 @@ best: the runs whose --verify command passes, then the fewest changed lines.`,
 	f.StringVar(&spec.Repo, "repo", "", "clone this repository URL for the task instead of using --dir")
 	f.IntVar(&spec.Runs, "runs", 1, "best-of-N: run the task N ways in N workspaces and keep the best")
 	f.StringVar(&spec.Verify, "verify", "", "shell command run in the workspace after the task (e.g. 'go test ./...'); best-of-N keeps runs that pass it")
+	f.BoolVar(&spec.Judge, "judge", false, "best-of-N: a judging model reads the runs' diffs and picks the best (falling back to --verify, then fewest changed lines)")
 	f.Float64Var(&spec.MaxCost, "max-cost", 0, "stop the task once it has cost this many US dollars (0 = no limit)")
 	f.StringVar(&deadline, "deadline", "", "stop the task at this time: a duration from now (90m) or an RFC 3339 time")
 	return cmd
@@ -284,6 +286,8 @@ func (c *cli) printTask(t *fleet.Task, indent string) {
 		row("changed", fmt.Sprintf("%d lines", t.ChangedLines))
 	}
 	row("chosen", t.Chosen)
+	row("verdict", t.Verdict)
+	row("warning", t.Warning)
 	row("result", t.Result)
 	row("error", t.Error)
 }

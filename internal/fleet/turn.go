@@ -16,8 +16,10 @@ type turnSpec struct {
 	Engine  engine.Options // Dir is the workspace
 	Session string         // resumed when its log is there; "" = a new id
 	Holder  string
-	Prompt  string
-	MaxCost float64 // > 0: the turn is cancelled once its usage costs this much
+	// NoSession records nothing on disk (the judge).
+	NoSession bool
+	Prompt    string
+	MaxCost   float64 // > 0: the turn is cancelled once its usage costs this much
 	// OnOpen, when set, is called with the session's log file once it is
 	// open; OnEntry with each of its events, in order.
 	OnOpen  func(logPath string)
@@ -43,12 +45,15 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 		return turnResult{}, err
 	}
 	defer host.Close()
-	sess, err := host.Open(ctx, engine.OpenOptions{ID: ts.Session, Holder: ts.Holder})
+	sess, err := host.Open(ctx, engine.OpenOptions{ID: ts.Session, Holder: ts.Holder, NoSession: ts.NoSession})
 	if err != nil {
 		return turnResult{}, err
 	}
-	res := turnResult{Session: sess.ID(), LogPath: host.Store().Path(sess.ID())}
-	if ts.OnOpen != nil {
+	res := turnResult{Session: sess.ID()}
+	if !ts.NoSession {
+		res.LogPath = host.Store().Path(sess.ID())
+	}
+	if ts.OnOpen != nil && res.LogPath != "" {
 		ts.OnOpen(res.LogPath)
 	}
 	// Price usage as it comes so the cost budget can stop the turn.

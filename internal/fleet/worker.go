@@ -156,7 +156,12 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	})
 	switch {
 	case errors.Is(err, errSkip):
-		_ = msg.Ack() // finished or cancelled meanwhile: nothing to run
+		// Finished or cancelled meanwhile: nothing to run. A run whose
+		// worker died while settling its best-of-N parent settles it now.
+		if t != nil && t.Parent != "" && (t.State == Completed || t.State == Failed) {
+			w.c.settle(ctx, t.Parent, w.judge)
+		}
+		_ = msg.Ack()
 		return
 	case errors.Is(err, ErrNotFound) || errors.Is(err, ErrMalformed):
 		w.logf("dropping queue entry %q: %v", id, err)
@@ -213,12 +218,29 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.c.publishEnd(ectx, final)
 		w.logf("task %s: %s", id, final.State)
 		if final.Parent != "" {
-			w.c.settle(ectx, final.Parent)
+			w.c.settle(ectx, final.Parent, w.judge)
 		}
 	}
 	if errors.Is(err, errSkip) || err == nil {
 		_ = msg.DoubleAck(ectx)
 	}
+}
+
+// judge is the judging model of best-of-N tasks asked with --judge: the
+// workers' engine, model and key, reading one of the runs' workspaces.
+func (w *Worker) judge(ctx context.Context, task string, cands []*Task) (*Task, string, float64, error) {
+	eo := w.opts.Engine
+	eo.Dir = w.opts.WorkRoot
+	for _, c := range cands {
+		if st, err := os.Stat(c.Workspace); err == nil && st.IsDir() {
+			eo.Dir = c.Workspace
+			break
+		}
+	}
+	if m := cands[0].Model; m != "" {
+		eo.Model = m
+	}
+	return EngineJudge(eo)(ctx, task, cands)
 }
 
 // heartbeat tells the server the task is in progress, three times per
