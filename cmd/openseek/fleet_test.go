@@ -436,3 +436,63 @@ func TestRepoTaskResumesItsSessionOnAnotherWorker(t *testing.T) {
 		t.Errorf("%d end markers, want 1", ends)
 	}
 }
+
+// tasks add --runs 2 --judge: once both runs are over, the worker asks a
+// judging model, which sees both runs, and records its choice and why; a
+// judge that answers nonsense leaves the choice to the rule, with a
+// warning.
+func TestTasksBestOfJudge(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply      string
+		chosen           string
+		verdict, warning string
+	}{
+		{"verdict", `{"best": 2, "reason": "the second answer is clearer"}`, "-r2", "chosen by the judge: the second answer is clearer", ""},
+		{"malformed", "both are fine", "-r1", "the fewest changed lines", "the judge could not choose"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			emb, err := fleet.StartEmbedded(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(emb.Close)
+			srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"), llmtest.Text(tc.reply))
+			srv.MultiConversation()
+			home, repo := t.TempDir(), fleetRepo(t, nil)
+			r := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "add", "--nats", emb.URL, "--runs", "2", "--judge", "answer", "well")
+			if r.code != 0 {
+				t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+			}
+			id := strings.TrimSpace(r.stdout)
+			startWorker(t, home, emb.URL, srv.URL(), "J")
+			fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fc.Close()
+			var task *fleet.Task
+			waitFor(t, "the best-of-2 task to end", func() bool {
+				task, _ = fc.Get(context.Background(), id)
+				return task.State.Terminal()
+			})
+			if task.State != fleet.Completed || task.Chosen != id+tc.chosen || !strings.Contains(task.Verdict, tc.verdict) || !strings.Contains(task.Warning, tc.warning) || (tc.warning == "") != (task.Warning == "") {
+				t.Fatalf("task: state %s chosen %s verdict %q warning %q error %q", task.State, task.Chosen, task.Verdict, task.Warning, task.Error)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d model requests, want 2 runs and the judge", len(reqs))
+			}
+			if judge := string(reqs[2].Body); !strings.Contains(judge, "first answer") || !strings.Contains(judge, "second answer") || !strings.Contains(judge, "answer well") {
+				t.Errorf("the judge did not see the task and both runs: %s", judge)
+			}
+			show := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "show", "--nats", emb.URL, id)
+			if !strings.Contains(show.stdout, "verdict:") || !strings.Contains(show.stdout, "(chosen)") {
+				t.Errorf("tasks show lacks the verdict:\n%s", show.stdout)
+			}
+		})
+	}
+	r := openseek(t, t.TempDir(), "", nil, "tasks", "add", "--judge", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "--judge picks the best of several runs") {
+		t.Errorf("tasks add --judge without --runs: exit %d %q", r.code, r.stderr)
+	}
+}

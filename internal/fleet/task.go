@@ -50,8 +50,8 @@ func (s Spec) Validate() error {
 		return errors.New("--dir contradicts --repo; give the task one source")
 	case s.Dir == "" && s.Repo == "":
 		return errors.New("a task needs a source: --dir PATH (a git repository) or --repo URL")
-	case s.Runs < 0 || s.Runs > 32:
-		return fmt.Errorf("--runs must be between 1 and 32, not %d", s.Runs)
+	case s.Runs < 0 || s.Runs > MaxRuns:
+		return fmt.Errorf("--runs must be between 1 and %d, not %d", MaxRuns, s.Runs)
 	case s.Judge && s.Runs < 2:
 		return errors.New("--judge picks the best of several runs: give --runs 2 or more")
 	case s.MaxCost < 0:
