@@ -44,8 +44,9 @@ type logSync struct {
 	done chan struct{}
 }
 
-// start begins following the log at path: on every event (sync) and every
-// quarter second, so a turn stalled on the model loses nothing.
+// start begins following the log at path, every quarter second (a turn
+// stalled on the model loses nothing; a fast task publishes its log once,
+// at its end).
 func (l *logSync) start(path string) {
 	l.mu.Lock()
 	l.path = path

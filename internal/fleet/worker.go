@@ -355,7 +355,6 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 			m.Header.Set(hdrAttempt, attempt)
 			m.Data = e.Line
 			_, _ = w.c.js.PublishMsgAsync(m)
-			logs.sync()
 		},
 	})
 	if err != nil {
