@@ -95,6 +95,10 @@ func (l *logSync) sync() {
 		return
 	}
 	if st.Size() < l.off {
+		// Shrunk: an empty message at the new end cuts the published log.
+		if l.publish(st.Size(), nil) != nil {
+			return
+		}
 		l.off = st.Size()
 	}
 	for st.Size() > l.off {
@@ -108,18 +112,22 @@ func (l *logSync) sync() {
 			return // no whole line yet (or one longer than a chunk: it waits)
 		}
 		buf = buf[:end+1]
-		m := nats.NewMsg(logSubject(l.id))
-		m.Header.Set(hdrOffset, strconv.FormatInt(l.off, 10))
-		m.Header.Set(hdrAttempt, strconv.Itoa(l.attempt))
-		m.Data = buf
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := retry(ctx, func() error { _, err := l.c.js.PublishMsg(ctx, m); return err })
-		cancel()
-		if err != nil {
+		if l.publish(l.off, buf) != nil {
 			return // tried again on the next sync
 		}
 		l.off += int64(len(buf))
 	}
+}
+
+// publish sends the log's bytes from offset off.
+func (l *logSync) publish(off int64, data []byte) error {
+	m := nats.NewMsg(logSubject(l.id))
+	m.Header.Set(hdrOffset, strconv.FormatInt(off, 10))
+	m.Header.Set(hdrAttempt, strconv.Itoa(l.attempt))
+	m.Data = data
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return retry(ctx, func() error { _, err := l.c.js.PublishMsg(ctx, m); return err })
 }
 
 // SessionLog rebuilds task id's session log from its subject (nil when
