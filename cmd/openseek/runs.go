@@ -102,6 +102,9 @@ func (c *cli) runBestOf(cmd *cobra.Command, args []string, b *bestOfFlags, forma
 		}
 	}
 	home := c.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
 	root := filepath.Join(home, ".openseek", "runs", time.Now().UTC().Format("20060102-150405.000"))
 	rep, err := fleet.RunLocal(cmd.Context(), fleet.LocalOptions{
 		Prompt:      task,
