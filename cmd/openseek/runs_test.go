@@ -237,3 +237,19 @@ func TestRunRunsConcurrently(t *testing.T) {
 	}
 	t.Logf("one run %v; run --runs 3 (3 at once) %v", one.Round(time.Millisecond), three.Round(time.Millisecond))
 }
+
+// When no run passes the check, nothing is chosen or applied: the report
+// says why and the exit status is 1.
+func TestRunRunsNoneQualifies(t *testing.T) {
+	srv := llmtest.NewServer(t, writeValue("1\n", "done")...)
+	repo := fleetRepo(t, map[string]string{"value.txt": "0\n"})
+	r := openseek(t, repo, "", nil, append(modelArgs(srv), "--no-sandbox", "--no-verify",
+		"run", "--runs", "1", "--verify", "exit 3", "--apply", "--format", "json", "set the value")...)
+	rep := bestOfReport(t, r)
+	if r.code != 1 || rep.Chosen != 0 || rep.Applied || rep.Verdict != "none of the 1 runs completed and passed the verify command" {
+		t.Fatalf("exit %d, report %+v", r.code, rep)
+	}
+	if got := readFile(t, filepath.Join(repo, "value.txt")); got != "0\n" {
+		t.Errorf("value.txt = %q: a change was applied though none was chosen", got)
+	}
+}
