@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -212,5 +214,285 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// fleetRepo makes a git repository with one commit of files.
+func fleetRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitRun(t, dir, "init", "-q")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base")
+	return dir
+}
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// writeConfig writes home's ~/.openseek/config.toml.
+func writeConfig(t *testing.T, home, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(home, ".openseek"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// [fleet] nats in the config is where tasks go when --nats is not given;
+// an unreachable one is an error naming it and the file that set it.
+func TestFleetNATSFromConfig(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	home, repo := t.TempDir(), fleetRepo(t, nil)
+	writeConfig(t, home, "[fleet]\nnats = \""+emb.URL+"\"\n")
+	r := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "add", "queued through the config")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	if task, err := fc.Get(context.Background(), strings.TrimSpace(r.stdout)); err != nil || task.Prompt != "queued through the config" {
+		t.Fatalf("the task is not on the configured server: %v %+v", err, task)
+	}
+
+	bad := t.TempDir()
+	writeConfig(t, bad, "[fleet]\nnats = \"nats://127.0.0.1:1\"\n")
+	for _, args := range [][]string{{"tasks", "list"}, {"worker"}} {
+		r := openseek(t, repo, "", []string{"HOME=" + bad}, args...)
+		want := "cannot reach NATS at nats://127.0.0.1:1 (set by [fleet] nats in " + filepath.Join(bad, ".openseek", "config.toml")
+		if r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", args, r.code, r.stderr, want)
+		}
+	}
+	// --nats wins over the config.
+	r = openseek(t, repo, "", []string{"HOME=" + bad}, "tasks", "list", "--nats", emb.URL, "--format", "json")
+	if r.code != 0 || !strings.Contains(r.stdout, "queued through the config") {
+		t.Errorf("tasks list --nats: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// serve --http answers the fleet's /v1/tasks routes behind its token: a
+// task added over HTTP is queued, listed, shown and its events stream as
+// SSE until its end.
+func TestServeHTTPTasks(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	srv := llmtest.NewServer(t, llmtest.Text("done over http"))
+	home, repo := t.TempDir(), fleetRepo(t, nil)
+	writeConfig(t, home, "[fleet]\nnats = \""+emb.URL+"\"\n")
+	s := startHTTP(t, repo, home, append(modelArgs(srv), "--no-sandbox", "serve", "--http", "127.0.0.1:0")...)
+	noToken := func(r *http.Request) { r.Header.Del("Authorization") }
+	for _, tc := range []struct{ method, path, body string }{
+		{"GET", "/v1/tasks", ""},
+		{"GET", "/v1/tasks/tx", ""},
+		{"POST", "/v1/tasks", `{"prompt":"x","dir":"` + repo + `"}`},
+		{"GET", "/v1/tasks/tx/events", ""},
+	} {
+		if code, body, _ := s.do(t, tc.method, tc.path, tc.body, noToken); code != http.StatusUnauthorized {
+			t.Errorf("%s %s without a token = %d %s, want 401", tc.method, tc.path, code, body)
+		}
+	}
+	code, body, _ := s.do(t, "POST", "/v1/tasks", `{"prompt":"work over http","dir":"`+repo+`"}`, nil)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /v1/tasks = %d %s", code, body)
+	}
+	var added fleet.Task
+	if err := json.Unmarshal([]byte(body), &added); err != nil || added.State != fleet.Queued {
+		t.Fatalf("POST /v1/tasks answered %s (%v)", body, err)
+	}
+	if code, body, _ := s.do(t, "GET", "/v1/tasks", "", nil); code != http.StatusOK || !strings.Contains(body, added.ID) {
+		t.Errorf("GET /v1/tasks = %d %s", code, body)
+	}
+	if code, body, _ := s.do(t, "POST", "/v1/tasks", `{"prompt":""}`, nil); code != http.StatusBadRequest || !strings.Contains(body, "a task is required") {
+		t.Errorf("POST /v1/tasks with no prompt = %d %s", code, body)
+	}
+	if code, _, _ := s.do(t, "GET", "/v1/tasks/nosuch", "", nil); code != http.StatusNotFound {
+		t.Errorf("GET /v1/tasks/nosuch = %d, want 404", code)
+	}
+
+	startWorker(t, t.TempDir(), emb.URL, srv.URL(), "W")
+	code, body, _ = s.do(t, "GET", "/v1/tasks/"+added.ID+"/events", "", nil)
+	if code != http.StatusOK || !strings.Contains(body, "event: turn_summary") || !strings.Contains(body, "event: task_end\n") || !strings.Contains(body, `"state":"completed"`) {
+		t.Fatalf("GET /v1/tasks/%s/events = %d\n%s", added.ID, code, body)
+	}
+	code, body, _ = s.do(t, "GET", "/v1/tasks/"+added.ID, "", nil)
+	var shown fleet.Task
+	if err := json.Unmarshal([]byte(body), &shown); code != http.StatusOK || err != nil || shown.State != fleet.Completed || shown.Result != "done over http" {
+		t.Errorf("GET /v1/tasks/%s = %d %s", added.ID, code, body)
+	}
+}
+
+// A --repo task whose worker is killed with SIGKILL mid-task is resumed by
+// a worker on "another machine" (its own home, so a fresh clone): the
+// session the first worker streamed into JetStream is restored into the
+// new workspace and continued, so the final log holds the first worker's
+// events followed by the second's, and the task completes once.
+func TestRepoTaskResumesItsSessionOnAnotherWorker(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "first-worker-call", Name: "write", Args: `{"path":"half.txt","content":"half done\n"}`}),
+		llmtest.Stall{After: 0},
+		llmtest.Text("finished on the second worker"),
+	)
+	srv.MultiConversation()
+	src := fleetRepo(t, map[string]string{"README.md": "# project\n"})
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	if out, err := exec.Command("git", "clone", "-q", "--bare", src, bare).CombinedOutput(); err != nil {
+		t.Fatalf("git clone --bare: %v\n%s", err, out)
+	}
+	r := openseek(t, t.TempDir(), "", nil, "tasks", "add", "--nats", emb.URL, "--repo", bare, "write", "the", "note")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	id := strings.TrimSpace(r.stdout)
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+
+	homeA, homeB := t.TempDir(), t.TempDir()
+	a := startWorker(t, homeA, emb.URL, srv.URL(), "A")
+	waitFor(t, "worker A to call the model again after its tool call", func() bool { return len(srv.Requests()) == 2 })
+	// The tool call's result reaches the published log before the kill.
+	waitFor(t, "worker A's log to reach JetStream", func() bool {
+		log, _ := fc.SessionLog(context.Background(), id)
+		return strings.Contains(string(log), "half done")
+	})
+	if err := a.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Wait()
+
+	startWorker(t, homeB, emb.URL, srv.URL(), "B")
+	var task *fleet.Task
+	waitFor(t, "the task to end", func() bool {
+		task, _ = fc.Get(context.Background(), id)
+		return task.State.Terminal()
+	})
+	if task.State != fleet.Completed || task.Attempts != 2 || task.Worker != "B" || task.Result != "finished on the second worker" {
+		t.Fatalf("task: state %s attempts %d worker %q result %q error %q", task.State, task.Attempts, task.Worker, task.Result, task.Error)
+	}
+	if want := filepath.Join(homeB, ".openseek", "fleet", "work", id); task.Workspace != want {
+		t.Errorf("workspace %s, want worker B's fresh clone %s", task.Workspace, want)
+	}
+	// The resumed request carries the first worker's tool call: the
+	// session was continued, not started afresh.
+	if body := string(srv.Requests()[2].Body); !strings.Contains(body, "first-worker-call") || !strings.Contains(body, "another worker") {
+		t.Errorf("the resumed request lacks the first worker's history: %s", body)
+	}
+	logPath := filepath.Join(task.Workspace, ".openseek", "sessions", task.Session, "openseek_session-"+task.Session+".jsonl")
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(data)
+	first, resumed, answer := strings.Index(log, "first-worker-call"), strings.Index(log, "resumed on another worker"), strings.Index(log, "finished on the second worker")
+	if first < 0 || resumed < first || answer < resumed {
+		t.Errorf("the final log does not hold the first worker's events then the second's (offsets %d, %d, %d):\n%s", first, resumed, answer, log)
+	}
+	if n := strings.Count(log, `"version":1`); n != 1 {
+		t.Errorf("the log has %d headers, want 1", n)
+	}
+	published, err := fc.SessionLog(context.Background(), id)
+	if err != nil || string(published) != log {
+		t.Errorf("the log in JetStream differs from the workspace's (%v):\n%s", err, published)
+	}
+	ends := 0
+	_ = fc.Events(context.Background(), id, false, func(e fleet.Event) error {
+		if e.End != "" {
+			ends++
+		}
+		return nil
+	})
+	if ends != 1 {
+		t.Errorf("%d end markers, want 1", ends)
+	}
+}
+
+// tasks add --runs 2 --judge: once both runs are over, the worker asks a
+// judging model, which sees both runs, and records its choice and why; a
+// judge that answers nonsense leaves the choice to the rule, with a
+// warning.
+func TestTasksBestOfJudge(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply      string
+		chosen           string
+		verdict, warning string
+	}{
+		{"verdict", `{"best": 2, "reason": "the second answer is clearer"}`, "-r2", "chosen by the judge: the second answer is clearer", ""},
+		{"malformed", "both are fine", "-r1", "the fewest changed lines", "the judge could not choose"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			emb, err := fleet.StartEmbedded(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(emb.Close)
+			srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"), llmtest.Text(tc.reply))
+			srv.MultiConversation()
+			home, repo := t.TempDir(), fleetRepo(t, nil)
+			r := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "add", "--nats", emb.URL, "--runs", "2", "--judge", "answer", "well")
+			if r.code != 0 {
+				t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+			}
+			id := strings.TrimSpace(r.stdout)
+			startWorker(t, home, emb.URL, srv.URL(), "J")
+			fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fc.Close()
+			var task *fleet.Task
+			waitFor(t, "the best-of-2 task to end", func() bool {
+				task, _ = fc.Get(context.Background(), id)
+				return task.State.Terminal()
+			})
+			if task.State != fleet.Completed || task.Chosen != id+tc.chosen || !strings.Contains(task.Verdict, tc.verdict) || !strings.Contains(task.Warning, tc.warning) || (tc.warning == "") != (task.Warning == "") {
+				t.Fatalf("task: state %s chosen %s verdict %q warning %q error %q", task.State, task.Chosen, task.Verdict, task.Warning, task.Error)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d model requests, want 2 runs and the judge", len(reqs))
+			}
+			if judge := string(reqs[2].Body); !strings.Contains(judge, "first answer") || !strings.Contains(judge, "second answer") || !strings.Contains(judge, "answer well") {
+				t.Errorf("the judge did not see the task and both runs: %s", judge)
+			}
+			show := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "show", "--nats", emb.URL, id)
+			if !strings.Contains(show.stdout, "verdict:") || !strings.Contains(show.stdout, "(chosen)") {
+				t.Errorf("tasks show lacks the verdict:\n%s", show.stdout)
+			}
+		})
+	}
+	r := openseek(t, t.TempDir(), "", nil, "tasks", "add", "--judge", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "--judge picks the best of several runs") {
+		t.Errorf("tasks add --judge without --runs: exit %d %q", r.code, r.stderr)
 	}
 }

@@ -27,6 +27,7 @@ func (c *cli) runCmd() *cobra.Command {
 		sysFile, addendum string
 		format            string
 		j                 jsonRun
+		bo                bestOfFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] [--] [task...]",
@@ -37,6 +38,9 @@ task as context (git diff | openseek run "review this"). Events stream on
 stdout as JSONL when stdout is not a terminal, as readable text when it is
 (--format forces either). Exit status 0 when the turn finished, 1 otherwise.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if bo.asked(cmd) {
+				return c.runBestOf(cmd, args, &bo, format)
+			}
 			if err := j.check(cmd, args); err != nil {
 				return err
 			}
@@ -102,6 +106,7 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 	f.StringVar(&addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
 	f.StringVar(&format, "format", "", "output: jsonl or text (default: text on a terminal, jsonl otherwise)")
 	j.addFlags(f)
+	bo.addFlags(f)
 	return cmd
 }
 

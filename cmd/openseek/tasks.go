@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/fleet"
 	"github.com/openseek/openseek/protocol"
 )
@@ -26,9 +30,40 @@ func (c *cli) addFleetFlags(cmd *cobra.Command, ff *fleetFlags) {
 	cmd.PersistentFlags().IntVar(&ff.replicas, "replicas", 1, "replicas of the fleet's streams when this command creates them (3 on a three-node cluster)")
 }
 
-// fleetConfig is where the fleet commands connect.
-func (c *cli) fleetConfig(ff *fleetFlags, name string) fleet.Config {
-	return fleet.Config{URL: ff.nats, Dir: fleet.DefaultDir(c.getenv("HOME")), Name: name, Replicas: ff.replicas}
+// fleetConfig is where the fleet commands connect: --nats (or
+// $OPENSEEK_NATS_URL), else [fleet] nats of the config files, else the
+// machine's embedded server.
+func (c *cli) fleetConfig(ff *fleetFlags, name string) (fleet.Config, error) {
+	fc := fleet.Config{URL: ff.nats, From: "--nats", Dir: fleet.DefaultDir(c.getenv("HOME")), Name: name, Replicas: ff.replicas}
+	if ff.nats != "" {
+		if c.getenv("OPENSEEK_NATS_URL") == ff.nats {
+			fc.From = "--nats or $OPENSEEK_NATS_URL"
+		}
+		return fc, nil
+	}
+	dir, err := filepath.Abs(c.g.dir)
+	if err != nil {
+		return fc, err
+	}
+	cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv)
+	if err != nil {
+		return fc, err
+	}
+	url, err := cfg.FleetNATS()
+	if err != nil {
+		return fc, err
+	}
+	fc.URL, fc.From = url, "[fleet] nats in "+strings.Join(cfg.Files, " and ")
+	return fc, nil
+}
+
+// fleetConnect connects a fleet command to its NATS.
+func (c *cli) fleetConnect(ctx context.Context, ff *fleetFlags, name string) (*fleet.Client, error) {
+	cfg, err := c.fleetConfig(ff, name)
+	if err != nil {
+		return nil, err
+	}
+	return fleet.Connect(ctx, cfg)
 }
 
 func (c *cli) tasksCmd() *cobra.Command {
@@ -65,7 +100,8 @@ func (c *cli) tasksAddCmd(ff *fleetFlags) *cobra.Command {
 		Long: `Queue a task for the workers and print its id on stdout. The task runs in its
 own worktree of the --dir repository (default: the current directory), or of
 a clone of --repo. --runs N tries it N ways in N workspaces and keeps the
-best: the runs whose --verify command passes, then the fewest changed lines.`,
+best: the runs whose --verify command passes, then the fewest changed lines,
+or with --judge the one a judging model picks from their diffs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec.Prompt = strings.TrimSpace(strings.Join(args, " "))
 			if spec.Repo == "" {
@@ -89,7 +125,7 @@ best: the runs whose --verify command passes, then the fewest changed lines.`,
 			if err := spec.Validate(); err != nil {
 				return err
 			}
-			fc, err := fleet.Connect(cmd.Context(), c.fleetConfig(ff, "openseek tasks add"))
+			fc, err := c.fleetConnect(cmd.Context(), ff, "openseek tasks add")
 			if err != nil {
 				return err
 			}
@@ -106,6 +142,7 @@ best: the runs whose --verify command passes, then the fewest changed lines.`,
 	f.StringVar(&spec.Repo, "repo", "", "clone this repository URL for the task instead of using --dir")
 	f.IntVar(&spec.Runs, "runs", 1, "best-of-N: run the task N ways in N workspaces and keep the best")
 	f.StringVar(&spec.Verify, "verify", "", "shell command run in the workspace after the task (e.g. 'go test ./...'); best-of-N keeps runs that pass it")
+	f.BoolVar(&spec.Judge, "judge", false, "best-of-N: a judging model reads the runs' diffs and picks the best (falling back to --verify, then fewest changed lines)")
 	f.Float64Var(&spec.MaxCost, "max-cost", 0, "stop the task once it has cost this many US dollars (0 = no limit)")
 	f.StringVar(&deadline, "deadline", "", "stop the task at this time: a duration from now (90m) or an RFC 3339 time")
 	return cmd
@@ -143,7 +180,7 @@ func (c *cli) tasksListCmd(ff *fleetFlags) *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			fc, err := fleet.Connect(cmd.Context(), c.fleetConfig(ff, "openseek tasks list"))
+			fc, err := c.fleetConnect(cmd.Context(), ff, "openseek tasks list")
 			if err != nil {
 				return err
 			}
@@ -180,7 +217,7 @@ func (c *cli) tasksShowCmd(ff *fleetFlags) *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			fc, err := fleet.Connect(cmd.Context(), c.fleetConfig(ff, "openseek tasks show"))
+			fc, err := c.fleetConnect(cmd.Context(), ff, "openseek tasks show")
 			if err != nil {
 				return err
 			}
@@ -249,6 +286,8 @@ func (c *cli) printTask(t *fleet.Task, indent string) {
 		row("changed", fmt.Sprintf("%d lines", t.ChangedLines))
 	}
 	row("chosen", t.Chosen)
+	row("verdict", t.Verdict)
+	row("warning", t.Warning)
 	row("result", t.Result)
 	row("error", t.Error)
 }
@@ -267,7 +306,7 @@ func (c *cli) tasksLogsCmd(ff *fleetFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fc, err := fleet.Connect(cmd.Context(), c.fleetConfig(ff, "openseek tasks logs"))
+			fc, err := c.fleetConnect(cmd.Context(), ff, "openseek tasks logs")
 			if err != nil {
 				return err
 			}
@@ -295,7 +334,7 @@ func (c *cli) tasksCancelCmd(ff *fleetFlags) *cobra.Command {
 		Short: "Cancel a queued or running task",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fc, err := fleet.Connect(cmd.Context(), c.fleetConfig(ff, "openseek tasks cancel"))
+			fc, err := c.fleetConnect(cmd.Context(), ff, "openseek tasks cancel")
 			if err != nil {
 				return err
 			}
@@ -307,5 +346,49 @@ func (c *cli) tasksCancelCmd(ff *fleetFlags) *cobra.Command {
 			fmt.Fprintf(c.stdout, "%s %s\n", t.ID, t.State)
 			return nil
 		},
+	}
+}
+
+// fleetRoutes mounts the fleet's task API (/v1/tasks…, see fleet.Client.Routes)
+// on `serve --http`, behind its token. The fleet is connected on the first
+// request, so a server that never sees one starts no NATS; the connection
+// ends with ctx. NATS comes from $OPENSEEK_NATS_URL, else [fleet] nats,
+// else the machine's embedded server.
+func (c *cli) fleetRoutes(ctx context.Context) func(*http.ServeMux) {
+	var (
+		mu    sync.Mutex
+		inner *http.ServeMux
+	)
+	routes := func() (*http.ServeMux, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if inner != nil {
+			return inner, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fc, err := c.fleetConnect(ctx, &fleetFlags{nats: c.getenv("OPENSEEK_NATS_URL"), replicas: 1}, "openseek serve --http")
+		if err != nil {
+			return nil, err
+		}
+		context.AfterFunc(ctx, fc.Close)
+		inner = http.NewServeMux()
+		fc.Routes(inner)
+		return inner, nil
+	}
+	serve := func(w http.ResponseWriter, r *http.Request) {
+		mux, err := routes()
+		if err != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(map[string]string{"error": "the task queue is unavailable: " + err.Error()})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}
+	return func(mux *http.ServeMux) {
+		mux.HandleFunc("/v1/tasks", serve)
+		mux.HandleFunc("/v1/tasks/", serve)
 	}
 }

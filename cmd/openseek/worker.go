@@ -43,7 +43,10 @@ every task; a task's own --model wins.`,
 			if err != nil {
 				return err
 			}
-			cfg := c.fleetConfig(&ff, "openseek worker")
+			cfg, err := c.fleetConfig(&ff, "openseek worker")
+			if err != nil {
+				return err
+			}
 			cfg.AckWait = ackWait
 			for {
 				fc, err := fleet.Connect(cmd.Context(), cfg)
@@ -58,8 +61,8 @@ every task; a task's own --model wins.`,
 					Log:         c.stderr,
 				})
 				where := "the embedded server (" + cfg.Dir + ")"
-				if ff.nats != "" {
-					where = fleet.Redact(ff.nats)
+				if cfg.URL != "" {
+					where = fleet.Redact(cfg.URL)
 				}
 				fmt.Fprintf(c.stderr, "openseek worker: taking tasks from %s, %d at a time\n", where, concurrency)
 				err = w.Run(cmd.Context())

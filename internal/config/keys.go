@@ -7,10 +7,10 @@ import (
 
 // Sections are the top-level tables of config.toml that other packages
 // read (their own keys are checked there): command rules, the sandbox,
-// the tool set and the build verifier. Any other top-level key besides
+// the tool set, the build verifier and the fleet's NATS. Any other top-level key besides
 // model, providers, models and profiles is an error, so a typo such as
 // `modle = …` is caught instead of silently ignored.
-var Sections = []string{"budget", "rules", "sandbox", "tools", "verify"}
+var Sections = []string{"budget", "fleet", "rules", "sandbox", "tools", "verify"}
 
 // topKeys are every top-level key a config file may have.
 func topKeys() []string {

@@ -20,7 +20,8 @@ func stateOf(data []byte) State {
 // settle finishes a best-of-N parent once all its runs are over: it picks
 // the best run and records the choice. Whoever's update wins does it; the
 // others find the parent finished.
-func (c *Client) settle(ctx context.Context, parentID string) {
+// With the task's --judge, judge (nil = none here) picks among the runs.
+func (c *Client) settle(ctx context.Context, parentID string, judge JudgeFunc) {
 	ctx = context.WithoutCancel(ctx)
 	p, err := c.Get(ctx, parentID)
 	if err != nil || p.State.Terminal() {
@@ -37,17 +38,22 @@ func (c *Client) settle(ctx context.Context, parentID string) {
 		}
 		runs = append(runs, r)
 	}
-	best, why := Pick(runs, p.Verify != "")
+	if !p.Judge {
+		judge = nil
+	}
+	ch := Choose(ctx, p.Prompt, runs, p.Verify != "", judge)
+	best := ch.Best
 	final, err := c.update(ctx, parentID, func(p *Task) error {
 		if p.State.Terminal() {
 			return errSkip
 		}
-		p.CostUSD, p.FinishedAt = 0, time.Now().UTC()
+		p.CostUSD, p.FinishedAt = ch.Cost, time.Now().UTC()
 		for _, r := range runs {
 			p.CostUSD += r.CostUSD
 		}
+		p.Verdict, p.Warning = ch.Verdict, ch.Warning
 		if best == nil {
-			p.State, p.Error = Failed, why
+			p.State, p.Error = Failed, ch.Verdict
 			return nil
 		}
 		p.State, p.Chosen, p.Error = Completed, best.ID, ""

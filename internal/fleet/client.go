@@ -28,6 +28,8 @@ type Config struct {
 	// URL of a NATS server or cluster (comma-separated URLs); "" uses the
 	// machine's embedded server under Dir.
 	URL string
+	// From says where URL was set ("--nats", a config file), for errors.
+	From string
 	// Dir holds the embedded server's state (~/.openseek/fleet).
 	Dir string
 	// Name identifies this client to the server.
@@ -77,7 +79,11 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.URL != "" {
 		c.nc, err = nats.Connect(cfg.URL, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("cannot reach NATS at %s: %v; check the address and that the server runs, or drop --nats to use the embedded server", Redact(cfg.URL), err)
+			from := cfg.From
+			if from == "" {
+				from = "--nats"
+			}
+			return nil, fmt.Errorf("cannot reach NATS at %s (set by %s): %v; check the address and that the server runs, or unset it to use the machine's embedded server", Redact(cfg.URL), from, err)
 		}
 	} else {
 		if cfg.Dir == "" {

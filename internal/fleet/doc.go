@@ -13,6 +13,15 @@
 // worker may only finish the attempt it started, so a task is completed
 // once whatever the retries.
 //
+// A task's session log streams beside its events (whole lines with their
+// offsets), so a worker that resumes the task in a fresh workspace restores
+// the session and continues it.
+//
+// Best-of-N runs are chosen by Choose: the verify command, then the fewest
+// changed lines, or a judging model (EngineJudge) with a fallback to that
+// rule. RunLocal does best-of-N on one machine without a queue (openseek
+// run --runs N).
+//
 // With no NATS URL, the first process that needs one starts an embedded
 // JetStream server (state under ~/.openseek/fleet/) and others on the
 // machine connect to it.

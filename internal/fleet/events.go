@@ -93,6 +93,9 @@ func (c *Client) readEvents(ctx context.Context, subj string, since, upto uint64
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if c.nc.IsClosed() {
+			return fmt.Errorf("follow %s: the connection to NATS is closed", subj)
+		}
 		if err != nil {
 			// No event yet, or the server is away: wait and ask again.
 			continue

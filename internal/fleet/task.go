@@ -29,11 +29,13 @@ type Spec struct {
 	Prompt string `json:"prompt"`
 	// Dir is a git repository on the worker's machine; each run gets its
 	// own worktree of it. Repo is a URL to clone instead.
-	Dir     string  `json:"dir,omitempty"`
-	Repo    string  `json:"repo,omitempty"`
-	Model   string  `json:"model,omitempty"`
-	Runs    int     `json:"runs,omitempty"`   // best-of-N; 0 or 1 = one run
-	Verify  string  `json:"verify,omitempty"` // shell command run in the workspace after the turn
+	Dir    string `json:"dir,omitempty"`
+	Repo   string `json:"repo,omitempty"`
+	Model  string `json:"model,omitempty"`
+	Runs   int    `json:"runs,omitempty"`   // best-of-N; 0 or 1 = one run
+	Verify string `json:"verify,omitempty"` // shell command run in the workspace after the turn
+	// Judge has a judging model pick the best of the runs (see Choose).
+	Judge   bool    `json:"judge,omitempty"`
 	MaxCost float64 `json:"max_cost,omitempty"`
 	// Deadline, when set, stops the task (failed) once it passes.
 	Deadline time.Time `json:"deadline,omitzero"`
@@ -48,8 +50,10 @@ func (s Spec) Validate() error {
 		return errors.New("--dir contradicts --repo; give the task one source")
 	case s.Dir == "" && s.Repo == "":
 		return errors.New("a task needs a source: --dir PATH (a git repository) or --repo URL")
-	case s.Runs < 0 || s.Runs > 32:
-		return fmt.Errorf("--runs must be between 1 and 32, not %d", s.Runs)
+	case s.Runs < 0 || s.Runs > MaxRuns:
+		return fmt.Errorf("--runs must be between 1 and %d, not %d", MaxRuns, s.Runs)
+	case s.Judge && s.Runs < 2:
+		return errors.New("--judge picks the best of several runs: give --runs 2 or more")
 	case s.MaxCost < 0:
 		return fmt.Errorf("--max-cost must be positive, not %g", s.MaxCost)
 	}
@@ -81,7 +85,9 @@ type Task struct {
 	Parent   string   `json:"parent,omitempty"`
 	Run      int      `json:"run,omitempty"`
 	Children []string `json:"children,omitempty"`
-	Chosen   string   `json:"chosen,omitempty"` // the child a best-of-N parent picked
+	Chosen   string   `json:"chosen,omitempty"`  // the child a best-of-N parent picked
+	Verdict  string   `json:"verdict,omitempty"` // why it was picked
+	Warning  string   `json:"warning,omitempty"` // the judge failed; the rule picked
 
 	CreatedAt  time.Time `json:"created_at"`
 	StartedAt  time.Time `json:"started_at,omitzero"`

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/protocol"
+	"github.com/openseek/openseek/internal/session"
 )
 
 // WorkerOptions configure a worker.
@@ -156,7 +156,12 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	})
 	switch {
 	case errors.Is(err, errSkip):
-		_ = msg.Ack() // finished or cancelled meanwhile: nothing to run
+		// Finished or cancelled meanwhile: nothing to run. A run whose
+		// worker died while settling its best-of-N parent settles it now.
+		if t != nil && t.Parent != "" && (t.State == Completed || t.State == Failed) {
+			w.c.settle(ctx, t.Parent, w.judge)
+		}
+		_ = msg.Ack()
 		return
 	case errors.Is(err, ErrNotFound) || errors.Is(err, ErrMalformed):
 		w.logf("dropping queue entry %q: %v", id, err)
@@ -213,12 +218,29 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.c.publishEnd(ectx, final)
 		w.logf("task %s: %s", id, final.State)
 		if final.Parent != "" {
-			w.c.settle(ectx, final.Parent)
+			w.c.settle(ectx, final.Parent, w.judge)
 		}
 	}
 	if errors.Is(err, errSkip) || err == nil {
 		_ = msg.DoubleAck(ectx)
 	}
+}
+
+// judge is the judging model of best-of-N tasks asked with --judge: the
+// workers' engine, model and key, reading one of the runs' workspaces.
+func (w *Worker) judge(ctx context.Context, task string, cands []*Task) (*Task, string, float64, error) {
+	eo := w.opts.Engine
+	eo.Dir = w.opts.WorkRoot
+	for _, c := range cands {
+		if st, err := os.Stat(c.Workspace); err == nil && st.IsDir() {
+			eo.Dir = c.Workspace
+			break
+		}
+	}
+	if m := cands[0].Model; m != "" {
+		eo.Model = m
+	}
+	return EngineJudge(eo)(ctx, task, cands)
 }
 
 // heartbeat tells the server the task is in progress, three times per
@@ -287,73 +309,63 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 	if t.Model != "" {
 		opts.Model = t.Model
 	}
-	host, err := engine.NewHost(ctx, opts)
-	if err != nil {
-		return fail(err.Error())
-	}
-	defer host.Close()
-	sess, err := host.Open(ctx, engine.OpenOptions{ID: t.Session, Holder: "openseek worker " + w.opts.Name})
-	if err != nil {
-		return fail(err.Error())
-	}
-
-	// Stream the session's events into the task's subject, pricing usage
-	// as it comes so the cost budget can stop the turn.
-	var (
-		mu        sync.Mutex
-		cost      float64
-		overspent bool
-	)
-	sub := sess.Subscribe(sess.Hub().Head())
-	subj := eventSubject(t.ID)
-	attempt := strconv.Itoa(t.Attempts)
-	pctx, stopPump := context.WithCancel(context.WithoutCancel(ctx))
-	pumped := make(chan struct{})
-	go func() {
-		defer close(pumped)
-		_ = sub.Follow(pctx, func(e engine.Entry) error {
-			m := nats.NewMsg(subj)
-			m.Header.Set(hdrAttempt, attempt)
-			m.Data = e.Line
-			_, _ = w.c.js.PublishMsgAsync(m)
-			if u, ok := e.Event.(protocol.UsageEvent); ok {
-				c, _ := sess.Cost(u.Usage)
-				mu.Lock()
-				cost += c
-				over := t.MaxCost > 0 && cost >= t.MaxCost && !overspent
-				overspent = overspent || over
-				mu.Unlock()
-				if over {
-					sess.CancelAll()
-				}
-			}
-			return nil
-		})
-	}()
-
 	tctx := ctx
 	if !t.Deadline.IsZero() {
 		var cancel context.CancelFunc
 		tctx, cancel = context.WithDeadline(ctx, t.Deadline)
 		defer cancel()
 	}
+	// Stream the session's events into the task's subject, and its log
+	// into the task's session subject so another worker can restore it.
+	subj := eventSubject(t.ID)
+	attempt := strconv.Itoa(t.Attempts)
 	prompt := t.Prompt
 	if resumed {
 		prompt = "This task was interrupted (its worker stopped) and is resumed in the same workspace and session. Check what is already done, then finish it.\n\nThe task: " + t.Prompt
 	}
-	out, perr := sess.Prompt(tctx, protocol.Text(prompt), nil)
-	_ = sess.Close()
-	stopPump()
-	<-pumped
-	sub.Close()
+	logs := &logSync{c: w.c, id: t.ID, attempt: t.Attempts}
+	if t.Attempts > 1 {
+		// A workspace made afresh (another machine, a --repo clone) gets
+		// the session the earlier attempts published, and continues it.
+		root := opts.SessionRoot
+		if root == "" {
+			root = ".openseek"
+		}
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(dir, root)
+		}
+		published, restored, err := w.c.restoreLog(ctx, t.ID, session.NewStore(root).Path(t.Session))
+		if err != nil {
+			return fail(err.Error())
+		}
+		logs.off = published
+		if restored && !resumed {
+			prompt = "This task was interrupted (its worker stopped) and is resumed on another worker: the same session, in a fresh workspace, so changes the earlier attempt made to files may be missing. Check the files, then finish the task.\n\nThe task: " + t.Prompt
+		}
+	}
+	tr, err := runTurn(tctx, turnSpec{
+		Engine:  opts,
+		Session: t.Session,
+		Holder:  "openseek worker " + w.opts.Name,
+		Prompt:  prompt,
+		MaxCost: t.MaxCost,
+		OnOpen:  logs.start,
+		OnEntry: func(e engine.Entry) {
+			m := nats.NewMsg(subj)
+			m.Header.Set(hdrAttempt, attempt)
+			m.Data = e.Line
+			_, _ = w.c.js.PublishMsgAsync(m)
+		},
+	})
+	if err != nil {
+		return fail(err.Error())
+	}
+	logs.stop()
 	select {
 	case <-w.c.js.PublishAsyncComplete():
 	case <-time.After(10 * time.Second):
 	}
-	mu.Lock()
-	spent, over := cost, overspent
-	mu.Unlock()
-	spent = math.Round(spent*1e6) / 1e6
+	out, perr, spent, over := tr.Out, tr.Err, tr.Cost, tr.Over
 
 	deadlinePassed := tctx.Err() != nil && ctx.Err() == nil
 	var diff string

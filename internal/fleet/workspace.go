@@ -47,7 +47,7 @@ func workspace(ctx context.Context, root string, t *Task) (dir, base string, res
 		if _, err := git(ctx, t.Dir, "rev-parse", "--verify", "HEAD"); err != nil {
 			return "", "", false, fmt.Errorf("%s is not a git repository with a commit: each task runs in its own git worktree of it (git init && git commit first)", t.Dir)
 		}
-		if err := addWorktree(ctx, t.Dir, dir); err != nil {
+		if err := addWorktree(ctx, t.Dir, dir, "HEAD"); err != nil {
 			return "", "", false, fmt.Errorf("create a worktree of %s: %w", t.Dir, err)
 		}
 	}
@@ -58,12 +58,12 @@ func workspace(ctx context.Context, root string, t *Task) (dir, base string, res
 	return dir, base, false, nil
 }
 
-// addWorktree adds a detached worktree of repo at dir. Workers on one
+// addWorktree adds a detached worktree of repo at dir, at rev. Workers on one
 // machine add worktrees of the same repository at once, and git reads the
 // other worktrees' metadata while one is half made ("failed to read
 // .git/worktrees/…/commondir"), so a failed add is tried again after a
 // short, growing pause.
-func addWorktree(ctx context.Context, repo, dir string) error {
+func addWorktree(ctx context.Context, repo, dir, rev string) error {
 	var err error
 	for attempt := range 6 {
 		if attempt > 0 {
@@ -75,7 +75,7 @@ func addWorktree(ctx context.Context, repo, dir string) error {
 			_ = os.RemoveAll(dir)
 		}
 		// --force: a worktree a killed attempt half-made is still registered.
-		if _, err = git(ctx, repo, "worktree", "add", "--force", "--detach", "--quiet", dir, "HEAD"); err == nil {
+		if _, err = git(ctx, repo, "worktree", "add", "--force", "--detach", "--quiet", dir, rev); err == nil {
 			return nil
 		}
 	}

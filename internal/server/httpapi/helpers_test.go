@@ -37,6 +37,7 @@ type setup struct {
 	keepAlive time.Duration
 	dir       string // workspace (default: a temp dir)
 	opts      func(*engine.Options)
+	mount     func(*http.ServeMux)
 }
 
 func start(t *testing.T, model *llmtest.Server, su setup) *fixture {
@@ -63,7 +64,7 @@ func start(t *testing.T, model *llmtest.Server, su setup) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(host, Options{Token: testToken, ReadOnly: su.readOnly, KeepAlive: su.keepAlive})
+	srv := New(host, Options{Token: testToken, ReadOnly: su.readOnly, KeepAlive: su.keepAlive, Mount: su.mount})
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()

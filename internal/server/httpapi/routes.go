@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -33,11 +34,32 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("POST /v1/sessions", s.createSession)
 		mux.HandleFunc("POST /v1/sessions/{id}/commands", s.command)
 	}
+	var mounted *http.ServeMux
+	if s.o.Mount != nil && !s.o.ReadOnly {
+		mounted = http.NewServeMux()
+		s.o.Mount(mounted)
+	}
 	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
+		if mounted != nil {
+			if _, pattern := mounted.Handler(r); pattern != "" {
+				s.serveMounted(mounted, w, r)
+				return
+			}
+		}
 		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path+"; see the routes in the README's \"HTTP API\" section")
 	})
 	mux.Handle("/", s.o.Web)
 	return mux
+}
+
+// serveMounted answers a request of a mounted route; its context ends
+// when the server shuts down, so a mounted event stream ends too.
+func (s *Server) serveMounted(h http.Handler, w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.streams, cancel)
+	defer stop()
+	h.ServeHTTP(w, r.WithContext(ctx))
 }
 
 func readOnly(w http.ResponseWriter, r *http.Request) {

@@ -13,6 +13,7 @@
 //	                                 header X-OpenSeek-Last-Event-ID
 //	POST /v1/sessions/{id}/commands  one protocol command line → 202 {"accepted":true}
 //	GET  /v1/sessions/{id}/events    text/event-stream of the session's protocol events
+//	/v1/tasks…                       the fleet's task API, when Options.Mount adds it
 //	everything else                  the web app
 //
 // Security: every request carries the token as `Authorization: Bearer`,
@@ -77,6 +78,10 @@ type Options struct {
 	// Holder names the writer of sessions opened here (default
 	// "openseek serve --http").
 	Holder string
+	// Mount adds another package's /v1/ routes (the fleet's /v1/tasks)
+	// behind the same token and Host checks; their requests end when the
+	// server shuts down. Ignored in read-only mode.
+	Mount func(mux *http.ServeMux)
 }
 
 // Server is the HTTP API over one workspace host.

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/fleet"
+	"github.com/openseek/openseek/internal/trust"
+	"github.com/openseek/openseek/internal/verify"
+)
+
+// bestOfFlags are run's best-of-N flags: `openseek run --runs N "task"`.
+type bestOfFlags struct {
+	runs, concurrency int
+	verify            string
+	judge, apply      bool
+	keep              bool
+}
+
+func (b *bestOfFlags) addFlags(f *pflag.FlagSet) {
+	f.IntVar(&b.runs, "runs", 0, fmt.Sprintf("best-of-N: run the task N ways at once (1-%d), each in its own worktree (or copy), and pick one", fleet.MaxRuns))
+	f.IntVar(&b.concurrency, "concurrency", 0, "with --runs: attempts run at once (default min(N, CPUs))")
+	f.StringVar(&b.verify, "verify", "", "with --runs: the command a run must pass to be chosen (default: the configured or detected check)")
+	f.BoolVar(&b.judge, "judge", false, "with --runs: a judging model reads the runs' diffs and picks the best")
+	f.BoolVar(&b.apply, "apply", false, "with --runs: apply the chosen run's change to the working tree (default: print how)")
+	f.BoolVar(&b.keep, "keep", false, "with --runs: keep every run's workspace (default: keep only their patches and sessions)")
+}
+
+// asked reports whether any best-of-N flag was given: run then goes
+// through runBestOf (which wants --runs with the others).
+func (b *bestOfFlags) asked(cmd *cobra.Command) bool {
+	for _, name := range []string{"runs", "concurrency", "verify", "judge", "apply", "keep"} {
+		if cmd.Flags().Changed(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// runBestOf is `openseek run --runs N`: N attempts of one task on this
+// machine, without a queue, then one is chosen (fleet.Choose) and all are
+// reported. The working tree changes only with --apply.
+func (c *cli) runBestOf(cmd *cobra.Command, args []string, b *bestOfFlags, format string) error {
+	if !cmd.Flags().Changed("runs") {
+		return errors.New("--concurrency, --verify, --judge, --apply and --keep go with --runs N (best-of-N)")
+	}
+	if err := fleet.CheckRuns(b.runs); err != nil {
+		return err
+	}
+	if b.concurrency < 0 {
+		return fmt.Errorf("--concurrency must be at least 1, not %d", b.concurrency)
+	}
+	if format != "" && format != "text" && format != "json" {
+		return fmt.Errorf("--format with --runs must be text or json (one report), not %q", format)
+	}
+	if b.judge && b.runs < 2 {
+		return errors.New("--judge picks the best of several runs: give --runs 2 or more")
+	}
+	for _, name := range []string{"continue", "session", "no-session", "input-format", "review-gate"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			return fmt.Errorf("--%s does not go with --runs: each run has its own new session", name)
+		}
+	}
+	if c.g.approval == "ask" {
+		return errors.New("--approval ask needs a controller to ask: runs are unattended, so use never or always")
+	}
+	task := strings.TrimSpace(strings.Join(args, " "))
+	if !isTerminal(c.stdin) {
+		piped, err := readPiped(c.stdin, task == "")
+		if err != nil {
+			return err
+		}
+		switch {
+		case task == "":
+			task = piped
+		case piped != "":
+			task += "\n\n<stdin>\n" + piped + "\n</stdin>"
+		}
+	}
+	if task == "" {
+		return errors.New(`a task is required: openseek run --runs N "what to do"`)
+	}
+	opts, err := c.engineOptions(cmd, "", "")
+	if err != nil {
+		return err
+	}
+	check := b.verify
+	if check == "" {
+		if check, err = configuredCheck(opts.Home, opts.Dir, c.g.trustWS, c.g.noVerify); err != nil {
+			return err
+		}
+	}
+	home := c.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	root := filepath.Join(home, ".openseek", "runs", time.Now().UTC().Format("20060102-150405.000"))
+	rep, err := fleet.RunLocal(cmd.Context(), fleet.LocalOptions{
+		Prompt:      task,
+		Dir:         opts.Dir,
+		Runs:        b.runs,
+		Concurrency: b.concurrency,
+		Verify:      check,
+		Judge:       b.judge,
+		MaxCost:     c.g.maxCost,
+		Engine:      opts,
+		Root:        root,
+		Keep:        b.keep,
+		Progress:    c.stderr,
+	}, nil)
+	if err != nil {
+		return err
+	}
+	if rep.Warning != "" {
+		fmt.Fprintf(c.stderr, "openseek: warning: %s\n", rep.Warning)
+	}
+	var applyErr error
+	if b.apply && rep.Chosen != 0 {
+		applyErr = fleet.Apply(cmd.Context(), rep)
+	}
+	data, _ := json.MarshalIndent(rep, "", "  ")
+	_ = os.WriteFile(filepath.Join(root, "report.json"), append(data, '\n'), 0o644)
+	if format == "json" {
+		if err := json.NewEncoder(c.stdout).Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		c.printBestOf(rep, b.apply)
+	}
+	if applyErr != nil {
+		return applyErr
+	}
+	if rep.Chosen == 0 {
+		return exitError(1)
+	}
+	return nil
+}
+
+// printBestOf writes the readable report: every run, the choice, and how
+// to apply it.
+func (c *cli) printBestOf(rep *fleet.LocalReport, apply bool) {
+	w := c.stdout
+	for _, a := range rep.Runs {
+		mark := ""
+		if a.Run == rep.Chosen {
+			mark = "  ← chosen"
+		}
+		fmt.Fprintf(w, "run %d: %s%s\n", a.Run, a.State, mark)
+		if a.VerifyOK != nil {
+			fmt.Fprintf(w, "  verify:  %s (%s)\n", map[bool]string{true: "passed", false: "failed"}[*a.VerifyOK], rep.Verify)
+		}
+		fmt.Fprintf(w, "  changed: %d lines   cost: $%.4f   time: %.1fs\n", a.ChangedLines, a.CostUSD, a.Seconds)
+		if a.Error != "" {
+			fmt.Fprintf(w, "  error:   %s\n", oneLine(a.Error, 200))
+		}
+		if a.Result != "" {
+			fmt.Fprintf(w, "  answer:  %s\n", oneLine(a.Result, 200))
+		}
+		for _, l := range strings.Split(strings.TrimRight(a.Stat, "\n"), "\n") {
+			if strings.TrimSpace(l) != "" {
+				fmt.Fprintf(w, "  %s\n", strings.TrimSpace(l))
+			}
+		}
+		if a.Session != "" {
+			fmt.Fprintf(w, "  session: %s\n", a.SessionLog)
+		}
+	}
+	fmt.Fprintf(w, "\nverdict: %s\n", rep.Verdict)
+	fmt.Fprintf(w, "cost:    $%.4f", rep.CostUSD)
+	if rep.JudgeCost > 0 {
+		fmt.Fprintf(w, " (judge $%.4f)", rep.JudgeCost)
+	}
+	fmt.Fprintf(w, "\n")
+	chosen := rep.ChosenRun()
+	switch {
+	case chosen == nil:
+	case chosen.Patch == "":
+		fmt.Fprintf(w, "run %d changed no file: nothing to apply\n", chosen.Run)
+	case rep.Applied:
+		fmt.Fprintf(w, "applied run %d's change to %s\n", chosen.Run, rep.ApplyIn)
+	case !apply:
+		fmt.Fprintf(w, "apply it with: git -C %s apply %s   (or run again with --apply)\n", shellQuote(rep.ApplyIn), shellQuote(chosen.Patch))
+	}
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// configuredCheck is the check best-of-N runs must pass when --verify is
+// not given: [verify] command of the user's config, or of the workspace's
+// when it is trusted, else the check detected from the project's files;
+// none with --no-verify or [verify] enabled = false.
+func configuredCheck(home, dir string, trustWS, noVerify bool) (string, error) {
+	if noVerify {
+		return "", nil
+	}
+	command, enabled := "", true
+	user, project := config.Paths(home, dir)
+	for i, path := range []string{user, project} {
+		var doc struct {
+			Verify struct {
+				Command *string `toml:"command"`
+				Enabled *bool   `toml:"enabled"`
+			} `toml:"verify"`
+		}
+		if _, err := toml.DecodeFile(path, &doc); errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		if doc.Verify.Command != nil && (i == 0 || trustWS || trust.Open(home).Trusted(path)) {
+			command = *doc.Verify.Command
+		}
+		if doc.Verify.Enabled != nil {
+			enabled = *doc.Verify.Enabled
+		}
+	}
+	if !enabled {
+		return "", nil
+	}
+	if command == "" {
+		command = verify.Detect(dir)
+	}
+	return command, nil
+}

@@ -1,0 +1,97 @@
+package fleet
+
+import (
+	"context"
+	"math"
+	"sync"
+
+	"github.com/openseek/openseek/internal/agent"
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/protocol"
+)
+
+// turnSpec is one attempt's turn: a host over a workspace, a session in
+// it, one prompt.
+type turnSpec struct {
+	Engine  engine.Options // Dir is the workspace
+	Session string         // resumed when its log is there; "" = a new id
+	Holder  string
+	// NoSession records nothing on disk (the judge).
+	NoSession bool
+	Prompt    string
+	MaxCost   float64 // > 0: the turn is cancelled once its usage costs this much
+	// OnOpen, when set, is called with the session's log file once it is
+	// open; OnEntry with each of its events, in order.
+	OnOpen  func(logPath string)
+	OnEntry func(engine.Entry)
+}
+
+// turnResult is how a turn ended.
+type turnResult struct {
+	Out     agent.Outcome
+	Err     error   // the prompt's error
+	Cost    float64 // USD, priced from the usage events
+	Over    bool    // the cost budget stopped it
+	Session string
+	LogPath string
+}
+
+// runTurn runs ts's prompt to its end. The error is for a turn that could
+// not start (configuration, model, session); how a started turn ended is
+// in the result.
+func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
+	host, err := engine.NewHost(ctx, ts.Engine)
+	if err != nil {
+		return turnResult{}, err
+	}
+	defer host.Close()
+	sess, err := host.Open(ctx, engine.OpenOptions{ID: ts.Session, Holder: ts.Holder, NoSession: ts.NoSession})
+	if err != nil {
+		return turnResult{}, err
+	}
+	res := turnResult{Session: sess.ID()}
+	if !ts.NoSession {
+		res.LogPath = host.Store().Path(sess.ID())
+	}
+	if ts.OnOpen != nil && res.LogPath != "" {
+		ts.OnOpen(res.LogPath)
+	}
+	// Price usage as it comes so the cost budget can stop the turn.
+	var (
+		mu        sync.Mutex
+		cost      float64
+		overspent bool
+	)
+	sub := sess.Subscribe(sess.Hub().Head())
+	pctx, stopPump := context.WithCancel(context.WithoutCancel(ctx))
+	pumped := make(chan struct{})
+	go func() {
+		defer close(pumped)
+		_ = sub.Follow(pctx, func(e engine.Entry) error {
+			if ts.OnEntry != nil {
+				ts.OnEntry(e)
+			}
+			if u, ok := e.Event.(protocol.UsageEvent); ok {
+				c, _ := sess.Cost(u.Usage)
+				mu.Lock()
+				cost += c
+				over := ts.MaxCost > 0 && cost >= ts.MaxCost && !overspent
+				overspent = overspent || over
+				mu.Unlock()
+				if over {
+					sess.CancelAll()
+				}
+			}
+			return nil
+		})
+	}()
+	res.Out, res.Err = sess.Prompt(ctx, protocol.Text(ts.Prompt), nil)
+	_ = sess.Close()
+	stopPump()
+	<-pumped
+	sub.Close()
+	mu.Lock()
+	res.Cost, res.Over = math.Round(cost*1e6)/1e6, overspent
+	mu.Unlock()
+	return res, nil
+}
