@@ -71,7 +71,11 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if _, err := os.Stat(pol.Workspace); err != nil {
 		return fmt.Errorf("workspace: %w", err)
 	}
-	if pol.CacheDir != "" && !pol.ReadOnlyWorkspace {
+	// A helper makes the private caches when its first command needs
+	// them, unless their parent exists already: until a command runs, the
+	// workspace stays as it was (no .openseek for a --no-session run).
+	cacheLater := pl.Helper && pol.CacheDir != "" && !pol.ReadOnlyWorkspace && !exists(filepath.Dir(pol.CacheDir))
+	if pol.CacheDir != "" && !pol.ReadOnlyWorkspace && !cacheLater {
 		if err := os.MkdirAll(pol.CacheDir, 0o700); err != nil {
 			return fmt.Errorf("private caches: %w", err)
 		}
@@ -82,11 +86,17 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if pol.ReadOnlyWorkspace {
 		readOnly = append([]string{pol.Workspace}, readOnly...)
 	}
-	if err := protect(readOnly); err != nil {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	protected, err := protect(readOnly)
+	if err != nil {
 		return err
 	}
-	if pol, err = privateCaches(pol); err != nil {
-		return err
+	if !cacheLater {
+		if pol, err = privateCaches(pol); err != nil {
+			return err
+		}
 	}
 	if err := privateProc(); err != nil {
 		return err
@@ -107,7 +117,7 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 		}
 	}
 	if pl.Helper {
-		return serveHelper(pol, pl.Seccomp)
+		return serveHelper(pol, pl.Seccomp, readOnly, protected, cacheLater)
 	}
 	if err := restrictWrites(pol); err != nil {
 		return err
@@ -185,29 +195,35 @@ func privateProc() error {
 	return nil
 }
 
-// protect makes this mount namespace stop sharing mounts with the host,
-// then bind-mounts each existing path onto itself read-only. A mount point
-// cannot be renamed or removed, so the path cannot be replaced either.
-func protect(paths []string) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
-	}
+// protect bind-mounts each existing path onto itself read-only (the
+// caller has made this mount namespace stop sharing mounts with the
+// host) and returns those it protected. A mount point cannot be renamed
+// or removed, so the path cannot be replaced either.
+func protect(paths []string) ([]string, error) {
+	var done []string
 	for _, p := range paths {
 		real, err := filepath.EvalSymlinks(p)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("protect %s: %w", p, err)
+			return done, fmt.Errorf("protect %s: %w", p, err)
 		}
 		if err := unix.Mount(real, real, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", p, err)
+			return done, fmt.Errorf("bind %s: %w", p, err)
 		}
 		if err := readOnly(real); err != nil {
-			return fmt.Errorf("make %s read-only: %w", p, err)
+			return done, fmt.Errorf("make %s read-only: %w", p, err)
 		}
+		done = append(done, p)
 	}
-	return nil
+	return done, nil
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // readOnly makes the mount at path, and those below it, read-only,

@@ -117,7 +117,11 @@ func (p *Process) Wait() (int, error) {
 // workspace and it asks for no process attributes but a process group
 // (the supervisor always makes one); otherwise it is wrapped and started
 // as Wrap does.
-func (p Policy) Start(cmd *exec.Cmd) (*Process, error) {
+func (p Policy) Start(cmd *exec.Cmd) (*Process, error) { return p.start(cmd, false) }
+
+// start is Start; a probe (Prepare's test command) gets no private caches
+// and leaves the workspace as it was.
+func (p Policy) start(cmd *exec.Cmd, probe bool) (*Process, error) {
 	for _, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
 		if _, ok := f.(*os.File); f != nil && !ok {
 			return nil, errors.New("sandbox: Start needs *os.File (or nil) for stdin, stdout and stderr")
@@ -127,7 +131,7 @@ func (p Policy) Start(cmd *exec.Cmd) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req := helperCommand(pol, cmd); req != nil {
+	if req := helperCommand(pol, cmd, probe); req != nil {
 		key, err := policyKey(pol)
 		if err != nil {
 			return nil, err
@@ -144,6 +148,9 @@ func (p Policy) Start(cmd *exec.Cmd) (*Process, error) {
 				return proc, err
 			}
 		}
+	}
+	if probe {
+		p.CacheDir = ""
 	}
 	if err := p.Wrap(cmd); err != nil {
 		return nil, err
@@ -173,7 +180,7 @@ func (p Policy) Prepare() error {
 	cmd.Env = FilterEnv(os.Environ(), p.AllowEnv)
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	proc, err := p.Start(cmd)
+	proc, err := p.start(cmd, true)
 	w.Close()
 	if err != nil {
 		return err
@@ -213,7 +220,7 @@ func Shutdown() {
 // cannot take it: its directory must lie in the workspace (a helper
 // without network hides the rest of /tmp), it may ask for nothing but a
 // process group, and it must fit in one message.
-func helperCommand(pol Policy, cmd *exec.Cmd) []byte {
+func helperCommand(pol Policy, cmd *exec.Cmd, probe bool) []byte {
 	if cmd.Process != nil || cmd.Err != nil || len(cmd.ExtraFiles) > 0 || cmd.Path == "" || len(cmd.Args) == 0 {
 		return nil
 	}
@@ -228,7 +235,7 @@ func helperCommand(pol Policy, cmd *exec.Cmd) []byte {
 	if env == nil {
 		env = os.Environ()
 	}
-	req, err := json.Marshal(helperRequest{Path: cmd.Path, Args: cmd.Args, Env: withoutVar(env, childEnv), Dir: dir})
+	req, err := json.Marshal(helperRequest{Path: cmd.Path, Args: cmd.Args, Env: withoutVar(env, childEnv), Dir: dir, Probe: probe})
 	if err != nil || len(req) > maxHelperRequest {
 		return nil
 	}

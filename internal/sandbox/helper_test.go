@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/jobs"
+	"github.com/openseek/openseek/internal/sandbox"
 )
 
 // helperOf returns the pid of the sandbox helper serving workspace ws
@@ -152,5 +153,52 @@ func TestHelperSurvivesHostileCommands(t *testing.T) {
 	}
 	if got := helperOf(t, ws); got != helper {
 		t.Errorf("helper %d replaced by %d", helper, got)
+	}
+}
+
+// TestHelperProtectsPathsThatAppearLater: a helper's mounts are built
+// once, yet a protected path a command creates (`git init`) is read-only
+// to every command after it.
+func TestHelperProtectsPathsThatAppearLater(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	pol := sandbox.DefaultPolicy(ws)
+	if out, code := run(t, &pol, ws, "mkdir -p .git/hooks && echo made"); code != 0 || out != "made\n" {
+		t.Fatalf("first command: exit %d, %q", code, out)
+	}
+	out, code := run(t, &pol, ws, "echo pwned > .git/hooks/pre-commit")
+	if code == 0 {
+		t.Errorf("a hook was written into a .git made by an earlier command: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git/hooks/pre-commit")); err == nil {
+		t.Errorf("the hook exists on the host")
+	}
+}
+
+// TestPrepareLeavesTheWorkspaceAlone: the probe builds the helper and
+// runs a command without creating anything in the workspace; the first
+// real command then gets its private caches.
+func TestPrepareLeavesTheWorkspaceAlone(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	pol := sandbox.DefaultPolicy(ws)
+	if err := pol.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(ws); len(ents) != 0 {
+		t.Fatalf("the probe left %v in the workspace", ents)
+	}
+	if helperOf(t, ws) == 0 {
+		t.Fatal("Prepare built no helper")
+	}
+	out, code := run(t, &pol, ws, `mkdir -p "$GOCACHE" && echo cached > "$GOCACHE/probe" && cat "$GOCACHE/probe"`)
+	if code != 0 || out != "cached\n" {
+		t.Fatalf("private cache: exit %d, %q", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".openseek", "cache", "go-build", "probe")); err != nil {
+		t.Errorf("the private cache is not in the workspace: %v", err)
+	}
+	if out, code := run(t, &pol, ws, "echo x > .openseek/planted"); code == 0 {
+		t.Errorf(".openseek, made for the caches, is writable: %q", out)
 	}
 }

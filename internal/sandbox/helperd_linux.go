@@ -50,6 +50,9 @@ type helperRequest struct {
 	Args []string `json:"args"`
 	Env  []string `json:"env"`
 	Dir  string   `json:"dir"`
+	// Probe marks Prepare's test command, which needs no private caches
+	// and must leave the workspace as it was.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // reportHelper sends one message to the parent on the control socket;
@@ -127,17 +130,33 @@ type helper struct {
 	mu      sync.Mutex
 	running map[int]int // supervisor pid → status socket
 	kick    chan struct{}
+
+	// readOnly are the paths kept read-only; protected those bound so
+	// far. A path that appears later (a command ran `git init`) is
+	// protected before the next command starts.
+	readOnly  []string
+	protected map[string]bool
+	// cacheLater: the private caches are made for the first command
+	// that is not a probe.
+	cacheLater bool
 }
 
 // serveHelper runs in a helper whose namespaces and mounts are built. It
 // returns only on failure; a parent that hangs up ends the helper (and
 // with it, as the PID namespace's init, every command still running).
-func serveHelper(pol Policy, prog []unix.SockFilter) error {
+func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []string, cacheLater bool) error {
 	cfg, err := newHelperConfig(pol, prog)
 	if err != nil {
 		return err
 	}
-	h := &helper{cfg: cfg, running: map[int]int{}, kick: make(chan struct{}, 1)}
+	if cacheLater {
+		cfg.cacheVars = nil
+	}
+	h := &helper{cfg: cfg, running: map[int]int{}, kick: make(chan struct{}, 1),
+		readOnly: readOnly, protected: map[string]bool{}, cacheLater: cacheLater}
+	for _, p := range protected {
+		h.protected[p] = true
+	}
 	go h.reap()
 	// Every command forks this process: the less memory it holds, the
 	// fewer page tables each fork copies and the fewer pages it shares
@@ -182,6 +201,11 @@ func (h *helper) serve(msg, oob []byte) {
 		unix.Close(status)
 		return
 	}
+	if err := h.prepare(req.Probe); err != nil {
+		sendMessage(status, helperFailed, err.Error(), nil)
+		unix.Close(status)
+		return
+	}
 	pl, err := newPlan(h.cfg, req.Path, req.Args, withVars(req.Env, h.cfg.cacheVars), req.Dir, [3]int{fds[0], fds[1], fds[2]}, status)
 	if err != nil {
 		sendMessage(status, helperFailed, err.Error(), nil)
@@ -203,6 +227,49 @@ func (h *helper) serve(msg, oob []byte) {
 	case h.kick <- struct{}{}:
 	default:
 	}
+}
+
+// prepare brings the sandbox up to date before a command: the private
+// caches on the first command that needs them, and read-only binds over
+// protected paths that have appeared since the last command.
+func (h *helper) prepare(probe bool) error {
+	if h.cacheLater && !probe {
+		pol := h.cfg.pol
+		if err := os.MkdirAll(pol.CacheDir, 0o700); err != nil {
+			return fmt.Errorf("private caches: %w", err)
+		}
+		if err := h.protectNew(); err != nil {
+			return err
+		}
+		pol, err := privateCaches(pol)
+		if err != nil {
+			return err
+		}
+		fd, flags, err := writeRuleset(pol)
+		if err != nil {
+			return err
+		}
+		unix.Close(h.cfg.ruleset)
+		h.cfg.ruleset, h.cfg.rulesetFlags = fd, flags
+		h.cfg.cacheVars = cacheVars(pol.CacheDir)
+		h.cacheLater = false
+	}
+	return h.protectNew()
+}
+
+// protectNew protects the read-only paths that exist now but did not
+// when they were last looked at.
+func (h *helper) protectNew() error {
+	for _, p := range h.readOnly {
+		if h.protected[p] || !exists(p) {
+			continue
+		}
+		if _, err := protect([]string{p}); err != nil {
+			return err
+		}
+		h.protected[p] = true
+	}
+	return nil
 }
 
 // receivedFDs are the descriptors that came with a message.
