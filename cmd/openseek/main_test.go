@@ -168,8 +168,10 @@ func TestRunEditsFilesAndRecordsTheSession(t *testing.T) {
 	for _, e := range s.Events {
 		kinds = append(kinds, e.Item.ItemKind())
 	}
-	// The turn's workspace snapshot is recorded first (a runtime notice).
-	want := "runtime_notice user assistant tool_result assistant tool_result tool_result assistant terminal"
+	// The turn's workspace snapshot, taken beside the first model
+	// request, is recorded before the first tool result (a runtime
+	// notice naming the prompt).
+	want := "user assistant runtime_notice tool_result assistant tool_result tool_result assistant terminal"
 	if strings.Join(kinds, " ") != want {
 		t.Errorf("session items %v, want %s", kinds, want)
 	}
