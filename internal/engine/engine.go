@@ -26,6 +26,7 @@ import (
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/skills"
 	"github.com/openseek/openseek/internal/tool"
@@ -111,29 +112,31 @@ type Options struct {
 type Engine struct {
 	opts Options
 	keys []string // the credentials the model's client sends
-	// sandboxReady delivers the sandbox probe's outcome (see setupSafety).
-	sandboxReady <-chan error
-	log          agent.Log
-	writer       *session.Writer // nil with NoSession
-	agent        *agent.Agent
-	jobs         *jobs.Manager
-	env          *tool.Env
-	tools        *tool.Registry
-	id           string
-	root         string
-	model        string
-	provider     llm.Provider
-	window       int
-	price        llm.Price
-	sys          string
-	memory       string // project memory (AGENTS.md), read once, shared with sub-agents
-	hooks        *hookAdapter
-	base         *tool.Registry // the tools without the agent tool
-	broker       *policy.Broker // pending approvals (--approval ask)
-	mcp          *mcp.Manager
-	subagents    []agents.Agent
-	children     childCounter
-	cleanup      []func()
+	// sandboxPolicy is the sandbox commands run in (nil: none), and
+	// sandboxReady delivers its probe's outcome (see startSandbox).
+	sandboxPolicy *sandbox.Policy
+	sandboxReady  <-chan error
+	log           agent.Log
+	writer        *session.Writer // nil with NoSession
+	agent         *agent.Agent
+	jobs          *jobs.Manager
+	env           *tool.Env
+	tools         *tool.Registry
+	id            string
+	root          string
+	model         string
+	provider      llm.Provider
+	window        int
+	price         llm.Price
+	sys           string
+	memory        string // project memory (AGENTS.md), read once, shared with sub-agents
+	hooks         *hookAdapter
+	base          *tool.Registry // the tools without the agent tool
+	broker        *policy.Broker // pending approvals (--approval ask)
+	mcp           *mcp.Manager
+	subagents     []agents.Agent
+	children      childCounter
+	cleanup       []func()
 
 	starting  turnStart  // a turn's snapshot in progress (Cancel reaches it)
 	mu        sync.Mutex // guards the goal's auto-continuation state
@@ -246,6 +249,9 @@ func New(o Options) (*Engine, error) {
 	}
 	if e.opts.Home == "" {
 		e.opts.Home = getenvOr(o.Getenv, "HOME")
+	}
+	if err := e.startSandbox(); err != nil {
+		return nil, err
 	}
 	ext := e.loadExtensions()
 	cwd, relCwd := dir, ""

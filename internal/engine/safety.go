@@ -60,6 +60,20 @@ func (e *Engine) setupSafety() error {
 	e.env.Guard = guard
 
 	e.env.Secrets = e.secrets()
+	e.env.Sandbox = e.sandboxPolicy
+	return nil
+}
+
+// startSandbox works out the sandbox commands will run in and starts
+// building it — its helper, probed with a command — so that the build
+// runs while the rest of the engine is set up; New waits for the outcome
+// before the session starts. Nothing is built when the user chose to run
+// without (full-access mode, --no-sandbox, [sandbox] enabled = false).
+func (e *Engine) startSandbox() error {
+	mode, err := policy.ParseMode(e.opts.Approval)
+	if err != nil {
+		return err
+	}
 	sc, err := e.sandboxConfig()
 	if err != nil {
 		return err
@@ -71,7 +85,11 @@ func (e *Engine) setupSafety() error {
 	sp.Network = e.opts.Network || (sc.Network != nil && *sc.Network)
 	// Plan mode's promise is kept by the sandbox, not by judging commands.
 	sp.ReadOnlyWorkspace = mode == policy.ModePlan
-	sp.ReadOnly = append(sp.ReadOnly, e.configFiles()...)
+	for _, f := range e.configFiles() {
+		if filepath.IsAbs(f) { // no home known: no user config to keep
+			sp.ReadOnly = append(sp.ReadOnly, f)
+		}
+	}
 	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
 	for _, r := range sc.WritableRoots {
 		if strings.HasPrefix(r, "~/") {
@@ -87,12 +105,11 @@ func (e *Engine) setupSafety() error {
 	}
 	// The probes can pass while the sandbox still cannot be built (an
 	// ordinary user once got "ok" and no command ran): build the sandbox
-	// helper commands will use and run a command in it — while the rest
-	// of the engine is set up; New waits for the outcome.
+	// helper commands will use and run a command in it.
 	ready := make(chan error, 1)
 	go func() { ready <- sp.Prepare() }()
 	e.sandboxReady = ready
-	e.env.Sandbox = &sp
+	e.sandboxPolicy = &sp
 	return nil
 }
 
