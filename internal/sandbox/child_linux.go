@@ -80,12 +80,7 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 			return fmt.Errorf("private caches: %w", err)
 		}
 	}
-	// The host's caches are read-only, even where a writable root
-	// holds them.
-	readOnly := append(slices.Clone(pol.ReadOnly), pol.Caches...)
-	if pol.ReadOnlyWorkspace {
-		readOnly = append([]string{pol.Workspace}, readOnly...)
-	}
+	readOnly := readOnlyPaths(pol)
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
@@ -218,6 +213,17 @@ func protect(paths []string) ([]string, error) {
 		done = append(done, p)
 	}
 	return done, nil
+}
+
+// readOnlyPaths are the paths a sandbox of p keeps read-only: the
+// protected ones and the host's caches (even where a writable root holds
+// them), and in plan mode the workspace itself.
+func readOnlyPaths(p Policy) []string {
+	paths := append(slices.Clone(p.ReadOnly), p.Caches...)
+	if p.ReadOnlyWorkspace {
+		paths = append([]string{p.Workspace}, paths...)
+	}
+	return paths
 }
 
 // exists reports whether path exists.

@@ -32,20 +32,29 @@ import (
 // pointers and numbers into memory the parent keeps alive.
 type forkPlan struct {
 	procSrc, procDir, procType *byte // "proc", "/proc", "proc"
-	dir                        *byte // the command's working directory
-	ruleset, rulesetFlags      uintptr
-	capHdr                     *unix.CapUserHeader
-	capData                    *[2]unix.CapUserData
-	archFilter, filter         *unix.SockFprog
-	path                       *byte
-	argv, envv                 **byte
-	stdio                      [3]uintptr
+	// The command: its working directory (0: the helper's), executable,
+	// arguments and environment, as addresses of C strings and string
+	// arrays — numbers, so a spare can fill them in without the write
+	// barrier; keep holds what they point into alive.
+	dir, path, argv, envv uintptr
+	keep                  []any
+	ruleset, rulesetFlags uintptr
+	capHdr                *unix.CapUserHeader
+	capData               *[2]unix.CapUserData
+	archFilter, filter    *unix.SockFprog
+	stdio                 [3]uintptr
 	// status is the command's status socket, started the message that
 	// tells the parent the supervisor runs (the kernel adds its pid).
 	status  uintptr
 	started *unix.Msghdr
+	taken   *unix.Msghdr // a spare's "run": it has its command
+	// spare, when set, makes the supervisor a spare: its command is not
+	// known yet and arrives on status (see spareCommand).
+	spare *spareBuf
 	// failure messages, written to the command's stderr before exit 126
 	msgs [failSteps]*failMsg
+	// sigaction buffers of the command's process (its own copy)
+	sigact, sigdfl [4]uint64
 }
 
 // failMsg is a prepared failure message.
@@ -101,18 +110,13 @@ func newPlan(c *helperConfig, path string, argv, env []string, dir string, stdio
 		archFilter: c.archFilter, filter: c.filter,
 		stdio: [3]uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])},
 	}
-	var err error
-	if pl.procSrc, err = syscall.BytePtrFromString("proc"); err != nil {
+	pl.procSrc, pl.procDir, pl.procType = c.proc, c.procDir, c.proc
+	d, err := syscall.BytePtrFromString(dir)
+	if err != nil {
 		return nil, err
 	}
-	pl.procType = pl.procSrc
-	if pl.procDir, err = syscall.BytePtrFromString("/proc"); err != nil {
-		return nil, err
-	}
-	if pl.dir, err = syscall.BytePtrFromString(dir); err != nil {
-		return nil, err
-	}
-	if pl.path, err = syscall.BytePtrFromString(path); err != nil {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
 		return nil, err
 	}
 	av, err := syscall.SlicePtrFromStrings(argv)
@@ -123,7 +127,9 @@ func newPlan(c *helperConfig, path string, argv, env []string, dir string, stdio
 	if err != nil {
 		return nil, err
 	}
-	pl.argv, pl.envv = &av[0], &ev[0]
+	pl.keep = []any{d, p, av, ev}
+	pl.dir, pl.path = uintptr(unsafe.Pointer(d)), uintptr(unsafe.Pointer(p))
+	pl.argv, pl.envv = uintptr(unsafe.Pointer(&av[0])), uintptr(unsafe.Pointer(&ev[0]))
 	pl.msgs = c.msgs
 	pl.msgs[failExec] = newFailMsg("openseek sandbox: exec " + path + " failed; the command was not run (errno ")
 	return pl, nil
@@ -179,8 +185,10 @@ func supervisor(pl *forkPlan) {
 	if _, _, e := syscall.RawSyscall6(unix.SYS_MOUNT, uintptr(unsafe.Pointer(pl.procSrc)), uintptr(unsafe.Pointer(pl.procDir)), uintptr(unsafe.Pointer(pl.procType)), procFlags, 0, 0); e != 0 && e != unix.EPERM && e != unix.EACCES {
 		fail(pl, failMountProc, e)
 	}
-	if _, _, e := syscall.RawSyscall(unix.SYS_CHDIR, uintptr(unsafe.Pointer(pl.dir)), 0, 0); e != 0 {
-		fail(pl, failChdir, e)
+	if pl.dir != 0 {
+		if _, _, e := syscall.RawSyscall(unix.SYS_CHDIR, pl.dir, 0, 0); e != 0 {
+			fail(pl, failChdir, e)
+		}
 	}
 	if _, _, e := syscall.RawSyscall6(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0); e != 0 {
 		fail(pl, failNoNewPrivs, e)
@@ -211,11 +219,17 @@ func supervisor(pl *forkPlan) {
 		fail(pl, failFork, e)
 	}
 	if child == 0 {
+		if pl.spare != nil {
+			spareReceive(pl)
+		}
 		command(pl) // never returns
 	}
-	// The supervisor keeps no descriptor: the output pipe ends with the
-	// command (and whatever it left behind).
-	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, ^uintptr(0)>>32, 0)
+	// The supervisor keeps no descriptor but the status socket: the
+	// output pipe ends with the command (and whatever it left behind).
+	if pl.status > 0 {
+		syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, pl.status-1, 0)
+	}
+	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, pl.status+1, ^uintptr(0)>>32, 0)
 	for {
 		var status int32
 		pid, _, e := syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&status)), unix.WALL, 0, 0, 0)
@@ -241,6 +255,157 @@ func supervisor(pl *forkPlan) {
 		sendExit(pl, code)
 		exit(code)
 	}
+}
+
+// Spares: the helper forks a supervisor, with its command's process,
+// before the command is known; the agent then hands the command straight
+// to that process, which only has to exec it. A spare's request is one
+// message on the status socket with the command's stdin, stdout and
+// stderr: two little-endian uint32 counts (arguments, environment
+// entries), then NUL-terminated strings: the directory, the path, the
+// arguments and the environment.
+
+// spareTaken is a spare's answer to its command.
+const spareTaken = "run"
+
+// Bounds of a spare's command; a bigger one goes through the helper.
+const (
+	maxSpareRequest = 128 << 10
+	maxSpareArgs    = 4096
+	maxSpareEnv     = 4096
+)
+
+// spareBuf is where a spare receives its command: filled by the kernel
+// and the raw code, so its pointers are kept as plain numbers.
+type spareBuf struct {
+	req  [maxSpareRequest]byte
+	oob  [64]byte
+	iov  unix.Iovec
+	hdr  unix.Msghdr
+	argv [maxSpareArgs + 1]uintptr
+	env  [maxSpareEnv + 1]uintptr
+}
+
+// newSparePlan prepares a spare whose command arrives on status.
+func newSparePlan(c *helperConfig, status int) *forkPlan {
+	msg := []byte(helperStarted)
+	iov := &unix.Iovec{Base: &msg[0]}
+	iov.SetLen(len(msg))
+	hdr := &unix.Msghdr{Iov: iov}
+	hdr.SetIovlen(1)
+	sb := &spareBuf{}
+	sb.iov.Base = &sb.req[0]
+	sb.iov.SetLen(len(sb.req))
+	sb.hdr.Iov = &sb.iov
+	sb.hdr.SetIovlen(1)
+	sb.hdr.Control = &sb.oob[0]
+	run := []byte(spareTaken)
+	runIov := &unix.Iovec{Base: &run[0]}
+	runIov.SetLen(len(run))
+	runHdr := &unix.Msghdr{Iov: runIov}
+	runHdr.SetIovlen(1)
+	pl := &forkPlan{
+		status: uintptr(status), started: hdr, taken: runHdr, spare: sb,
+		ruleset: uintptr(c.ruleset), rulesetFlags: uintptr(c.rulesetFlags), capHdr: &c.capHdr, capData: &c.capData,
+		archFilter: c.archFilter, filter: c.filter,
+		procSrc: c.proc, procDir: c.procDir, procType: c.proc,
+		stdio: [3]uintptr{2, 2, 2}, // until the command's arrive
+	}
+	pl.msgs = c.msgs
+	pl.msgs[failExec] = newFailMsg("openseek sandbox: exec failed; the command was not run (errno ")
+	return pl
+}
+
+// spareReceive runs in a spare's command process: it waits for the
+// command and fills in pl, enters the command's directory, and returns
+// for command to exec it. A parent that hangs up first ends it quietly.
+//
+//go:nosplit
+//go:norace
+func spareReceive(pl *forkPlan) {
+	sb := pl.spare
+	var n uintptr
+	for {
+		sb.hdr.Controllen = uint64(len(sb.oob))
+		r, _, e := syscall.RawSyscall(unix.SYS_RECVMSG, pl.status, uintptr(unsafe.Pointer(&sb.hdr)), unix.MSG_CMSG_CLOEXEC)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 || r == 0 {
+			exit(0)
+		}
+		n = r
+		break
+	}
+	// One SCM_RIGHTS message with three descriptors.
+	oob := &sb.oob
+	clen := uintptr(oob[0]) | uintptr(oob[1])<<8 | uintptr(oob[2])<<16 | uintptr(oob[3])<<24
+	level := uint32(oob[8]) | uint32(oob[9])<<8 | uint32(oob[10])<<16 | uint32(oob[11])<<24
+	typ := uint32(oob[12]) | uint32(oob[13])<<8 | uint32(oob[14])<<16 | uint32(oob[15])<<24
+	if uint64(sb.hdr.Controllen) < 16+12 || clen < 16+12 || level != unix.SOL_SOCKET || typ != unix.SCM_RIGHTS {
+		exit(exitSetupFailed)
+	}
+	for i := uintptr(0); i < 3; i++ {
+		o := 16 + 4*i
+		pl.stdio[i] = uintptr(oob[o]) | uintptr(oob[o+1])<<8 | uintptr(oob[o+2])<<16 | uintptr(oob[o+3])<<24
+	}
+	req := &sb.req
+	if n < 8 {
+		fail(pl, failExec, unix.EINVAL)
+	}
+	argc := uintptr(req[0]) | uintptr(req[1])<<8 | uintptr(req[2])<<16 | uintptr(req[3])<<24
+	envc := uintptr(req[4]) | uintptr(req[5])<<8 | uintptr(req[6])<<16 | uintptr(req[7])<<24
+	if argc < 1 || argc > maxSpareArgs || envc > maxSpareEnv {
+		fail(pl, failExec, unix.E2BIG)
+	}
+	// The strings: dir, path, argc arguments, envc variables.
+	at := uintptr(8)
+	dir := at
+	if at = skipString(req, at, n); at == 0 {
+		fail(pl, failExec, unix.EINVAL)
+	}
+	path := at
+	if at = skipString(req, at, n); at == 0 {
+		fail(pl, failExec, unix.EINVAL)
+	}
+	base := uintptr(unsafe.Pointer(&req[0]))
+	for i := uintptr(0); i < argc; i++ {
+		sb.argv[i] = base + at
+		if at = skipString(req, at, n); at == 0 {
+			fail(pl, failExec, unix.EINVAL)
+		}
+	}
+	sb.argv[argc] = 0
+	for i := uintptr(0); i < envc; i++ {
+		sb.env[i] = base + at
+		if at = skipString(req, at, n); at == 0 {
+			fail(pl, failExec, unix.EINVAL)
+		}
+	}
+	sb.env[envc] = 0
+	pl.dir, pl.path = base+dir, base+path
+	pl.argv = uintptr(unsafe.Pointer(&sb.argv[0]))
+	pl.envv = uintptr(unsafe.Pointer(&sb.env[0]))
+	// Tell the parent the command is taken: from here on it is as good
+	// as started, and a spare that dies before this never ran it.
+	syscall.RawSyscall(unix.SYS_SENDMSG, pl.status, uintptr(unsafe.Pointer(pl.taken)), unix.MSG_NOSIGNAL)
+	if _, _, e := syscall.RawSyscall(unix.SYS_CHDIR, pl.dir, 0, 0); e != 0 {
+		fail(pl, failChdir, e)
+	}
+}
+
+// skipString returns the offset after the NUL-terminated string at at in
+// req[:n], or 0 when it is not terminated.
+//
+//go:nosplit
+//go:norace
+func skipString(req *[maxSpareRequest]byte, at, n uintptr) uintptr {
+	for i := at; i < n; i++ {
+		if req[i] == 0 {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // sendExit sends "exit" and the wait status this supervisor is about to
@@ -312,19 +477,19 @@ func command(pl *forkPlan) {
 		}
 	}
 	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 3, ^uintptr(0)>>32, 0)
-	var act, zero [4]uint64
+	act, zero := &pl.sigact, &pl.sigdfl
 	for s := uintptr(1); s <= 64; s++ {
 		if s == uintptr(unix.SIGKILL) || s == uintptr(unix.SIGSTOP) {
 			continue
 		}
-		if _, _, e := syscall.RawSyscall6(unix.SYS_RT_SIGACTION, s, 0, uintptr(unsafe.Pointer(&act)), 8, 0, 0); e != 0 || act[0] == 1 /* SIG_IGN */ {
+		if _, _, e := syscall.RawSyscall6(unix.SYS_RT_SIGACTION, s, 0, uintptr(unsafe.Pointer(act)), 8, 0, 0); e != 0 || act[0] == 1 /* SIG_IGN */ {
 			continue // an ignored signal stays ignored, as exec keeps it
 		}
-		syscall.RawSyscall6(unix.SYS_RT_SIGACTION, s, uintptr(unsafe.Pointer(&zero)), 0, 8, 0, 0)
+		syscall.RawSyscall6(unix.SYS_RT_SIGACTION, s, uintptr(unsafe.Pointer(zero)), 0, 8, 0, 0)
 	}
 	var none uint64
 	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&none)), 0, 8, 0, 0)
-	_, _, e := syscall.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(pl.path)), uintptr(unsafe.Pointer(pl.argv)), uintptr(unsafe.Pointer(pl.envv)))
+	_, _, e := syscall.RawSyscall(unix.SYS_EXECVE, pl.path, pl.argv, pl.envv)
 	fail(pl, failExec, e)
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,15 +49,27 @@ const helperSetupTimeout = 2 * time.Minute
 
 // client is this process's end of one helper.
 type client struct {
-	key  string
-	cmd  *exec.Cmd
-	ctl  *net.UnixConn
-	once sync.Once
-	err  error // the build's outcome, after once
+	key   string
+	cmd   *exec.Cmd
+	ctl   *net.UnixConn
+	once  sync.Once
+	err   error // the build's outcome, after once
+	ended sync.Once
 
 	mu      sync.Mutex // serialises requests
 	running int        // commands started and not yet ended (under helpers.mu)
 	dead    bool       // the helper is gone (under helpers.mu)
+
+	// Under mu: a spare ready for the next command, and whether one was
+	// asked for and its answer not read yet.
+	spare      *spareConn
+	spareAsked bool
+}
+
+// spareConn is this process's end of a spare's status socket.
+type spareConn struct {
+	f    *os.File
+	info spareInfo
 }
 
 // helpers is this process's pool of helpers, by policy key.
@@ -72,6 +86,7 @@ type Process struct {
 	cmd    *exec.Cmd // a sandbox of its own
 	status *os.File  // a helper's: its end is reported here
 	c      *client
+	spare  bool // started by a spare: ask for the next when it ends
 }
 
 // Pid is the host's process id of the command's supervisor, which leads
@@ -92,6 +107,13 @@ func (p *Process) Wait() (int, error) {
 	}
 	defer p.status.Close()
 	defer p.c.done()
+	if p.spare {
+		defer func() {
+			p.c.mu.Lock()
+			p.c.askSpare()
+			p.c.mu.Unlock()
+		}()
+	}
 	buf := make([]byte, 256)
 	for {
 		n, err := p.status.Read(buf)
@@ -143,7 +165,20 @@ func (p Policy) start(cmd *exec.Cmd, probe bool) (*Process, error) {
 			if err != nil {
 				break // cannot be built: a sandbox of its own says why
 			}
+			// helperFor reserved c for this command: a Process keeps the
+			// reservation until it ends, anything else gives it back.
+			if !probe {
+				if proc, ok, err := c.startSpare(cmd, pol); ok {
+					if err != nil {
+						c.done()
+					}
+					return proc, err
+				}
+			}
 			proc, sent, err := c.start(cmd, req)
+			if !sent || err != nil {
+				c.done()
+			}
 			if sent {
 				return proc, err
 			}
@@ -255,7 +290,8 @@ func policyKey(pol Policy) (string, error) {
 }
 
 // helperFor returns key's helper, built and ready, building one when
-// there is none (or it died).
+// there is none (or it died), reserved for one command: the caller gives
+// the reservation to the command's Process or back with done.
 func helperFor(key string, pol Policy) (*client, error) {
 	helpers.mu.Lock()
 	if helpers.broken[key] {
@@ -275,12 +311,16 @@ func helperFor(key string, pol Policy) (*client, error) {
 		helpers.byKey[key] = c
 	}
 	helpers.order = append(removeKey(helpers.order, key), key)
+	// Reserved for the caller's command, so that no other caller ends
+	// it to make room while the command is handed over.
+	c.running++
 	evicted := evict()
 	helpers.mu.Unlock()
 	for _, e := range evicted {
 		e.end()
 	}
 	if err := c.ready(); err != nil {
+		c.done()
 		helpers.mu.Lock()
 		if helpers.broken == nil {
 			helpers.broken = map[string]bool{}
@@ -425,16 +465,12 @@ func (c *client) start(cmd *exec.Cmd, req []byte) (proc *Process, sent bool, err
 		mine.Close()
 		return nil, true, fmt.Errorf("sandbox: status socket: %w", err)
 	}
-	helpers.mu.Lock()
-	c.running++
-	helpers.mu.Unlock()
 	rights := unix.UnixRights(int(files[0].Fd()), int(files[1].Fd()), int(files[2].Fd()), int(theirs.Fd()))
 	c.mu.Lock()
 	_, _, err = c.ctl.WriteMsgUnix(req, rights, nil)
 	c.mu.Unlock()
 	if err != nil {
 		mine.Close()
-		c.done()
 		c.died()
 		return nil, false, nil
 	}
@@ -447,7 +483,6 @@ func (c *client) start(cmd *exec.Cmd, req []byte) (proc *Process, sent bool, err
 	}
 	fail := func(err error) (*Process, bool, error) {
 		mine.Close()
-		c.done()
 		return nil, true, err
 	}
 	if err != nil || n == 0 {
@@ -455,7 +490,6 @@ func (c *client) start(cmd *exec.Cmd, req []byte) (proc *Process, sent bool, err
 		// "started" — which it does before it starts the command — so
 		// the command never ran: another helper may take it.
 		mine.Close()
-		c.done()
 		c.died()
 		return nil, false, nil
 	}
@@ -484,6 +518,207 @@ func senderPid(oob []byte) int {
 	return 0
 }
 
+// startSpare hands cmd to the spare the helper built ahead, and asks
+// for the next: the command only has to be exec'd. ok is false when there
+// was no usable spare (none yet, or one made stale by a path that needs
+// protecting since, or one that died): the caller then asks the helper.
+func (c *client) startSpare(cmd *exec.Cmd, pol Policy) (proc *Process, ok bool, err error) {
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.spareAsked {
+		// Only a spare already made is worth it: waiting for one being
+		// made costs what the helper's own path costs, and more.
+		sp, err := c.readSpare(true)
+		switch {
+		case errors.Is(err, errNotYet):
+			return nil, false, nil
+		case err != nil:
+			c.died()
+			return nil, false, nil
+		}
+		c.spareAsked = false
+		c.spare = sp
+	}
+	sp := c.spare
+	c.spare = nil
+	if sp == nil || sp.stale(pol) {
+		if sp != nil {
+			sp.f.Close()
+		}
+		c.askSpare() // for the next command
+		return nil, false, nil
+	}
+	req, fits := encodeSpareRequest(filepath.Clean(cmd.Dir), cmd.Path, cmd.Args, withVars(withoutVar(env, childEnv), sp.info.Vars))
+	pid := sp.started()
+	if !fits || pid <= 0 {
+		sp.f.Close()
+		c.askSpare()
+		return nil, false, nil
+	}
+	files, closeFiles, err := stdio(cmd)
+	if err != nil {
+		sp.f.Close()
+		return nil, true, err
+	}
+	rights := unix.UnixRights(int(files[0].Fd()), int(files[1].Fd()), int(files[2].Fd()))
+	err = unix.Sendmsg(int(sp.f.Fd()), req, rights, nil, unix.MSG_NOSIGNAL)
+	closeFiles()
+	if err != nil || !sp.taken() {
+		// It died before it had the command: the command never ran.
+		sp.f.Close()
+		c.askSpare()
+		return nil, false, nil
+	}
+	// The next spare is asked for once this command ends, so that it is
+	// built while the model thinks rather than beside the command.
+	return &Process{pid: pid, status: sp.f, c: c, spare: true}, true, nil
+}
+
+// askSpare asks the helper for a spare (with c.mu held); the answer is
+// read when the next command comes.
+func (c *client) askSpare() {
+	if c.spareAsked || c.spare != nil {
+		return
+	}
+	if _, _, err := c.ctl.WriteMsgUnix([]byte(`{"spare":true}`), nil, nil); err != nil {
+		c.died()
+		return
+	}
+	c.spareAsked = true
+}
+
+// errNotYet: the helper has not answered yet.
+var errNotYet = errors.New("not yet")
+
+// readSpare reads the helper's answer to askSpare: a spare, or nil when
+// the helper could not make one. With nowait, an answer not there yet is
+// errNotYet.
+func (c *client) readSpare(nowait bool) (*spareConn, error) {
+	buf := make([]byte, 64<<10)
+	oob := make([]byte, unix.CmsgSpace(4))
+	var n, oobn int
+	var err error
+	if nowait {
+		rc, rerr := c.ctl.SyscallConn()
+		if rerr != nil {
+			return nil, rerr
+		}
+		// One attempt, not a wait.
+		if rerr := rc.Read(func(fd uintptr) bool {
+			n, oobn, _, _, err = unix.Recvmsg(int(fd), buf, oob, unix.MSG_DONTWAIT)
+			return true
+		}); rerr != nil {
+			return nil, rerr
+		}
+		if errors.Is(err, unix.EAGAIN) {
+			return nil, errNotYet
+		}
+	} else {
+		n, oobn, _, _, err = c.ctl.ReadMsgUnix(buf, oob)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, errors.New("the sandbox helper hung up")
+	}
+	fds := receivedFDs(oob[:oobn])
+	kind, detail := parseMessage(buf[:n])
+	if kind != "spare" || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, nil
+	}
+	sp := &spareConn{f: os.NewFile(uintptr(fds[0]), "sandbox-spare")}
+	if err := json.Unmarshal([]byte(detail), &sp.info); err != nil {
+		sp.f.Close()
+		return nil, nil
+	}
+	return sp, nil
+}
+
+// stale reports whether the spare lacks what the policy needs now: the
+// private caches, or a read-only bind over a protected path that has
+// appeared since it was made.
+func (sp *spareConn) stale(pol Policy) bool {
+	if pol.CacheDir != "" && !pol.ReadOnlyWorkspace && !sp.info.Caches {
+		return true
+	}
+	for _, p := range readOnlyPaths(pol) {
+		if !slices.Contains(sp.info.Protected, p) && exists(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// started reads the "started" the spare's supervisor sends first thing
+// (waiting for it if the spare is that new) and returns the supervisor's
+// pid, or 0 when the spare has died (its end is reported after it).
+func (sp *spareConn) started() int {
+	fd := int(sp.f.Fd())
+	buf := make([]byte, 64)
+	oob := make([]byte, unix.CmsgSpace(unix.SizeofUcred))
+	n, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, 0)
+	for errors.Is(err, unix.EINTR) {
+		n, oobn, _, _, err = unix.Recvmsg(fd, buf, oob, 0)
+	}
+	if err != nil || n == 0 {
+		return 0
+	}
+	if kind, _ := parseMessage(buf[:n]); kind != helperStarted {
+		return 0
+	}
+	pid := senderPid(oob[:oobn])
+	if _, _, _, _, err := unix.Recvmsg(fd, buf, nil, unix.MSG_DONTWAIT|unix.MSG_PEEK); !errors.Is(err, unix.EAGAIN) {
+		return 0 // its end was reported: it died
+	}
+	return pid
+}
+
+// taken waits for the spare's "run": it has the command.
+func (sp *spareConn) taken() bool {
+	buf := make([]byte, 64)
+	for {
+		n, _, _, _, err := unix.Recvmsg(int(sp.f.Fd()), buf, nil, 0)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && string(buf[:n]) == spareTaken
+	}
+}
+
+// encodeSpareRequest encodes a command for a spare (see spareBuf); fits
+// is false when it is too big or a string holds a NUL.
+func encodeSpareRequest(dir, path string, args, env []string) ([]byte, bool) {
+	size := 8 + len(dir) + len(path) + 2
+	for _, list := range [][]string{args, env} {
+		for _, a := range list {
+			size += len(a) + 1
+		}
+	}
+	if size > maxSpareRequest || len(args) == 0 || len(args) > maxSpareArgs || len(env) > maxSpareEnv {
+		return nil, false
+	}
+	b := make([]byte, 8, size)
+	binary.LittleEndian.PutUint32(b[0:], uint32(len(args)))
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(env)))
+	for _, list := range [][]string{{dir, path}, args, env} {
+		for _, a := range list {
+			if strings.IndexByte(a, 0) >= 0 {
+				return nil, false
+			}
+			b = append(append(b, a...), 0)
+		}
+	}
+	return b, true
+}
+
 // done records that one of c's commands ended.
 func (c *client) done() {
 	helpers.mu.Lock()
@@ -503,11 +738,19 @@ func (c *client) died() {
 	go c.end() // reaps it; a zombie would stay otherwise
 }
 
-// end ends the helper, and any command in it, and reaps it.
+// end ends the helper, and any command in it, and reaps it; once.
 func (c *client) end() {
-	c.ctl.Close()
-	c.cmd.Process.Kill()
-	c.cmd.Wait()
+	c.ended.Do(func() {
+		c.mu.Lock()
+		if c.spare != nil {
+			c.spare.f.Close()
+			c.spare = nil
+		}
+		c.mu.Unlock()
+		c.ctl.Close()
+		c.cmd.Process.Kill()
+		c.cmd.Wait()
+	})
 }
 
 // stdio opens cmd's standard descriptors (nil means /dev/null) and

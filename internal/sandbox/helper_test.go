@@ -32,11 +32,56 @@ func helperOf(t *testing.T, ws string) int {
 		if err != nil || !strings.HasPrefix(string(b), "openseek-sandbox-helper\x00") {
 			continue
 		}
+		// The helper is this process's child; its forks (spare
+		// supervisors and their commands) look like it but are not.
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		_, after, _ := strings.Cut(string(stat), ") ")
+		if f := strings.Fields(after); len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
 		if cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd"); err == nil && cwd == ws {
 			return pid
 		}
 	}
 	return 0
+}
+
+// waitDead waits until process pid has died with every process of its
+// PID namespace: a zombie with no thread left but its leader (a leader
+// shows "Z" while its other threads still exit) and no child.
+func waitDead(t *testing.T, pid int) {
+	t.Helper()
+	for range 2000 {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return
+		}
+		tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+		if strings.Contains(string(stat), ") Z ") && len(tasks) <= 1 && !hasChildren(pid) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("process %d did not die", pid)
+}
+
+// hasChildren reports whether any process has pid as its parent.
+func hasChildren(pid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		_, after, _ := strings.Cut(string(stat), ") ")
+		if f := strings.Fields(after); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestHelperServesCommands checks that commands of one policy share one
@@ -94,6 +139,7 @@ func TestHelperKilledIsRebuilt(t *testing.T) {
 		t.Fatal("no helper")
 	}
 	syscall.Kill(first, syscall.SIGKILL)
+	waitDead(t, first)
 	out, code := run(t, &pol, ws, "grep -c Seccomp:.*2 /proc/self/status; echo rebuilt")
 	if code != 0 || !strings.HasSuffix(out, "rebuilt\n") || strings.HasPrefix(out, "0") {
 		t.Fatalf("after the helper was killed: exit %d, %q", code, out)

@@ -85,16 +85,17 @@ func parseMessage(b []byte) (kind, detail string) {
 
 // helperConfig is what the helper prepares once for all its commands.
 type helperConfig struct {
-	pol          Policy
-	ruleset      int
-	rulesetFlags uint32
-	capHdr       unix.CapUserHeader
-	capData      [2]unix.CapUserData
-	archFilter   *unix.SockFprog // nil without a second system call gate
-	filter       *unix.SockFprog
-	keep         [][]unix.SockFilter // the programs the two point into
-	cacheVars    []string            // the private caches' variables
-	msgs         [failSteps]*failMsg // failure messages (but exec's)
+	pol           Policy
+	ruleset       int
+	rulesetFlags  uint32
+	capHdr        unix.CapUserHeader
+	capData       [2]unix.CapUserData
+	archFilter    *unix.SockFprog // nil without a second system call gate
+	filter        *unix.SockFprog
+	keep          [][]unix.SockFilter // the programs the two point into
+	cacheVars     []string            // the private caches' variables
+	proc, procDir *byte               // "proc", "/proc"
+	msgs          [failSteps]*failMsg // failure messages (but exec's)
 }
 
 func newHelperConfig(pol Policy, prog []unix.SockFilter) (*helperConfig, error) {
@@ -116,6 +117,12 @@ func newHelperConfig(pol Policy, prog []unix.SockFilter) (*helperConfig, error) 
 	}
 	c.filter = &unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	c.keep = [][]unix.SockFilter{arch, prog}
+	if c.proc, err = syscall.BytePtrFromString("proc"); err != nil {
+		return nil, err
+	}
+	if c.procDir, err = syscall.BytePtrFromString("/proc"); err != nil {
+		return nil, err
+	}
 	c.cacheVars = cacheVars(pol.CacheDir)
 	for i, what := range failText {
 		c.msgs[i] = newFailMsg("openseek sandbox: " + what + " failed; the command was not run (errno ")
@@ -183,6 +190,15 @@ func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []strin
 // "started" on it, so that the parent gets its pid from the kernel.
 func (h *helper) serve(msg, oob []byte) {
 	fds := receivedFDs(oob)
+	if len(fds) == 0 {
+		var r struct {
+			Spare bool `json:"spare"`
+		}
+		if json.Unmarshal(msg, &r) == nil && r.Spare {
+			h.makeSpare()
+		}
+		return
+	}
 	if len(fds) != 4 {
 		for _, fd := range fds {
 			unix.Close(fd)
@@ -223,6 +239,61 @@ func (h *helper) serve(msg, oob []byte) {
 		unix.Close(status)
 		return
 	}
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
+
+// spareInfo tells the parent what a spare was built with, so that it
+// can tell a spare made stale by what happened since.
+type spareInfo struct {
+	Protected []string `json:"protected"` // read-only paths bound in it
+	Vars      []string `json:"vars"`      // the private caches' variables
+	Caches    bool     `json:"caches"`    // whether it has the private caches
+}
+
+// makeSpare forks a spare (a supervisor and its command's process, the
+// command yet to come) and sends the parent its end of the spare's status
+// socket ("spare" and a spareInfo), or "nospare" and why.
+func (h *helper) makeSpare() {
+	if err := h.prepare(false); err != nil {
+		reportHelper("nospare", err.Error())
+		return
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		reportHelper("nospare", err.Error())
+		return
+	}
+	parent, spare := fds[0], fds[1]
+	// The supervisor's "started" carries its pid for the parent.
+	if err := unix.SetsockoptInt(parent, unix.SOL_SOCKET, unix.SO_PASSCRED, 1); err != nil {
+		unix.Close(parent)
+		unix.Close(spare)
+		reportHelper("nospare", err.Error())
+		return
+	}
+	pl := newSparePlan(h.cfg, spare)
+	h.mu.Lock()
+	pid, err := forkSupervisor(pl)
+	if err == nil {
+		h.running[pid] = spare
+	}
+	h.mu.Unlock()
+	if err != nil {
+		unix.Close(parent)
+		unix.Close(spare)
+		reportHelper("nospare", "start a spare supervisor: "+err.Error())
+		return
+	}
+	info := spareInfo{Vars: h.cfg.cacheVars, Caches: !h.cacheLater}
+	for p := range h.protected {
+		info.Protected = append(info.Protected, p)
+	}
+	data, _ := json.Marshal(info)
+	sendMessage(helperFD, "spare", string(data), []int{parent})
+	unix.Close(parent)
 	select {
 	case h.kick <- struct{}{}:
 	default:
