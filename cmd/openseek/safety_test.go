@@ -72,6 +72,11 @@ func TestAgentStaysInTheSandbox(t *testing.T) {
 		{"home", "echo x > " + filepath.Join(home, "planted")},
 		{"parent", "cat /proc/$PPID/cmdline /proc/1/environ 2>&1 | grep -c sk-secret-key || true"},
 		{"cache", "echo x > " + filepath.Join(home, ".cache", "planted")},
+		// Past the read-only bind with the mount family or a new user
+		// namespace (root inside the sandbox once could).
+		{"remount", "mount -o remount,bind,rw .git && echo x > .git/hooks/post-checkout"},
+		{"bindover", "mkdir -p /tmp/h && mount --bind /tmp/h .git/hooks && echo x > .git/hooks/post-merge"},
+		{"userns", "unshare -Urm sh -c 'mount -o remount,bind,rw .git && echo x > .git/hooks/pre-push'"},
 		{"socket", "nc -U -w 1 " + sock + " </dev/null"},
 		{"leftover", "(exec -a " + mark + " sleep 300) & setsid bash -c 'exec -a " + mark + " sleep 300' & nohup bash -c 'exec -a " + mark + " sleep 300' >/dev/null 2>&1 & echo left"},
 		{"inside", "echo ok > inside.txt && cat inside.txt"},
@@ -91,13 +96,15 @@ func TestAgentStaysInTheSandbox(t *testing.T) {
 	}
 	// (A write under $HOME, itself in /tmp here, lands in the command's
 	// private /tmp: it may succeed; the host's file is checked below.)
-	for _, id := range []string{"hook", "config", "outside", "cache", "socket"} {
+	for _, id := range []string{"hook", "config", "outside", "cache", "socket", "remount", "bindover", "userns"} {
 		if tr := results[id]; !strings.Contains(tr.Content, "<system>exit=") || strings.Contains(tr.Content, "<system>exit=0<") {
 			t.Errorf("%s: the command seems to have succeeded: %q", id, tr.Content)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(ws, ".git/hooks/pre-commit")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a git hook was planted: %v", err)
+	for _, hook := range []string{"pre-commit", "post-checkout", "post-merge", "pre-push"} {
+		if _, err := os.Stat(filepath.Join(ws, ".git/hooks", hook)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a git hook (%s) was planted: %v", hook, err)
+		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, ".openseek/config.toml")); len(b) != 0 {
 		t.Errorf("the project config was rewritten: %q", b)
