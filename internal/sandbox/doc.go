@@ -39,6 +39,14 @@
 // shared. A dead helper is replaced at the next command; a helper that
 // cannot be built leaves its commands to Wrap, which reports why.
 //
+// The helper also keeps a spare: a supervisor, confined, with its
+// command's process forked and waiting, built when a command ends (while
+// the model thinks). The next command goes straight to that process over
+// the spare's socket — it acknowledges with "run", enters the directory
+// and execs — so a step pays for one exec, not two forks. A spare made
+// before a protected path appeared, or before the private caches were,
+// is stale and set aside; one that is not ready yet is not waited for.
+//
 // Invariants:
 //   - a wrapped command either runs with the whole policy applied or does
 //     not run at all: when any step fails the child prints
