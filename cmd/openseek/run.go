@@ -47,18 +47,9 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 			if j.inputFormat == "json" {
 				return c.runJSON(cmd, &j, noSession, cont, sysFile, addendum, format)
 			}
-			task := strings.TrimSpace(strings.Join(args, " "))
-			if !isTerminal(c.stdin) {
-				piped, err := readPiped(c.stdin, task == "")
-				if err != nil {
-					return err
-				}
-				switch {
-				case task == "":
-					task = piped
-				case piped != "":
-					task += "\n\n<stdin>\n" + piped + "\n</stdin>"
-				}
+			task, err := c.taskWords(args)
+			if err != nil {
+				return err
 			}
 			if task == "" {
 				return errors.New(`a task is required: openseek run "what to do"`)
@@ -309,4 +300,24 @@ func (f *firstByte) Read(p []byte) (int, error) {
 		close(f.first)
 	}
 	return n, err
+}
+
+// taskWords is the task given as words, joined with what is piped on
+// stdin (which alone is the task when no words were given).
+func (c *cli) taskWords(args []string) (string, error) {
+	task := strings.TrimSpace(strings.Join(args, " "))
+	if isTerminal(c.stdin) {
+		return task, nil
+	}
+	piped, err := readPiped(c.stdin, task == "")
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case task == "":
+		return piped, nil
+	case piped != "":
+		return task + "\n\n<stdin>\n" + piped + "\n</stdin>", nil
+	}
+	return task, nil
 }

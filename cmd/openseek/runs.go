@@ -75,18 +75,9 @@ func (c *cli) runBestOf(cmd *cobra.Command, args []string, b *bestOfFlags, forma
 	if c.g.approval == "ask" {
 		return errors.New("--approval ask needs a controller to ask: runs are unattended, so use never or always")
 	}
-	task := strings.TrimSpace(strings.Join(args, " "))
-	if !isTerminal(c.stdin) {
-		piped, err := readPiped(c.stdin, task == "")
-		if err != nil {
-			return err
-		}
-		switch {
-		case task == "":
-			task = piped
-		case piped != "":
-			task += "\n\n<stdin>\n" + piped + "\n</stdin>"
-		}
+	task, err := c.taskWords(args)
+	if err != nil {
+		return err
 	}
 	if task == "" {
 		return errors.New(`a task is required: openseek run --runs N "what to do"`)
