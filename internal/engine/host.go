@@ -16,6 +16,7 @@ import (
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/trust"
@@ -432,6 +433,10 @@ func (h *Host) Close() error {
 	if m != nil {
 		m.Close()
 	}
+	// The sandbox helpers its sessions' commands ran in end now rather
+	// than with the process (a helper still running a command of another
+	// host in this process is left alone).
+	sandbox.Shutdown()
 	return nil
 }
 
