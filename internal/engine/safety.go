@@ -40,8 +40,9 @@ func configFiles(home, dir string) []string {
 	}
 }
 
-// setupSafety builds the permission guard and the sandbox policy for the
-// tool environment. A rules file that does not parse stops the start.
+// setupSafety builds the permission guard for the tool environment and
+// hands it the sandbox startSandbox set up. A rules file that does not
+// parse stops the start.
 func (e *Engine) setupSafety() error {
 	mode, err := policy.ParseMode(e.opts.Approval)
 	if err != nil {

@@ -99,18 +99,8 @@ const lockedSecurebits = 1<<0 | 1<<1 | 1<<2 | 1<<3 | 1<<5 | 1<<6 | 1<<7
 
 // newPlan prepares the raw form of one command for a supervisor.
 func newPlan(c *helperConfig, path string, argv, env []string, dir string, stdio [3]int, status int) (*forkPlan, error) {
-	msg := []byte(helperStarted)
-	iov := &unix.Iovec{Base: &msg[0]}
-	iov.SetLen(len(msg))
-	hdr := &unix.Msghdr{Iov: iov}
-	hdr.SetIovlen(1)
-	pl := &forkPlan{
-		status: uintptr(status), started: hdr,
-		ruleset: uintptr(c.ruleset), rulesetFlags: uintptr(c.rulesetFlags), capHdr: &c.capHdr, capData: &c.capData,
-		archFilter: c.archFilter, filter: c.filter,
-		stdio: [3]uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])},
-	}
-	pl.procSrc, pl.procDir, pl.procType = c.proc, c.procDir, c.proc
+	pl := basePlan(c, status)
+	pl.stdio = [3]uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])}
 	d, err := syscall.BytePtrFromString(dir)
 	if err != nil {
 		return nil, err
@@ -130,9 +120,32 @@ func newPlan(c *helperConfig, path string, argv, env []string, dir string, stdio
 	pl.keep = []any{d, p, av, ev}
 	pl.dir, pl.path = uintptr(unsafe.Pointer(d)), uintptr(unsafe.Pointer(p))
 	pl.argv, pl.envv = uintptr(unsafe.Pointer(&av[0])), uintptr(unsafe.Pointer(&ev[0]))
-	pl.msgs = c.msgs
 	pl.msgs[failExec] = newFailMsg("openseek sandbox: exec " + path + " failed; the command was not run (errno ")
 	return pl, nil
+}
+
+// basePlan is what every supervisor of the helper needs: the confinement
+// the helper prepared, its status socket and the "started" it sends there.
+func basePlan(c *helperConfig, status int) *forkPlan {
+	pl := &forkPlan{
+		status: uintptr(status), started: messageHdr(helperStarted),
+		ruleset: uintptr(c.ruleset), rulesetFlags: uintptr(c.rulesetFlags), capHdr: &c.capHdr, capData: &c.capData,
+		archFilter: c.archFilter, filter: c.filter,
+		procSrc: c.proc, procDir: c.procDir, procType: c.proc,
+		msgs: c.msgs,
+	}
+	pl.msgs[failExec] = newFailMsg("openseek sandbox: exec failed; the command was not run (errno ")
+	return pl
+}
+
+// messageHdr is a sendmsg header for the one-message text.
+func messageHdr(text string) *unix.Msghdr {
+	b := []byte(text)
+	iov := &unix.Iovec{Base: &b[0]}
+	iov.SetLen(len(b))
+	hdr := &unix.Msghdr{Iov: iov}
+	hdr.SetIovlen(1)
+	return hdr
 }
 
 // forkSupervisor forks a supervisor for pl in new PID and mount
@@ -288,31 +301,15 @@ type spareBuf struct {
 
 // newSparePlan prepares a spare whose command arrives on status.
 func newSparePlan(c *helperConfig, status int) *forkPlan {
-	msg := []byte(helperStarted)
-	iov := &unix.Iovec{Base: &msg[0]}
-	iov.SetLen(len(msg))
-	hdr := &unix.Msghdr{Iov: iov}
-	hdr.SetIovlen(1)
 	sb := &spareBuf{}
 	sb.iov.Base = &sb.req[0]
 	sb.iov.SetLen(len(sb.req))
 	sb.hdr.Iov = &sb.iov
 	sb.hdr.SetIovlen(1)
 	sb.hdr.Control = &sb.oob[0]
-	run := []byte(spareTaken)
-	runIov := &unix.Iovec{Base: &run[0]}
-	runIov.SetLen(len(run))
-	runHdr := &unix.Msghdr{Iov: runIov}
-	runHdr.SetIovlen(1)
-	pl := &forkPlan{
-		status: uintptr(status), started: hdr, taken: runHdr, spare: sb,
-		ruleset: uintptr(c.ruleset), rulesetFlags: uintptr(c.rulesetFlags), capHdr: &c.capHdr, capData: &c.capData,
-		archFilter: c.archFilter, filter: c.filter,
-		procSrc: c.proc, procDir: c.procDir, procType: c.proc,
-		stdio: [3]uintptr{2, 2, 2}, // until the command's arrive
-	}
-	pl.msgs = c.msgs
-	pl.msgs[failExec] = newFailMsg("openseek sandbox: exec failed; the command was not run (errno ")
+	pl := basePlan(c, status)
+	pl.spare, pl.taken = sb, messageHdr(spareTaken)
+	pl.stdio = [3]uintptr{2, 2, 2} // until the command's arrive
 	return pl
 }
 

@@ -239,10 +239,7 @@ func (h *helper) serve(msg, oob []byte) {
 		unix.Close(status)
 		return
 	}
-	select {
-	case h.kick <- struct{}{}:
-	default:
-	}
+	h.wake()
 }
 
 // spareInfo tells the parent what a spare was built with, so that it
@@ -294,10 +291,7 @@ func (h *helper) makeSpare() {
 	data, _ := json.Marshal(info)
 	sendMessage(helperFD, "spare", string(data), []int{parent})
 	unix.Close(parent)
-	select {
-	case h.kick <- struct{}{}:
-	default:
-	}
+	h.wake()
 }
 
 // prepare brings the sandbox up to date before a command: the private
@@ -341,6 +335,14 @@ func (h *helper) protectNew() error {
 		h.protected[p] = true
 	}
 	return nil
+}
+
+// wake tells reap that a supervisor was forked.
+func (h *helper) wake() {
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
 }
 
 // receivedFDs are the descriptors that came with a message.
