@@ -299,16 +299,29 @@ type spareBuf struct {
 	env  [maxSpareEnv + 1]uintptr
 }
 
-// newSparePlan prepares a spare whose command arrives on status.
-func newSparePlan(c *helperConfig, status int) *forkPlan {
+// newSpareBuf is a spareBuf ready to receive into. The helper makes one
+// and gives it to every spare: each receives into its own copy-on-write
+// copy, and the helper never writes to it again. A buffer per spare
+// would cost an allocation of 190 KiB, its zeroing and its page faults
+// every time, and each of those pages would be copied again when the
+// helper next wrote to it while a spare shares it.
+func newSpareBuf() *spareBuf {
 	sb := &spareBuf{}
 	sb.iov.Base = &sb.req[0]
 	sb.iov.SetLen(len(sb.req))
 	sb.hdr.Iov = &sb.iov
 	sb.hdr.SetIovlen(1)
 	sb.hdr.Control = &sb.oob[0]
+	return sb
+}
+
+// newSparePlan prepares a spare whose command arrives on status.
+func newSparePlan(c *helperConfig, status int) *forkPlan {
+	if c.spareBuf == nil {
+		c.spareBuf = newSpareBuf()
+	}
 	pl := basePlan(c, status)
-	pl.spare, pl.taken = sb, messageHdr(spareTaken)
+	pl.spare, pl.taken = c.spareBuf, messageHdr(spareTaken)
 	pl.stdio = [3]uintptr{2, 2, 2} // until the command's arrive
 	return pl
 }

@@ -64,6 +64,8 @@ type client struct {
 	// asked for and its answer not read yet.
 	spare      *spareConn
 	spareAsked bool
+	buf        [16 << 10]byte // readSpare's
+	oob        [24]byte       // room for one descriptor
 }
 
 // spareConn is this process's end of a spare's status socket.
@@ -530,13 +532,10 @@ func (c *client) startSpare(cmd *exec.Cmd, pol Policy) (proc *Process, ok bool, 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.spareAsked {
-		// Only a spare already made is worth it: waiting for one being
-		// made costs what the helper's own path costs, and more.
-		sp, err := c.readSpare(true)
-		switch {
-		case errors.Is(err, errNotYet):
-			return nil, false, nil
-		case err != nil:
+		// The helper serves one request at a time and is making the
+		// spare, so waiting for it is the quickest way to a sandbox.
+		sp, err := c.readSpare()
+		if err != nil {
 			c.died()
 			return nil, false, nil
 		}
@@ -591,43 +590,18 @@ func (c *client) askSpare() {
 	c.spareAsked = true
 }
 
-// errNotYet: the helper has not answered yet.
-var errNotYet = errors.New("not yet")
-
 // readSpare reads the helper's answer to askSpare: a spare, or nil when
-// the helper could not make one. With nowait, an answer not there yet is
-// errNotYet.
-func (c *client) readSpare(nowait bool) (*spareConn, error) {
-	buf := make([]byte, 64<<10)
-	oob := make([]byte, unix.CmsgSpace(4))
-	var n, oobn int
-	var err error
-	if nowait {
-		rc, rerr := c.ctl.SyscallConn()
-		if rerr != nil {
-			return nil, rerr
-		}
-		// One attempt, not a wait.
-		if rerr := rc.Read(func(fd uintptr) bool {
-			n, oobn, _, _, err = unix.Recvmsg(int(fd), buf, oob, unix.MSG_DONTWAIT)
-			return true
-		}); rerr != nil {
-			return nil, rerr
-		}
-		if errors.Is(err, unix.EAGAIN) {
-			return nil, errNotYet
-		}
-	} else {
-		n, oobn, _, _, err = c.ctl.ReadMsgUnix(buf, oob)
-	}
+// the helper could not make one.
+func (c *client) readSpare() (*spareConn, error) {
+	n, oobn, _, _, err := c.ctl.ReadMsgUnix(c.buf[:], c.oob[:])
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
 		return nil, errors.New("the sandbox helper hung up")
 	}
-	fds := receivedFDs(oob[:oobn])
-	kind, detail := parseMessage(buf[:n])
+	fds := receivedFDs(c.oob[:oobn])
+	kind, detail := parseMessage(c.buf[:n])
 	if kind != "spare" || len(fds) != 1 {
 		for _, fd := range fds {
 			unix.Close(fd)

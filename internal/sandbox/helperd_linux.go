@@ -96,6 +96,7 @@ type helperConfig struct {
 	cacheVars     []string            // the private caches' variables
 	proc, procDir *byte               // "proc", "/proc"
 	msgs          [failSteps]*failMsg // failure messages (but exec's)
+	spareBuf      *spareBuf           // every spare's, made with the first
 }
 
 func newHelperConfig(pol Policy, prog []unix.SockFilter) (*helperConfig, error) {
