@@ -39,13 +39,25 @@
 // shared. A dead helper is replaced at the next command; a helper that
 // cannot be built leaves its commands to Wrap, which reports why.
 //
+// On amd64 the supervisor and its command's process are not forks: they
+// are cloned with CLONE_VM (clonevm_linux_amd64.s) and share the
+// helper's memory, each on a stack of its own, until the command's exec
+// gives it its own — as vfork does, without a copy of the helper's page
+// tables per process and the copy-on-write faults after it, which cost
+// more than the command on a virtual machine. The code they run writes
+// only their stacks, their plan and their spare buffer, which the helper
+// keeps untouched until it has reaped them. The helper is not dumpable,
+// so a command cannot reach that shared memory through /proc/1/mem (it
+// would need CAP_SYS_PTRACE). Other architectures fork.
+//
 // The helper also keeps a spare: a supervisor, confined, with its
-// command's process forked and waiting, built when a command ends (while
+// command's process started and waiting, built when a command ends (while
 // the model thinks). The next command goes straight to that process over
 // the spare's socket — it acknowledges with "run", enters the directory
-// and execs — so a step pays for one exec, not two forks. A spare made
-// before a protected path appeared, or before the private caches were,
-// is stale and set aside; one that is not ready yet is not waited for.
+// and execs — so a step pays for one exec. A spare made before a
+// protected path appeared, or before the private caches were, is stale
+// and set aside; one still being made is waited for, since the helper
+// would make it before it served the command anyway.
 //
 // Invariants:
 //   - a wrapped command either runs with the whole policy applied or does

@@ -42,7 +42,11 @@ type forkPlan struct {
 	capHdr                *unix.CapUserHeader
 	capData               *[2]unix.CapUserData
 	archFilter, filter    *unix.SockFprog
-	stdio                 [3]uintptr
+	// supStack and cmdStack, when set, are the tops of the stacks the
+	// supervisor and its command's process start on, sharing the
+	// helper's memory (cloneVM); else each is forked with a copy.
+	supStack, cmdStack uintptr
+	stdio              [3]uintptr
 	// status is the command's status socket, started the message that
 	// tells the parent the supervisor runs (the kernel adds its pid).
 	status  uintptr
@@ -160,8 +164,14 @@ func forkSupervisor(pl *forkPlan) (pid int, err error) {
 	if _, _, e := syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&all)), uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
 		return 0, e
 	}
-	r, e := rawClone(unix.CLONE_NEWPID | unix.CLONE_NEWNS | uintptr(unix.SIGCHLD))
-	if r == 0 && e == 0 {
+	const flags = unix.CLONE_NEWPID | unix.CLONE_NEWNS | uintptr(unix.SIGCHLD)
+	var r uintptr
+	var e syscall.Errno
+	if pl.supStack != 0 {
+		var errno uintptr
+		r, errno = cloneVMSupervisor(unix.CLONE_VM|flags, pl.supStack, pl)
+		e = syscall.Errno(errno)
+	} else if r, e = rawClone(flags); r == 0 && e == 0 {
 		supervisor(pl) // never returns
 	}
 	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&old)), 0, 8, 0, 0)
@@ -181,7 +191,26 @@ func rawClone(flags uintptr) (uintptr, syscall.Errno) {
 	return r, e
 }
 
-// supervisor runs in the forked child. It never returns.
+// vmSupervisor is a supervisor's start on its own stack (cloneVM).
+//
+//go:nosplit
+//go:norace
+func vmSupervisor(pl *forkPlan) { supervisor(pl) }
+
+// vmCommand is the start of a supervisor's child, the command's process:
+// a spare's waits for its command first. It never returns.
+//
+//go:nosplit
+//go:norace
+func vmCommand(pl *forkPlan) {
+	if pl.spare != nil {
+		spareReceive(pl)
+	}
+	command(pl)
+}
+
+// supervisor runs in the child, sharing the helper's memory (cloneVM)
+// or a copy of it (rawClone). It never returns.
 //
 //go:nosplit
 //go:norace
@@ -227,15 +256,22 @@ func supervisor(pl *forkPlan) {
 			exit(128 + s)
 		}
 	}
-	child, e := rawClone(uintptr(unix.SIGCHLD))
-	if e != 0 {
-		fail(pl, failFork, e)
-	}
-	if child == 0 {
-		if pl.spare != nil {
-			spareReceive(pl)
+	var child uintptr
+	if pl.cmdStack != 0 {
+		r, errno := cloneVM(unix.CLONE_VM|uintptr(unix.SIGCHLD), pl.cmdStack, pl, vmCommandPC)
+		if errno != 0 {
+			fail(pl, failFork, syscall.Errno(errno))
 		}
-		command(pl) // never returns
+		child = r
+	} else {
+		r, e := rawClone(uintptr(unix.SIGCHLD))
+		if e != 0 {
+			fail(pl, failFork, e)
+		}
+		if r == 0 {
+			vmCommand(pl) // never returns
+		}
+		child = r
 	}
 	// The supervisor keeps no descriptor but the status socket: the
 	// output pipe ends with the command (and whatever it left behind).
@@ -299,12 +335,9 @@ type spareBuf struct {
 	env  [maxSpareEnv + 1]uintptr
 }
 
-// newSpareBuf is a spareBuf ready to receive into. The helper makes one
-// and gives it to every spare: each receives into its own copy-on-write
-// copy, and the helper never writes to it again. A buffer per spare
-// would cost an allocation of 190 KiB, its zeroing and its page faults
-// every time, and each of those pages would be copied again when the
-// helper next wrote to it while a spare shares it.
+// newSpareBuf is a spareBuf ready to receive into. The helper keeps
+// those of ended spares for the next: a new one costs an allocation of
+// 190 KiB, its zeroing and its page faults.
 func newSpareBuf() *spareBuf {
 	sb := &spareBuf{}
 	sb.iov.Base = &sb.req[0]
@@ -315,13 +348,10 @@ func newSpareBuf() *spareBuf {
 	return sb
 }
 
-// newSparePlan prepares a spare whose command arrives on status.
-func newSparePlan(c *helperConfig, status int) *forkPlan {
-	if c.spareBuf == nil {
-		c.spareBuf = newSpareBuf()
-	}
+// newSparePlan prepares a spare whose command arrives on status, into sb.
+func newSparePlan(c *helperConfig, status int, sb *spareBuf) *forkPlan {
 	pl := basePlan(c, status)
-	pl.spare, pl.taken = c.spareBuf, messageHdr(spareTaken)
+	pl.spare, pl.taken = sb, messageHdr(spareTaken)
 	pl.stdio = [3]uintptr{2, 2, 2} // until the command's arrive
 	return pl
 }

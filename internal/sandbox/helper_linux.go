@@ -501,7 +501,7 @@ func (c *client) start(cmd *exec.Cmd, req []byte) (proc *Process, sent bool, err
 	}
 	pid := senderPid(oob[:oobn])
 	if kind != helperStarted || pid <= 0 {
-		return fail(fmt.Errorf("the sandbox helper said %q", kind))
+		return fail(fmt.Errorf("the sandbox helper said %q (%s)", kind, detail))
 	}
 	return &Process{pid: pid, status: mine, c: c}, true, nil
 }

@@ -248,3 +248,40 @@ func TestPrepareLeavesTheWorkspaceAlone(t *testing.T) {
 		t.Errorf(".openseek, made for the caches, is writable: %q", out)
 	}
 }
+
+// TestHelperForkedSupervisors runs commands through a helper that forks
+// its supervisors (ForkEnv), the path of other architectures.
+func TestHelperForkedSupervisors(t *testing.T) {
+	t.Setenv(sandbox.ForkEnv, "1")
+	ws, pol := workspace(t)
+	for i := range 4 {
+		out, code := run(t, &pol, ws, fmt.Sprintf("echo $$; exit %d", i))
+		if code != i || strings.TrimSpace(out) == "1" {
+			t.Errorf("command %d: exit %d, output %q (want exit %d, a supervisor as pid 1)", i, code, out, i)
+		}
+	}
+	if out, code := run(t, &pol, ws, "echo hi > .git/config"); code == 0 {
+		t.Errorf("a forked supervisor's command wrote a protected path: %q", out)
+	}
+	if out, code := run(t, &pol, ws, "sleep 100 & echo started"); code != 0 || out != "started\n" {
+		t.Errorf("background command: exit %d, %q", code, out)
+	}
+}
+
+// TestCommandCannotReachTheHelpersMemory: a command's PID 1 is its
+// supervisor, which may share the helper's memory; its memory, memory
+// map and environment are out of the command's reach.
+func TestCommandCannotReachTheHelpersMemory(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	for _, probe := range []string{
+		"head -c 16 /proc/1/mem",
+		"tail -c 16 /proc/1/maps",
+		"cat /proc/1/environ",
+		"exec 3<>/proc/1/mem",
+	} {
+		if out, code := run(t, &pol, ws, probe); code == 0 {
+			t.Errorf("%s succeeded in the sandbox: %q", probe, out)
+		}
+	}
+}

@@ -96,7 +96,6 @@ type helperConfig struct {
 	cacheVars     []string            // the private caches' variables
 	proc, procDir *byte               // "proc", "/proc"
 	msgs          [failSteps]*failMsg // failure messages (but exec's)
-	spareBuf      *spareBuf           // every spare's, made with the first
 }
 
 func newHelperConfig(pol Policy, prog []unix.SockFilter) (*helperConfig, error) {
@@ -136,8 +135,13 @@ func newHelperConfig(pol Policy, prog []unix.SockFilter) (*helperConfig, error) 
 type helper struct {
 	cfg     *helperConfig
 	mu      sync.Mutex
-	running map[int]int // supervisor pid → status socket
-	kick    chan struct{}
+	running map[int]supervised // by the supervisor's pid
+	// cloneVM: supervisors share this process's memory (see fork).
+	cloneVM bool
+	// What ended supervisors leave for the next (under mu).
+	freeStacks []*vmStack
+	freeBufs   []*spareBuf
+	kick       chan struct{}
 
 	// readOnly are the paths kept read-only; protected those bound so
 	// far. A path that appears later (a command ran `git init`) is
@@ -160,10 +164,18 @@ func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []strin
 	if cacheLater {
 		cfg.cacheVars = nil
 	}
-	h := &helper{cfg: cfg, running: map[int]int{}, kick: make(chan struct{}, 1),
-		readOnly: readOnly, protected: map[string]bool{}, cacheLater: cacheLater}
+	h := &helper{cfg: cfg, running: map[int]supervised{}, kick: make(chan struct{}, 1),
+		readOnly: readOnly, protected: map[string]bool{}, cacheLater: cacheLater,
+		cloneVM: haveCloneVM && os.Getenv(ForkEnv) == ""}
 	for _, p := range protected {
 		h.protected[p] = true
+	}
+	// A supervisor is its command's PID 1 and may share this process's
+	// memory (cloneVM): the command must not reach that memory through
+	// /proc/1/mem. Not dumpable, it takes CAP_SYS_PTRACE, which commands
+	// never have.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("make the sandbox helper undumpable: %w", err)
 	}
 	go h.reap()
 	// Every command forks this process: the less memory it holds, the
@@ -229,13 +241,7 @@ func (h *helper) serve(msg, oob []byte) {
 		unix.Close(status)
 		return
 	}
-	h.mu.Lock()
-	pid, err := forkSupervisor(pl)
-	if err == nil {
-		h.running[pid] = status
-	}
-	h.mu.Unlock()
-	if err != nil {
+	if err := h.fork(pl, status); err != nil {
 		sendMessage(status, helperFailed, "start the command's supervisor: "+err.Error(), nil)
 		unix.Close(status)
 		return
@@ -272,14 +278,13 @@ func (h *helper) makeSpare() {
 		reportHelper("nospare", err.Error())
 		return
 	}
-	pl := newSparePlan(h.cfg, spare)
 	h.mu.Lock()
-	pid, err := forkSupervisor(pl)
-	if err == nil {
-		h.running[pid] = spare
-	}
+	buf := h.spareBuf()
 	h.mu.Unlock()
-	if err != nil {
+	if err := h.fork(newSparePlan(h.cfg, spare, buf), spare); err != nil {
+		h.mu.Lock()
+		h.freeBufs = append(h.freeBufs, buf)
+		h.mu.Unlock()
 		unix.Close(parent)
 		unix.Close(spare)
 		reportHelper("nospare", "start a spare supervisor: "+err.Error())
@@ -293,6 +298,81 @@ func (h *helper) makeSpare() {
 	sendMessage(helperFD, "spare", string(data), []int{parent})
 	unix.Close(parent)
 	h.wake()
+}
+
+// ForkEnv, set to anything in the environment of the program that calls
+// [Main], makes its sandbox helpers fork each supervisor and command
+// process (a copy of the helper's memory each) rather than share the
+// helper's memory with them until the command's exec: the way of
+// architectures other than amd64, and a way round a kernel that
+// mishandles the shared one.
+const ForkEnv = "OPENSEEK_SANDBOX_FORK"
+
+// supervised is a running supervisor: its status socket, and what it
+// and its command's process use until they end.
+type supervised struct {
+	status int
+	pl     *forkPlan
+	stack  *vmStack
+}
+
+// vmStack holds the two stacks of a supervisor that shares the helper's
+// memory: the supervisor's and its command's process's until its exec.
+// The code on them is nosplit: the linker bounds its frames far below
+// this.
+type vmStack [2][16 << 10]byte
+
+// top is the highest 16-byte-aligned address of stack i.
+func (s *vmStack) top(i int) uintptr {
+	return (uintptr(unsafe.Pointer(&s[i][0])) + uintptr(len(s[i]))) &^ 15
+}
+
+// fork starts pl's supervisor and records it as running (status is its
+// status socket). With cloneVM it shares this process's memory: it and
+// its command's process start on stacks of their own, and pl and the
+// stacks stay untouched here until reap has seen it end.
+func (h *helper) fork(pl *forkPlan, status int) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var st *vmStack
+	if h.cloneVM {
+		if n := len(h.freeStacks); n > 0 {
+			st, h.freeStacks = h.freeStacks[n-1], h.freeStacks[:n-1]
+		} else {
+			st = new(vmStack)
+		}
+		pl.supStack, pl.cmdStack = st.top(0), st.top(1)
+	}
+	pid, err := forkSupervisor(pl)
+	if err != nil {
+		if st != nil {
+			h.freeStacks = append(h.freeStacks, st)
+		}
+		return err
+	}
+	h.running[pid] = supervised{status: status, pl: pl, stack: st}
+	return nil
+}
+
+// release keeps an ended supervisor's stacks and spare buffer for the
+// next (with mu held).
+func (h *helper) release(sv supervised) {
+	if sv.stack != nil {
+		h.freeStacks = append(h.freeStacks, sv.stack)
+	}
+	if sv.pl.spare != nil {
+		h.freeBufs = append(h.freeBufs, sv.pl.spare)
+	}
+}
+
+// spareBuf is a buffer for a new spare's command (with mu held).
+func (h *helper) spareBuf() *spareBuf {
+	if n := len(h.freeBufs); n > 0 {
+		b := h.freeBufs[n-1]
+		h.freeBufs = h.freeBufs[:n-1]
+		return b
+	}
+	return newSpareBuf()
 }
 
 // prepare brings the sandbox up to date before a command: the private
@@ -379,12 +459,17 @@ func (h *helper) reap() {
 			return
 		}
 		h.mu.Lock()
-		status, ok := h.running[pid]
+		sv, ok := h.running[pid]
 		delete(h.running, pid)
+		if ok {
+			// Its command's process has ended too (or exec'd): a PID
+			// namespace's init ends after all its processes.
+			h.release(sv)
+		}
 		h.mu.Unlock()
 		if ok {
-			sendMessage(status, helperExit, strconv.FormatUint(uint64(*(*uint32)(unsafe.Pointer(&ws))), 10), nil)
-			unix.Close(status)
+			sendMessage(sv.status, helperExit, strconv.FormatUint(uint64(*(*uint32)(unsafe.Pointer(&ws))), 10), nil)
+			unix.Close(sv.status)
 		}
 	}
 }
