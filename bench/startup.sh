@@ -3,11 +3,16 @@
 # model server (bench/llmscript) over loopback HTTP:
 #
 #   - binary size and the package-init total (GODEBUG=inittrace=1), median
+#   - the floor: start-up to the request, and peak RSS, of bench/floor, a
+#     Go program that only posts the request (process start, Go runtime,
+#     net/http, a loopback round trip)
 #   - mean wall time of `openseek --help`
 #   - start-up to the first model request of `openseek run`: the time is
 #     taken just before exec (bash's $EPOCHREALTIME, no fork) and the server
 #     notes when the request's headers arrive; median of RUNS runs, with
-#     --no-sandbox and with the sandbox; and the CPU time (user + system,
+#     --no-sandbox and with the sandbox (the first run builds it and marks
+#     the machine, ~/.openseek/run/sandbox-ok, so the others ask the model
+#     while it is built); and the CPU time (user + system,
 #     children included) of that one-request run, steadier under load
 #   - peak RSS and wall time of a 20-step run (20 model requests, 19 shell
 #     commands), median of RSS_RUNS runs, with --no-sandbox and the sandbox;
@@ -91,6 +96,21 @@ for _ in $(seq 50); do "$bin" --help >/dev/null; done
 end=$(date +%s%N)
 echo "mean start-up: $(((end - start) / 50 / 1000)) µs"
 /usr/bin/time -f "peak RSS of --help: %M KB" "$bin" --help >/dev/null
+
+# The floor: a Go program that only posts one request with net/http.
+go build -o "$tmp/floor" ./bench/floor
+echo "== floor: start-up to the request of a Go program that only posts it (bench/floor), $runs runs"
+serve 1 "$runs"
+: >"$tmp/starts"
+for i in $(seq "$runs"); do
+  t0=$(now_us)
+  "$tmp/floor" "$url"
+  arrived=$(sed -n "${i}p" "$arrivals")
+  echo $((arrived / 1000 - t0)) >>"$tmp/starts"
+done
+echo "median: $(median <"$tmp/starts") µs (min $(sort -n "$tmp/starts" | head -1), max $(sort -n "$tmp/starts" | tail -1))"
+/usr/bin/time -o "$tmp/time" -f "%M" "$tmp/floor" "$url" 2>/dev/null || true
+echo "its peak RSS: $(cat "$tmp/time") KB"
 
 for mode in --no-sandbox sandbox; do
   flags=()

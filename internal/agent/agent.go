@@ -141,16 +141,18 @@ type Agent struct {
 	cancel context.CancelFunc
 	queue  []queued
 
-	hist history // used by the running turn only
-	gate func()  // see SetGate; taken by the next turn
+	hist history      // used by the running turn only
+	gate func() error // see SetGate; taken by the next turn
 }
 
 // SetGate makes the next turn call gate once, before it runs a tool,
 // verifies or records its end — whatever comes first — so that work the
 // engine started beside the turn's first request (the workspace's
-// snapshot) is done before anything can change the workspace. The
-// model's first request does not wait for it.
-func (a *Agent) SetGate(gate func()) {
+// snapshot, the sandbox's first build) is done before anything can change
+// the workspace. The model's first request does not wait for it. A gate
+// that returns an error ends the turn as failed with it, before any tool
+// or check runs.
+func (a *Agent) SetGate(gate func() error) {
 	a.mu.Lock()
 	a.gate = gate
 	a.mu.Unlock()
@@ -310,7 +312,7 @@ func (a *Agent) hasSteers() bool {
 // turn is the state of one running turn.
 type turn struct {
 	a     *Agent
-	gate  func() // see Agent.SetGate; nil once passed
+	gate  func() error // see Agent.SetGate; nil once passed
 	ctx   context.Context
 	steps int
 	usage protocol.Usage
@@ -440,7 +442,9 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		after := t.meter.tokens(hist) + resp.Usage.CompletionTokens
 		var ctl tool.Control
 		var answer string
-		t.passGate()
+		if err := t.passGate(); err != nil {
+			return t.end(session.Failed, err.Error())
+		}
 		if t.meter.overHard(after) {
 			err = t.skipTools(resp.ToolCalls, "error: not run: the conversation is close to the model's context window; the turn checkpoints first, then continue")
 		} else {
@@ -504,7 +508,10 @@ func (t *turn) keepGoing() (bool, error) {
 // failure was handed to the model and the turn goes on; otherwise the
 // turn has ended (finished with answer, failed, or interrupted) as out says.
 func (t *turn) verify(answer string) (repair bool, out Outcome, err error) {
-	t.passGate()
+	if err := t.passGate(); err != nil {
+		out, err = t.end(session.Failed, err.Error())
+		return false, out, err
+	}
 	var v Verdict
 	if t.check != nil {
 		v = t.check(t.ctx)
@@ -843,11 +850,12 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 }
 
 // passGate calls the turn's gate the first time only.
-func (t *turn) passGate() {
+func (t *turn) passGate() error {
 	if g := t.gate; g != nil {
 		t.gate = nil
-		g()
+		return g()
 	}
+	return nil
 }
 
 // end records the turn's terminal item and emits its terminal event.
@@ -857,7 +865,8 @@ func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 
 // endWith is end with an explicit terminal event (nil = the usual one).
 func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
-	t.passGate()
+	// Nothing runs after this: a gate's error changes nothing here.
+	_ = t.passGate()
 	out := Outcome{Kind: kind, Answer: msg, Steps: t.steps, Usage: t.usage}
 	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
 		return out, err

@@ -113,9 +113,14 @@ type Engine struct {
 	opts Options
 	keys []string // the credentials the model's client sends
 	// sandboxPolicy is the sandbox commands run in (nil: none), and
-	// sandboxReady delivers its probe's outcome (see startSandbox).
+	// sandboxReady delivers its probe's outcome (see startSandbox), which
+	// New waits for unless a sandbox was built here before (sandboxSeen):
+	// then the first turn's gate does.
 	sandboxPolicy *sandbox.Policy
 	sandboxReady  <-chan error
+	sandboxSeen   bool
+	sandboxOnce   sync.Once
+	sandboxErr    error
 	log           agent.Log
 	writer        *session.Writer // nil with NoSession
 	agent         *agent.Agent
@@ -370,9 +375,11 @@ func New(o Options) (*Engine, error) {
 		Budget:   budget,
 	})
 	e.window = window
-	if err := e.waitSandbox(); err != nil {
-		e.Close()
-		return nil, err
+	if !e.sandboxSeen {
+		if err := e.waitSandbox(); err != nil {
+			e.Close()
+			return nil, err
+		}
 	}
 	if !o.NoSession {
 		ws := dir
@@ -472,12 +479,16 @@ func (e *Engine) Prompt(ctx context.Context, content protocol.Content, submissio
 	out, err := e.agent.Turn(tctx, content, submissionID)
 	stopped := tctx.Err() != nil // cancelled, not just finished
 	finish()
-	for err == nil && ctx.Err() == nil && !stopped && e.continueGoal(out) {
+	for err == nil && ctx.Err() == nil && !stopped && e.sandboxErr == nil && e.continueGoal(out) {
 		e.agent.SetTools(e.tools)
 		tctx, finish = e.snapshotTurn(ctx)
 		out, err = e.agent.Turn(tctx, protocol.Text(session.GoalContinuePrompt), nil)
 		stopped = tctx.Err() != nil
 		finish()
+	}
+	if err == nil && e.sandboxErr != nil {
+		// The turn ended at its gate: no sandbox (see startSandbox).
+		err = e.sandboxErr
 	}
 	return out, err
 }
@@ -607,6 +618,9 @@ func (e *Engine) Close() error {
 	if e.jobs != nil {
 		e.jobs.Close()
 	}
+	// A sandbox still being built is waited for, so that its helper is
+	// not left behind (Host.Close ends the idle ones after this).
+	_ = e.waitSandbox()
 	for i := len(e.cleanup) - 1; i >= 0; i-- {
 		e.cleanup[i]()
 	}

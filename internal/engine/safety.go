@@ -107,24 +107,99 @@ func (e *Engine) startSandbox() error {
 	// The probes can pass while the sandbox still cannot be built (an
 	// ordinary user once got "ok" and no command ran): build the sandbox
 	// helper commands will use and run a command in it.
+	//
+	// Where a sandbox of this shape was built before, by this program on
+	// this kernel (sandboxMark), the session starts and the first request
+	// goes out while it is built: the first turn's gate waits for it
+	// before any tool or check runs, and ends the turn with ErrNoSandbox
+	// if it failed (forgetting the mark, so the next start waits again).
+	// Elsewhere New waits, and refuses to start without a sandbox.
+	mark := sandboxMark(e.opts.Home, sp)
+	e.sandboxSeen = mark.seen()
 	ready := make(chan error, 1)
-	go func() { ready <- sp.Prepare() }()
+	go func() {
+		err := prepareSandbox(sp)
+		mark.record(err == nil)
+		ready <- err
+	}()
 	e.sandboxReady = ready
 	e.sandboxPolicy = &sp
 	return nil
 }
 
-// waitSandbox waits for the sandbox probe setupSafety started, if any.
+// prepareSandbox builds a policy's sandbox and runs a command in it
+// (sandbox.Policy.Prepare); tests replace it.
+var prepareSandbox = sandbox.Policy.Prepare
+
+// waitSandbox waits for the sandbox's first build startSandbox began, if
+// any, once; its error is an ErrNoSandbox, kept for every later call.
 func (e *Engine) waitSandbox() error {
-	if e.sandboxReady == nil {
-		return nil
+	e.sandboxOnce.Do(func() {
+		if e.sandboxReady == nil {
+			return
+		}
+		if err := <-e.sandboxReady; err != nil {
+			e.sandboxErr = &ErrNoSandbox{Problems: []string{"Building the sandbox and running a command in it failed: " + err.Error()}}
+		}
+	})
+	return e.sandboxErr
+}
+
+// markFile remembers that a sandbox was built (startSandbox): its
+// content names what the build depended on, and any change makes the
+// next start wait for the build again.
+type markFile struct{ path, key string }
+
+// sandboxMark is the mark for sp under home (~/.openseek/run/sandbox-ok):
+// the kernel's release, this program (path, size, modification time),
+// the user and the policy's shape. Without a home there is none.
+func sandboxMark(home string, sp sandbox.Policy) markFile {
+	if home == "" {
+		return markFile{}
 	}
-	err := <-e.sandboxReady
-	e.sandboxReady = nil
+	exe, err := os.Executable()
 	if err != nil {
-		return &ErrNoSandbox{Problems: []string{"Building the sandbox and running a command in it failed: " + err.Error()}}
+		return markFile{}
 	}
-	return nil
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return markFile{}
+	}
+	release, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	key := fmt.Sprintf("openseek sandbox built: kernel %s, program %s (%d bytes, %d), uid %d, network %v, read-only workspace %v\n",
+		strings.TrimSpace(string(release)), exe, fi.Size(), fi.ModTime().UnixNano(), os.Getuid(), sp.Network, sp.ReadOnlyWorkspace)
+	return markFile{path: filepath.Join(home, ".openseek", "run", "sandbox-ok"), key: key}
+}
+
+// seen reports whether the mark says a sandbox like this was built.
+func (m markFile) seen() bool {
+	if m.path == "" {
+		return false
+	}
+	b, err := os.ReadFile(m.path)
+	return err == nil && string(b) == m.key
+}
+
+// record keeps the mark after a build that worked and removes it after
+// one that failed. It is only a hint: a failure to write it is ignored.
+func (m markFile) record(ok bool) {
+	if m.path == "" {
+		return
+	}
+	if !ok {
+		_ = os.Remove(m.path)
+		return
+	}
+	if m.seen() {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(m.path), 0o700); err != nil {
+		return
+	}
+	tmp := m.path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(m.key), 0o600); err == nil {
+		_ = os.Rename(tmp, m.path)
+	}
 }
 
 // secrets are the credentials this process holds — every provider's key

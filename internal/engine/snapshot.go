@@ -31,10 +31,10 @@ import (
 // context returned, which Cancel cancels until the turn's loop is running.
 func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 	if e.writer == nil || e.agent.Active() || getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") == "off" {
-		return ctx, func() {}
+		return ctx, e.setGate(nil)
 	}
 	if mode, _ := policy.ParseMode(e.opts.Approval); mode == policy.ModePlan {
-		return ctx, func() {}
+		return ctx, e.setGate(nil)
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	e.starting.set(cancel)
@@ -47,7 +47,7 @@ func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 		id, err = takeSnapshot(sctx, e.opts.Dir, e.root)
 	}()
 	var once sync.Once
-	gate := func() {
+	snap := func() {
 		once.Do(func() {
 			<-done
 			e.starting.set(nil)
@@ -66,11 +66,38 @@ func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 			}
 		})
 	}
-	e.agent.SetGate(gate)
+	finish := e.setGate(snap)
 	return sctx, func() {
-		e.agent.SetGate(nil)
-		gate()
+		finish()
 		cancel()
+	}
+}
+
+// setGate gives the next turn its gate (Agent.SetGate): the sandbox's
+// first build, if New did not wait for it, then snap, if any. It returns
+// the function to call once the turn returned, which passes the gate if
+// the turn did not.
+func (e *Engine) setGate(snap func()) func() {
+	if snap == nil && (e.sandboxReady == nil || !e.sandboxSeen) {
+		return func() {}
+	}
+	var once sync.Once
+	var err error
+	gate := func() error {
+		once.Do(func() {
+			if e.sandboxSeen {
+				err = e.waitSandbox()
+			}
+			if snap != nil {
+				snap()
+			}
+		})
+		return err
+	}
+	e.agent.SetGate(gate)
+	return func() {
+		e.agent.SetGate(nil)
+		_ = gate()
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"unsafe"
 
-	seccomp "github.com/elastic/go-seccomp-bpf"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -16,19 +15,23 @@ import (
 // changes the mount table (the read-only binds over .git and .openseek
 // must stay), makes or joins namespaces (a fresh user namespace would hand
 // back every capability), inspects or patches other processes, or reaches
-// into the kernel (BPF, perf, keyrings, modules, kexec).
-var deniedSyscalls = []string{
-	"mount", "umount2", "pivot_root", "chroot",
-	"open_tree", "move_mount", "mount_setattr",
-	"fsopen", "fsmount", "fsconfig", "fspick",
-	"unshare", "setns",
-	"ptrace", "process_vm_readv", "process_vm_writev",
-	"bpf", "perf_event_open",
-	"keyctl", "add_key", "request_key",
-	"userfaultfd",
-	"init_module", "finit_module", "delete_module",
-	"kexec_load", "kexec_file_load",
-	"swapon", "swapoff", "reboot", "acct", "quotactl",
+// into the kernel (BPF, perf, keyrings, modules, kexec). The names are for
+// people (doc.go, the README); the numbers are this architecture's.
+var deniedSyscalls = []struct {
+	name string
+	nr   uint32
+}{
+	{"mount", unix.SYS_MOUNT}, {"umount2", unix.SYS_UMOUNT2}, {"pivot_root", unix.SYS_PIVOT_ROOT}, {"chroot", unix.SYS_CHROOT},
+	{"open_tree", unix.SYS_OPEN_TREE}, {"move_mount", unix.SYS_MOVE_MOUNT}, {"mount_setattr", unix.SYS_MOUNT_SETATTR},
+	{"fsopen", unix.SYS_FSOPEN}, {"fsmount", unix.SYS_FSMOUNT}, {"fsconfig", unix.SYS_FSCONFIG}, {"fspick", unix.SYS_FSPICK},
+	{"unshare", unix.SYS_UNSHARE}, {"setns", unix.SYS_SETNS},
+	{"ptrace", unix.SYS_PTRACE}, {"process_vm_readv", unix.SYS_PROCESS_VM_READV}, {"process_vm_writev", unix.SYS_PROCESS_VM_WRITEV},
+	{"bpf", unix.SYS_BPF}, {"perf_event_open", unix.SYS_PERF_EVENT_OPEN},
+	{"keyctl", unix.SYS_KEYCTL}, {"add_key", unix.SYS_ADD_KEY}, {"request_key", unix.SYS_REQUEST_KEY},
+	{"userfaultfd", unix.SYS_USERFAULTFD},
+	{"init_module", unix.SYS_INIT_MODULE}, {"finit_module", unix.SYS_FINIT_MODULE}, {"delete_module", unix.SYS_DELETE_MODULE},
+	{"kexec_load", unix.SYS_KEXEC_LOAD}, {"kexec_file_load", unix.SYS_KEXEC_FILE_LOAD},
+	{"swapon", unix.SYS_SWAPON}, {"swapoff", unix.SYS_SWAPOFF}, {"reboot", unix.SYS_REBOOT}, {"acct", unix.SYS_ACCT}, {"quotactl", unix.SYS_QUOTACTL},
 }
 
 // newNamespaceFlags are the clone flags that make a namespace; clone with
@@ -37,32 +40,75 @@ var deniedSyscalls = []string{
 const newNamespaceFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID |
 	unix.CLONE_NEWNET | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWCGROUP
 
-// seccompPolicy is the filter every sandboxed command runs under.
-func seccompPolicy() seccomp.Policy {
-	return seccomp.Policy{
-		DefaultAction: seccomp.ActionAllow,
-		Syscalls: []seccomp.SyscallGroup{
-			{Action: seccomp.ActionErrno, Names: deniedSyscalls},
-			{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
-				Name: "clone",
-				Conditions: seccomp.ArgumentConditions{
-					{Argument: 0, Operation: seccomp.BitsSet, Value: newNamespaceFlags},
-				},
-			}}},
-			// clone3 passes its flags in memory a filter cannot read:
-			// ENOSYS makes the C library fall back to clone, whose flags
-			// the rule above checks.
-			{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"clone3"}},
-		},
+// The actions of the filter.
+const (
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+)
+
+// seccompFilter is the filter every sandboxed command runs under, in
+// BPF over struct seccomp_data (nr at 0, arch at 4, args from 16):
+// another architecture's calls get ENOSYS (so do x32's on amd64), the
+// denied calls and a clone that makes a namespace EPERM, and clone3 —
+// whose flags sit in memory a filter cannot read — ENOSYS, on which the
+// C library falls back to clone and its checked flags.
+func seccompFilter() ([]bpf.Instruction, error) {
+	native, ok := auditArch()
+	if !ok {
+		return nil, fmt.Errorf("no seccomp filter is written for %s", runtime.GOARCH)
 	}
+	// clone's flags: its first argument but on s390x (second); the low
+	// half of the 64-bit slot holds every namespace flag.
+	flagsAt := uint32(16)
+	if runtime.GOARCH == "s390x" {
+		flagsAt += 8
+	}
+	if bigEndian() {
+		flagsAt += 4
+	}
+	p := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: native, SkipTrue: 1},
+		bpf.RetConstant{Val: retENOSYS},
+		bpf.LoadAbsolute{Off: 0, Size: 4},
+	}
+	if runtime.GOARCH == "amd64" {
+		const x32 = 0x40000000 // __X32_SYSCALL_BIT
+		p = append(p,
+			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32, SkipTrue: 0, SkipFalse: 1},
+			bpf.RetConstant{Val: retENOSYS})
+	}
+	// Each denied number jumps to the EPERM at the end of the list.
+	n := len(deniedSyscalls)
+	for i, d := range deniedSyscalls {
+		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr, SkipTrue: uint8(n - i - 1 + 4)})
+	}
+	p = append(p,
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE3, SkipTrue: 2},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE, SkipTrue: 3},
+		bpf.RetConstant{Val: retAllow},
+		bpf.RetConstant{Val: retENOSYS},
+		bpf.RetConstant{Val: retEPERM},
+		// clone: refused with a namespace flag.
+		bpf.LoadAbsolute{Off: flagsAt, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: newNamespaceFlags, SkipTrue: 1},
+		bpf.RetConstant{Val: retAllow},
+		bpf.RetConstant{Val: retEPERM},
+	)
+	return p, nil
 }
 
-// seccompProgram is the filter of seccompPolicy assembled to BPF. It is
-// built once per process, by the parent (the library's system call tables
-// take milliseconds to build), and handed to every sandbox child.
+// bigEndian reports this machine's byte order.
+func bigEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 0
+}
+
+// seccompProgram is seccompFilter assembled, once per process, by the
+// parent, and handed to every sandbox child.
 var seccompProgram = sync.OnceValues(func() ([]unix.SockFilter, error) {
-	pol := seccompPolicy()
-	insts, err := pol.Assemble()
+	insts, err := seccompFilter()
 	if err != nil {
 		return nil, err
 	}
