@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openseek/openseek/internal/agent"
@@ -116,32 +117,34 @@ type Engine struct {
 	// sandboxReady delivers its probe's outcome (see startSandbox), which
 	// New waits for unless a sandbox was built here before (sandboxSeen):
 	// then the first turn's gate does.
-	sandboxPolicy *sandbox.Policy
-	sandboxReady  <-chan error
-	sandboxSeen   bool
-	sandboxOnce   sync.Once
-	sandboxErr    error
-	log           agent.Log
-	writer        *session.Writer // nil with NoSession
-	agent         *agent.Agent
-	jobs          *jobs.Manager
-	env           *tool.Env
-	tools         *tool.Registry
-	id            string
-	root          string
-	model         string
-	provider      llm.Provider
-	window        int
-	price         llm.Price
-	sys           string
-	memory        string // project memory (AGENTS.md), read once, shared with sub-agents
-	hooks         *hookAdapter
-	base          *tool.Registry // the tools without the agent tool
-	broker        *policy.Broker // pending approvals (--approval ask)
-	mcp           *mcp.Manager
-	subagents     []agents.Agent
-	children      childCounter
-	cleanup       []func()
+	sandboxPolicy  *sandbox.Policy
+	sandboxReady   <-chan error
+	sandboxSeen    bool
+	sandboxBuild   func() // starts the build when New did not (see startSandbox)
+	sandboxStarted atomic.Bool
+	sandboxOnce    sync.Once
+	sandboxErr     error
+	log            agent.Log
+	writer         *session.Writer // nil with NoSession
+	agent          *agent.Agent
+	jobs           *jobs.Manager
+	env            *tool.Env
+	tools          *tool.Registry
+	id             string
+	root           string
+	model          string
+	provider       llm.Provider
+	window         int
+	price          llm.Price
+	sys            string
+	memory         string // project memory (AGENTS.md), read once, shared with sub-agents
+	hooks          *hookAdapter
+	base           *tool.Registry // the tools without the agent tool
+	broker         *policy.Broker // pending approvals (--approval ask)
+	mcp            *mcp.Manager
+	subagents      []agents.Agent
+	children       childCounter
+	cleanup        []func()
 
 	starting  turnStart  // a turn's snapshot in progress (Cancel reaches it)
 	mu        sync.Mutex // guards the goal's auto-continuation state
@@ -355,6 +358,11 @@ func New(o Options) (*Engine, error) {
 	e.price = res.Price
 	e.model = model
 	e.provider = provider
+	if e.sandboxBuild != nil {
+		// The sandbox is built once the first request is on its way
+		// (startSandbox): the model's time hides the build.
+		provider = &afterFirstRequest{Provider: provider, then: e.startSandboxBuild}
+	}
 	budget, err := e.budget(o.MaxCost, res)
 	if err != nil {
 		e.Close()
@@ -619,8 +627,11 @@ func (e *Engine) Close() error {
 		e.jobs.Close()
 	}
 	// A sandbox still being built is waited for, so that its helper is
-	// not left behind (Host.Close ends the idle ones after this).
-	_ = e.waitSandbox()
+	// not left behind (Host.Close ends the idle ones after this); one
+	// never started stays so.
+	if e.sandboxBuild == nil || e.sandboxStarted.Load() {
+		_ = e.waitSandbox()
+	}
 	for i := len(e.cleanup) - 1; i >= 0; i-- {
 		e.cleanup[i]()
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
@@ -101,8 +102,15 @@ func (e *Engine) startSandbox() error {
 		}
 		sp.WritableRoots = append(sp.WritableRoots, r)
 	}
-	if problems := sandbox.Detect().Problems(sp); len(problems) > 0 {
-		return &ErrNoSandbox{Problems: problems}
+	mark := sandboxMark(e.opts.Home, sp)
+	e.sandboxSeen = mark.seen()
+	// The kernel's probes (a few milliseconds: a process in new
+	// namespaces) say what is missing; where a sandbox was built before,
+	// the build itself is the test.
+	if !e.sandboxSeen {
+		if problems := sandbox.Detect().Problems(sp); len(problems) > 0 {
+			return &ErrNoSandbox{Problems: problems}
+		}
 	}
 	// The probes can pass while the sandbox still cannot be built (an
 	// ordinary user once got "ok" and no command ran): build the sandbox
@@ -114,17 +122,48 @@ func (e *Engine) startSandbox() error {
 	// before any tool or check runs, and ends the turn with ErrNoSandbox
 	// if it failed (forgetting the mark, so the next start waits again).
 	// Elsewhere New waits, and refuses to start without a sandbox.
-	mark := sandboxMark(e.opts.Home, sp)
-	e.sandboxSeen = mark.seen()
+	// The build then starts once the first request is on its way
+	// (afterFirstRequest), so that it does not compete with the start for
+	// the processor.
 	ready := make(chan error, 1)
-	go func() {
-		err := prepareSandbox(sp)
-		mark.record(err == nil)
-		ready <- err
-	}()
+	build := func() {
+		go func() {
+			err := prepareSandbox(sp)
+			mark.record(err == nil)
+			ready <- err
+		}()
+	}
 	e.sandboxReady = ready
 	e.sandboxPolicy = &sp
+	if e.sandboxSeen {
+		e.sandboxBuild = build
+	} else {
+		build()
+	}
 	return nil
+}
+
+// startSandboxBuild starts the build startSandbox left for later, once.
+func (e *Engine) startSandboxBuild() {
+	if e.sandboxBuild != nil && e.sandboxStarted.CompareAndSwap(false, true) {
+		e.sandboxBuild()
+	}
+}
+
+// afterFirstRequest is a provider that calls then once its first request
+// is answered (its first delta, or its end).
+type afterFirstRequest struct {
+	llm.Provider
+	then func()
+}
+
+func (p *afterFirstRequest) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)) (*llm.Response, error) {
+	resp, err := p.Provider.Stream(ctx, req, func(d llm.Delta) {
+		p.then()
+		on(d)
+	})
+	p.then()
+	return resp, err
 }
 
 // prepareSandbox builds a policy's sandbox and runs a command in it
@@ -134,6 +173,7 @@ var prepareSandbox = sandbox.Policy.Prepare
 // waitSandbox waits for the sandbox's first build startSandbox began, if
 // any, once; its error is an ErrNoSandbox, kept for every later call.
 func (e *Engine) waitSandbox() error {
+	e.startSandboxBuild()
 	e.sandboxOnce.Do(func() {
 		if e.sandboxReady == nil {
 			return
