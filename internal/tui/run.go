@@ -18,17 +18,25 @@ func Run(ctx context.Context, b Backend, o Options, in io.Reader, out io.Writer)
 		return err
 	}
 	m := New(ctx, b, conn, o)
-	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	var opts []tea.ProgramOption
 	if in != nil {
 		opts = append(opts, tea.WithInput(in))
 	}
 	if out != nil {
 		opts = append(opts, tea.WithOutput(out))
 	}
-	_, err = tea.NewProgram(m, opts...).Run()
+	p := tea.NewProgram(m, opts...)
+	// The end of ctx quits the program as the user would, not by killing
+	// it (tea.WithContext): a kill closes the terminal reader while its
+	// goroutine may still be reading it (a data race in cancelreader that
+	// the race detector caught on SIGTERM), a quit waits for that
+	// goroutine first.
+	stop := context.AfterFunc(ctx, p.Quit)
+	_, err = p.Run()
+	stop()
 	cerr := m.Close()
 	switch {
-	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+	case ctx.Err() != nil && (err == nil || errors.Is(err, tea.ErrProgramKilled)):
 		return nil // a signal ended the UI: the terminal is restored
 	case errors.Is(err, tea.ErrProgramPanic):
 		return fmt.Errorf("the terminal UI crashed (the terminal was restored; the session log is intact): %w", err)
