@@ -114,13 +114,13 @@ type Engine struct {
 	opts Options
 	keys []string // the credentials the model's client sends
 	// sandboxPolicy is the sandbox commands run in (nil: none), and
-	// sandboxReady delivers its probe's outcome (see startSandbox), which
-	// New waits for unless a sandbox was built here before (sandboxSeen):
-	// then the first turn's gate does.
+	// sandboxReady delivers its build's outcome (see startSandbox), which
+	// New waits for; or, where a sandbox was built before, the first
+	// turn's gate does, and sandboxBuild starts the build once the first
+	// request is on its way.
 	sandboxPolicy  *sandbox.Policy
 	sandboxReady   <-chan error
-	sandboxSeen    bool
-	sandboxBuild   func() // starts the build when New did not (see startSandbox)
+	sandboxBuild   func()
 	sandboxStarted atomic.Bool
 	sandboxOnce    sync.Once
 	sandboxErr     error
@@ -383,7 +383,7 @@ func New(o Options) (*Engine, error) {
 		Budget:   budget,
 	})
 	e.window = window
-	if !e.sandboxSeen {
+	if e.sandboxBuild == nil {
 		if err := e.waitSandbox(); err != nil {
 			e.Close()
 			return nil, err

@@ -102,29 +102,24 @@ func (e *Engine) startSandbox() error {
 		}
 		sp.WritableRoots = append(sp.WritableRoots, r)
 	}
+	// Where a sandbox of this shape was built before, by this program on
+	// this kernel (sandboxMark), the build itself is the test: no probes,
+	// New does not wait, the build starts once the first request is on
+	// its way (afterFirstRequest) so that it does not compete with the
+	// start for the processor, and the first turn's gate waits for it
+	// before any tool or check runs — ending the turn with ErrNoSandbox
+	// if it failed, and forgetting the mark. Elsewhere the kernel's probes
+	// (a few milliseconds: a process in new namespaces) say what is
+	// missing, and since they can pass while the sandbox still cannot be
+	// built (an ordinary user once got "ok" and no command ran), New waits
+	// for the build and refuses to start without it.
 	mark := sandboxMark(e.opts.Home, sp)
-	e.sandboxSeen = mark.seen()
-	// The kernel's probes (a few milliseconds: a process in new
-	// namespaces) say what is missing; where a sandbox was built before,
-	// the build itself is the test.
-	if !e.sandboxSeen {
+	seen := mark.seen()
+	if !seen {
 		if problems := sandbox.Detect().Problems(sp); len(problems) > 0 {
 			return &ErrNoSandbox{Problems: problems}
 		}
 	}
-	// The probes can pass while the sandbox still cannot be built (an
-	// ordinary user once got "ok" and no command ran): build the sandbox
-	// helper commands will use and run a command in it.
-	//
-	// Where a sandbox of this shape was built before, by this program on
-	// this kernel (sandboxMark), the session starts and the first request
-	// goes out while it is built: the first turn's gate waits for it
-	// before any tool or check runs, and ends the turn with ErrNoSandbox
-	// if it failed (forgetting the mark, so the next start waits again).
-	// Elsewhere New waits, and refuses to start without a sandbox.
-	// The build then starts once the first request is on its way
-	// (afterFirstRequest), so that it does not compete with the start for
-	// the processor.
 	ready := make(chan error, 1)
 	build := func() {
 		go func() {
@@ -135,7 +130,7 @@ func (e *Engine) startSandbox() error {
 	}
 	e.sandboxReady = ready
 	e.sandboxPolicy = &sp
-	if e.sandboxSeen {
+	if seen {
 		e.sandboxBuild = build
 	} else {
 		build()

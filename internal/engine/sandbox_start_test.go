@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/protocol"
@@ -81,5 +82,28 @@ func TestSandboxBuiltBeforeDoesNotHoldTheStart(t *testing.T) {
 			e3.Close()
 		}
 		t.Fatalf("New without a mark and without a sandbox: %v, want ErrNoSandbox", err)
+	}
+}
+
+// streamProvider sends one delta, then reports whether then had run by
+// the time its stream ended.
+type streamProvider struct{ started *bool }
+
+func (p streamProvider) Stream(_ context.Context, _ llm.Request, on func(llm.Delta)) (*llm.Response, error) {
+	before := *p.started
+	on(llm.Delta{Kind: llm.TextDelta, Text: "hi"})
+	if before || !*p.started {
+		return nil, errors.New("the build did not start at the first delta")
+	}
+	return &llm.Response{Content: "hi"}, nil
+}
+
+// TestSandboxBuildStartsAtTheFirstDelta: the deferred build starts while
+// the model's answer streams, not when the turn reaches its gate.
+func TestSandboxBuildStartsAtTheFirstDelta(t *testing.T) {
+	started := false
+	p := &afterFirstRequest{Provider: streamProvider{&started}, then: func() { started = true }}
+	if _, err := p.Stream(context.Background(), llm.Request{}, func(llm.Delta) {}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -74,24 +74,22 @@ func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 }
 
 // setGate gives the next turn its gate (Agent.SetGate): the sandbox's
-// first build, if New did not wait for it, then snap, if any. It returns
-// the function to call once the turn returned, which passes the gate if
-// the turn did not.
+// first build, if New did not wait for it, then snap, if any (both wait
+// once, however often the gate is passed). It returns the function to
+// call once the turn returned, which passes the gate if the turn did not.
 func (e *Engine) setGate(snap func()) func() {
-	if snap == nil && (e.sandboxReady == nil || !e.sandboxSeen) {
+	deferred := e.sandboxBuild != nil
+	if snap == nil && !deferred {
 		return func() {}
 	}
-	var once sync.Once
-	var err error
 	gate := func() error {
-		once.Do(func() {
-			if e.sandboxSeen {
-				err = e.waitSandbox()
-			}
-			if snap != nil {
-				snap()
-			}
-		})
+		var err error
+		if deferred {
+			err = e.waitSandbox()
+		}
+		if snap != nil {
+			snap()
+		}
 		return err
 	}
 	e.agent.SetGate(gate)

@@ -8,13 +8,7 @@ import "golang.org/x/sys/unix"
 // the helper's memory each), as cloneVM is written for amd64 only.
 const haveCloneVM = false
 
-var vmCommandPC uintptr
-
 // cloneVM is not available here; nothing calls it (haveCloneVM).
 func cloneVM(flags, stack uintptr, pl *forkPlan, entry uintptr) (pid, errno uintptr) {
-	return 0, uintptr(unix.ENOSYS)
-}
-
-func cloneVMSupervisor(flags, stack uintptr, pl *forkPlan) (pid, errno uintptr) {
 	return 0, uintptr(unix.ENOSYS)
 }

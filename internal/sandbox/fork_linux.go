@@ -169,7 +169,7 @@ func forkSupervisor(pl *forkPlan) (pid int, err error) {
 	var e syscall.Errno
 	if pl.supStack != 0 {
 		var errno uintptr
-		r, errno = cloneVMSupervisor(unix.CLONE_VM|flags, pl.supStack, pl)
+		r, errno = cloneVM(unix.CLONE_VM|flags, pl.supStack, pl, vmSupervisorPC)
 		e = syscall.Errno(errno)
 	} else if r, e = rawClone(flags); r == 0 && e == 0 {
 		supervisor(pl) // never returns
@@ -189,6 +189,17 @@ func forkSupervisor(pl *forkPlan) (pid int, err error) {
 func rawClone(flags uintptr) (uintptr, syscall.Errno) {
 	r, _, e := syscall.RawSyscall6(unix.SYS_CLONE, flags, 0, 0, 0, 0, 0)
 	return r, e
+}
+
+// The entries of cloneVM's children: the code addresses their func
+// values hold, which are the functions' entries in Go's internal ABI.
+var (
+	vmSupervisorPC = codePC(vmSupervisor)
+	vmCommandPC    = codePC(vmCommand)
+)
+
+func codePC(f func(*forkPlan)) uintptr {
+	return **(**uintptr)(unsafe.Pointer(&f))
 }
 
 // vmSupervisor is a supervisor's start on its own stack (cloneVM).

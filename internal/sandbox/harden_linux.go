@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -101,8 +102,7 @@ func seccompFilter() ([]bpf.Instruction, error) {
 
 // bigEndian reports this machine's byte order.
 func bigEndian() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 0
+	return binary.NativeEndian.Uint16([]byte{0, 1}) == 1
 }
 
 // seccompProgram is seccompFilter assembled, once per process, by the

@@ -282,9 +282,6 @@ func (h *helper) makeSpare() {
 	buf := h.spareBuf()
 	h.mu.Unlock()
 	if err := h.fork(newSparePlan(h.cfg, spare, buf), spare); err != nil {
-		h.mu.Lock()
-		h.freeBufs = append(h.freeBufs, buf)
-		h.mu.Unlock()
 		unix.Close(parent)
 		unix.Close(spare)
 		reportHelper("nospare", "start a spare supervisor: "+err.Error())
@@ -330,7 +327,8 @@ func (s *vmStack) top(i int) uintptr {
 // fork starts pl's supervisor and records it as running (status is its
 // status socket). With cloneVM it shares this process's memory: it and
 // its command's process start on stacks of their own, and pl and the
-// stacks stay untouched here until reap has seen it end.
+// stacks stay untouched here until reap has seen it end. When it cannot
+// start, the stacks and pl's spare buffer are kept for the next.
 func (h *helper) fork(pl *forkPlan, status int) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -343,14 +341,13 @@ func (h *helper) fork(pl *forkPlan, status int) error {
 		}
 		pl.supStack, pl.cmdStack = st.top(0), st.top(1)
 	}
+	sv := supervised{status: status, pl: pl, stack: st}
 	pid, err := forkSupervisor(pl)
 	if err != nil {
-		if st != nil {
-			h.freeStacks = append(h.freeStacks, st)
-		}
+		h.release(sv)
 		return err
 	}
-	h.running[pid] = supervised{status: status, pl: pl, stack: st}
+	h.running[pid] = sv
 	return nil
 }
 
