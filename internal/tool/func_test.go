@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -30,9 +28,9 @@ type strictArgs struct {
 	Mode string `json:"mode"`
 }
 
-func (strictArgs) AdjustSchema(s *jsonschema.Schema) {
+func (strictArgs) AdjustSchema(s *Schema) {
 	s.Properties["mode"].Enum = []any{"a", "b"}
-	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	s.Closed = true
 }
 
 // richArgs reports its own, richer argument errors.

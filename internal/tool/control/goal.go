@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/openseek/openseek/internal/tool"
 )
 
@@ -33,9 +31,9 @@ type goalArgs struct {
 
 // AdjustSchema gives goal the exact schema of the reference: the status
 // enum and additionalProperties:false.
-func (goalArgs) AdjustSchema(s *jsonschema.Schema) {
+func (goalArgs) AdjustSchema(s *tool.Schema) {
 	s.Properties["status"].Enum = []any{GoalMet, GoalContinuing, GoalBlocked}
-	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	s.Closed = true
 }
 
 // UnmarshalJSON refuses keys the schema does not name, as

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/openseek/openseek/internal/tool"
 )
 
@@ -36,7 +34,7 @@ type planArgs struct {
 }
 
 // AdjustSchema adds the status enum.
-func (planArgs) AdjustSchema(s *jsonschema.Schema) {
+func (planArgs) AdjustSchema(s *tool.Schema) {
 	s.Properties["steps"].Items.Properties["status"].Enum = []any{StepPending, StepInProgress, StepCompleted}
 }
 

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/openseek/openseek/internal/tool"
 )
 
@@ -28,9 +26,9 @@ type editArgs struct {
 }
 
 // AdjustSchema hides the legacy replace_all flag.
-func (editArgs) AdjustSchema(s *jsonschema.Schema) {
+func (editArgs) AdjustSchema(s *tool.Schema) {
 	delete(s.Properties, "replace_all")
-	s.PropertyOrder = without(s.PropertyOrder, "replace_all")
+	s.Order = without(s.Order, "replace_all")
 }
 
 func without(names []string, drop string) []string {
