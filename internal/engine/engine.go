@@ -83,6 +83,9 @@ type Options struct {
 	// Resolved is the model already resolved by Resolve(o) (the CLI
 	// resolves first to fail before creating anything); nil = resolve here.
 	Resolved *config.Resolved
+	// Config is the configuration already loaded by the host (the one it
+	// resolved the model with); nil = load it here, once.
+	Config *config.Config
 
 	// ThinkingSet says the user chose Thinking (flag or environment); the
 	// host otherwise decides it from the resolved model.

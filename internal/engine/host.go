@@ -361,6 +361,7 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	}
 	o := h.opts
 	o.SessionID, o.Continue, o.NoSession, o.Resolved = oo.ID, false, oo.NoSession, res
+	o.Config = h.cfg
 	o.Thinking, o.ThinkingSet = thinking, true // decided above
 	if oo.Holder != "" {
 		o.Holder = oo.Holder

@@ -34,6 +34,19 @@ func (e *ErrNoSandbox) Error() string {
 // precedence first.
 func (e *Engine) configFiles() []string { return configFiles(e.opts.Home, e.opts.Dir) }
 
+// config is the engine's configuration: the host's, else loaded once
+// from the user's and the workspace's config files.
+func (e *Engine) config() (*config.Config, error) {
+	if e.opts.Config == nil {
+		cfg, err := config.Load(e.opts.Home, e.opts.Dir, e.opts.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		e.opts.Config = cfg
+	}
+	return e.opts.Config, nil
+}
+
 func configFiles(home, dir string) []string {
 	return []string{
 		filepath.Join(home, ".openseek", "config.toml"),
@@ -252,7 +265,7 @@ func (e *Engine) secrets() *sandbox.Secrets {
 	if e.opts.APIKey != "" {
 		values = append(values, e.opts.APIKey)
 	}
-	if cfg, err := config.Load(e.opts.Home, e.opts.Dir, getenv); err == nil {
+	if cfg, err := e.config(); err == nil {
 		names = cfg.KeyVariables()
 		values = append(values, cfg.LiteralKeys()...)
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/tool/control"
 	"github.com/openseek/openseek/internal/tool/fs"
@@ -37,7 +36,7 @@ func (e *Engine) builtinTools(model, spec string) ([]tool.Tool, error) {
 		slices.Sort(names)
 		return fmt.Errorf("%s: unknown tool %q; known tools: %s", from, name, strings.Join(names, ", "))
 	}
-	cfg, err := config.Load(e.opts.Home, e.opts.Dir, e.opts.Getenv)
+	cfg, err := e.config()
 	if err != nil {
 		return nil, err
 	}
