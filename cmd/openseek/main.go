@@ -20,7 +20,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/sandbox"
+	// The sandbox's helper and sandboxed commands, re-executions of this
+	// binary, become what they were started as during package
+	// initialisation, before most packages initialise.
+	_ "github.com/openseek/openseek/internal/sandbox/reexec"
 	"github.com/spf13/pflag"
 )
 
@@ -31,9 +34,6 @@ type exitError int
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 func main() {
-	// A sandboxed command starts as a re-execution of this binary that
-	// confines itself and then becomes the command; it never returns.
-	sandbox.Main()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

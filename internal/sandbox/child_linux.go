@@ -23,8 +23,10 @@ import (
 const exitSetupFailed = 126
 
 // Main turns this process into a sandboxed command when it was started by
-// [Policy.Wrap]; otherwise it returns at once. Call it first thing in
-// main() and in TestMain of packages whose tests run sandboxed commands.
+// [Policy.Wrap]; otherwise it returns at once. A binary calls it by
+// importing internal/sandbox/reexec, which runs it during package
+// initialisation (or first thing in main()); tests whose packages run
+// sandboxed commands call it in TestMain.
 // In a sandbox child it never returns: it applies the policy and execs the
 // real command, or reports why it could not and exits 126.
 func Main() {
