@@ -23,7 +23,7 @@
 #     touched 2 MiB block of code is mapped whole, so it follows the binary's
 #     size more than the code a run executes.
 #
-# Usage: bench/startup.sh [path/to/openseek]   (default: build ./cmd/openseek)
+# Usage: bench/startup.sh [path/to/openseek]   (default: build ./cmd/openseek with CGO_ENABLED=0)
 # Environment: RUNS (default 20), RSS_RUNS (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +41,9 @@ if [ $# -ge 1 ]; then
   bin=$(realpath "$1")
 else
   bin=$tmp/openseek
-  go build -o "$bin" ./cmd/openseek
+  # As the README installs it: static (no cgo), so no dynamic loader and
+  # no libc to map at every start.
+  CGO_ENABLED=0 go build -o "$bin" ./cmd/openseek
 fi
 go build -o "$tmp/llmscript" ./bench/llmscript
 # A home of its own: no user config, skills or MCP servers.
@@ -98,7 +100,7 @@ echo "mean start-up: $(((end - start) / 50 / 1000)) µs"
 /usr/bin/time -f "peak RSS of --help: %M KB" "$bin" --help >/dev/null
 
 # The floor: a Go program that only posts one request with net/http.
-go build -o "$tmp/floor" ./bench/floor
+CGO_ENABLED=0 go build -o "$tmp/floor" ./bench/floor
 echo "== floor: start-up to the request of a Go program that only posts it (bench/floor), $runs runs"
 serve 1 "$runs"
 : >"$tmp/starts"
