@@ -185,20 +185,22 @@ func (c *count) UnmarshalJSON(b []byte) error {
 		if err := unquote(b, &s); err != nil {
 			return err
 		}
-		n, ok := toInt(s)
+		n, ok := toInt(s, false)
 		*c = count{n, ok}
 	case '{', '[':
 		*c = count{}
 	default:
-		n, _ := toInt(string(b))
+		n, _ := toInt(string(b), true)
 		*c = count{n, true}
 	}
 	return nil
 }
 
 // toInt reads s as an integer, or as a number truncated towards zero
-// (clamped to the int64 range); ok is false when s is no number.
-func toInt(s string) (n int64, ok bool) {
+// (clamped to the int64 range); ok is false when s is no number. A JSON
+// number beyond the float64 range counts as infinite, a string's as no
+// number.
+func toInt(s string, number bool) (n int64, ok bool) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, true
 	} else if errors.Is(err, strconv.ErrRange) {
@@ -208,7 +210,7 @@ func toInt(s string) (n int64, ok bool) {
 		return math.MaxInt64, true
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+	if err != nil && !(number && errors.Is(err, strconv.ErrRange)) {
 		return 0, false
 	}
 	switch {

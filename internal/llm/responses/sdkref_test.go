@@ -22,22 +22,26 @@ import (
 // referenceEncode is the request body as the SDK encodes the whole params.
 func referenceEncode(t *testing.T, req llm.Request) []byte {
 	t.Helper()
-	instructions, lead := leadingSystem(req.Messages)
-	items := responses.ResponseInputParam{}
-	for _, m := range req.Messages[lead:] {
-		var err error
-		if items, err = sdkAppendMessage(items, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	body, err := sdkEncodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfInputItemList: items})
+	body, err := sdkEncode(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return body
 }
 
-// encodeParams marshals the request's params with input as given.
+func sdkEncode(req llm.Request) ([]byte, error) {
+	instructions, lead := leadingSystem(req.Messages)
+	items := responses.ResponseInputParam{}
+	for _, m := range req.Messages[lead:] {
+		var err error
+		if items, err = sdkAppendMessage(items, m); err != nil {
+			return nil, err
+		}
+	}
+	return sdkEncodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfInputItemList: items})
+}
+
+// sdkEncodeParams marshals the request's params with input as given.
 func sdkEncodeParams(req llm.Request, instructions string, input responses.ResponseNewParamsInputUnion) ([]byte, error) {
 	p := responses.ResponseNewParams{
 		Model:   shared.ResponsesModel(req.Model),
@@ -69,7 +73,7 @@ func sdkEncodeParams(req llm.Request, instructions string, input responses.Respo
 	return json.Marshal(p)
 }
 
-// effortFor maps llm.Request.Thinking to a reasoning effort; ok is false
+// sdkEffortFor maps llm.Request.Thinking to a reasoning effort; ok is false
 // for "" (the model's default) and unknown modes.
 func sdkEffortFor(mode string) (shared.ReasoningEffort, bool) {
 	switch mode {
@@ -83,7 +87,7 @@ func sdkEffortFor(mode string) (shared.ReasoningEffort, bool) {
 	return "", false
 }
 
-// decodeSchema splits a JSON schema into its top-level members, each kept
+// sdkDecodeSchema splits a JSON schema into its top-level members, each kept
 // as raw JSON so that the schema is sent as written; empty means an object
 // with no properties.
 func sdkDecodeSchema(raw json.RawMessage) (map[string]any, error) {
@@ -148,7 +152,7 @@ func sdkAppendMessage(items responses.ResponseInputParam, m chat.Message) (respo
 	return items, nil
 }
 
-// reasoningItems replays the opaque reasoning items of an assistant
+// sdkReasoningItems replays the opaque reasoning items of an assistant
 // message verbatim, one input item per array element.
 func sdkReasoningItems(raw json.RawMessage) ([]responses.ResponseInputItemUnionParam, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
