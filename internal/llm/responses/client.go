@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/openseek/openseek/internal/llm"
 )
@@ -129,7 +128,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)
 // consume reads the event stream of res into a fold until the response
 // finishes, fails or the stream ends, and closes the body.
 func consume(res *http.Response, on func(llm.Delta)) (*fold, error) {
-	stream := ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(res), nil)
+	stream := ssestream.NewStream[streamEvent](ssestream.NewDecoder(res), nil)
 	defer stream.Close()
 	f := &fold{}
 	for stream.Next() {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/openai/openai-go/v3/responses"
-
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/protocol"
@@ -20,7 +18,7 @@ type fold struct {
 	reasoningItems  []json.RawMessage
 	calls           []*chat.ToolCall
 	byOutput        map[int64]int // output_index → calls slot
-	usage           *responses.ResponseUsage
+	usage           *usage
 	model           string
 	status, reason  string // the final response's status and incomplete reason
 	finished        bool   // response.completed or response.incomplete arrived
@@ -43,69 +41,69 @@ func (e *eventFailure) Error() string {
 
 // add folds ev in and reports visible deltas through on. It returns an
 // *eventFailure for an error event or a failed response.
-func (f *fold) add(ev *responses.ResponseStreamEventUnion, on func(llm.Delta)) error {
+func (f *fold) add(ev *streamEvent, on func(llm.Delta)) error {
 	switch ev.Type {
 	case "response.created", "response.in_progress":
-		f.noteModel(ev.Response.Model)
+		f.noteModel(string(ev.Response.Model))
 	case "response.output_text.delta", "response.refusal.delta":
 		if ev.Delta != "" {
-			f.text.WriteString(ev.Delta)
-			on(llm.Delta{Kind: llm.TextDelta, Text: ev.Delta})
+			f.text.WriteString(string(ev.Delta))
+			on(llm.Delta{Kind: llm.TextDelta, Text: string(ev.Delta)})
 		}
 	case "response.reasoning_summary_text.delta":
-		f.addReasoning(reasoningPart{ev.ItemID, ev.SummaryIndex}, ev.Delta, on)
+		f.addReasoning(reasoningPart{string(ev.ItemID), ev.SummaryIndex.N}, string(ev.Delta), on)
 	case "response.reasoning_text.delta":
-		f.addReasoning(reasoningPart{ev.ItemID, -1 - ev.ContentIndex}, ev.Delta, on)
+		f.addReasoning(reasoningPart{string(ev.ItemID), -1 - ev.ContentIndex.N}, string(ev.Delta), on)
 	case "response.output_item.added":
 		if ev.Item.Type == "function_call" {
-			c := f.call(ev.OutputIndex)
-			c.ID, c.Name = ev.Item.CallID, ev.Item.Name
-			c.Arguments = ev.Item.Arguments.OfString
+			c := f.call(ev.OutputIndex.N)
+			c.ID, c.Name = string(ev.Item.CallID), string(ev.Item.Name)
+			c.Arguments = string(ev.Item.Arguments)
 		}
 	case "response.function_call_arguments.delta":
-		f.call(ev.OutputIndex).Arguments += ev.Delta
+		f.call(ev.OutputIndex.N).Arguments += string(ev.Delta)
 	case "response.function_call_arguments.done":
 		if ev.Arguments != "" {
-			f.call(ev.OutputIndex).Arguments = ev.Arguments
+			f.call(ev.OutputIndex.N).Arguments = string(ev.Arguments)
 		}
 	case "response.output_item.done":
 		switch ev.Item.Type {
 		case "function_call":
-			c := f.call(ev.OutputIndex)
-			c.ID, c.Name = ev.Item.CallID, ev.Item.Name
-			if a := ev.Item.Arguments.OfString; a != "" || c.Arguments == "" {
+			c := f.call(ev.OutputIndex.N)
+			c.ID, c.Name = string(ev.Item.CallID), string(ev.Item.Name)
+			if a := string(ev.Item.Arguments); a != "" || c.Arguments == "" {
 				c.Arguments = a
 			}
 		case "reasoning":
-			if raw, ok := replayable(ev.Item.RawJSON()); ok {
+			if raw, ok := replayable(ev.Item.raw); ok {
 				f.reasoningItems = append(f.reasoningItems, raw)
 			}
 		}
 	case "response.completed", "response.incomplete":
 		r := &ev.Response
-		f.noteModel(r.Model)
-		if r.Usage.JSON.InputTokens.Valid() || r.Usage.JSON.OutputTokens.Valid() {
+		f.noteModel(string(r.Model))
+		if r.Usage.InputTokens.Set || r.Usage.OutputTokens.Set {
 			u := r.Usage
 			f.usage = &u
 		}
-		f.status, f.reason = string(r.Status), r.IncompleteDetails.Reason
+		f.status, f.reason = string(r.Status), string(r.IncompleteDetails.Reason)
 		if f.status == "" {
-			f.status = strings.TrimPrefix(ev.Type, "response.")
+			f.status = strings.TrimPrefix(string(ev.Type), "response.")
 		}
 		f.finished = true
 	case "response.failed":
 		e := ev.Response.Error
-		msg := e.Message
+		msg := string(e.Message)
 		if msg == "" {
 			msg = "the response failed"
 		}
 		return &eventFailure{code: string(e.Code), message: msg}
 	case "error":
-		msg := ev.Message
+		msg := string(ev.Message)
 		if msg == "" {
 			msg = "unknown error"
 		}
-		return &eventFailure{code: ev.Code, message: msg}
+		return &eventFailure{code: string(ev.Code), message: msg}
 	}
 	return nil
 }
@@ -156,9 +154,9 @@ type replayItem struct {
 
 // replayable reduces a finished reasoning item to its input form. Without
 // encrypted content the item cannot be replayed statelessly and is dropped.
-func replayable(raw string) (json.RawMessage, bool) {
+func replayable(raw []byte) (json.RawMessage, bool) {
 	var it replayItem
-	if json.Unmarshal([]byte(raw), &it) != nil || it.ID == "" || it.EncryptedContent == nil {
+	if json.Unmarshal(raw, &it) != nil || it.ID == "" || it.EncryptedContent == nil {
 		return nil, false
 	}
 	if len(it.Summary) == 0 || string(it.Summary) == "null" {
@@ -198,12 +196,12 @@ func (f *fold) response() *llm.Response {
 
 // usageOf converts the API's accounting: cached input tokens are cache
 // hits, the rest of the input misses.
-func usageOf(u *responses.ResponseUsage) protocol.Usage {
+func usageOf(u *usage) protocol.Usage {
 	out := protocol.Usage{
-		PromptTokens:         int(u.InputTokens),
-		CompletionTokens:     int(u.OutputTokens),
-		TotalTokens:          int(u.TotalTokens),
-		PromptCacheHitTokens: int(u.InputTokensDetails.CachedTokens),
+		PromptTokens:         int(u.InputTokens.N),
+		CompletionTokens:     int(u.OutputTokens.N),
+		TotalTokens:          int(u.TotalTokens.N),
+		PromptCacheHitTokens: int(u.InputTokensDetails.CachedTokens.N),
 	}
 	if out.TotalTokens == 0 {
 		out.TotalTokens = out.PromptTokens + out.CompletionTokens

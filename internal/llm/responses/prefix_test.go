@@ -6,33 +6,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/openai/openai-go/v3/responses"
-
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/protocol"
 )
-
-// referenceEncode is the request body as the SDK encodes the whole params
-// (the encoder this package used before it encoded incrementally): the
-// oracle the incremental encoding must match byte for byte.
-func referenceEncode(t *testing.T, req llm.Request) []byte {
-	t.Helper()
-	instructions, lead := leadingSystem(req.Messages)
-	items := responses.ResponseInputParam{}
-	for _, m := range req.Messages[lead:] {
-		var err error
-		if items, err = appendMessage(items, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	body, err := encodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfInputItemList: items})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return body
-}
 
 // TestIncrementalEncodingMatchesWholeEncoding grows a long conversation
 // one message at a time and checks that every body encoded with a

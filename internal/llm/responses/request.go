@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
+	"strconv"
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
@@ -28,17 +24,65 @@ type prefixState struct {
 	items llm.Run // every item as json.Marshal writes it
 }
 
-// inputSentinel stands in for the input array while the rest of the
-// body is encoded: "\u0000input\u0000" once encoded, a string no
-// request carries.
-const inputSentinel = "\x00input\x00"
+// The request body is, with its keys in this order: instructions (when
+// there are any), max_output_tokens (when set), store, include, input,
+// model (when set), reasoning (when a mode is asked for), tools (when
+// there are any), stream. Every value is encoded as json.Marshal writes
+// it, so that the body is byte for byte what openai-go's ResponseNewParams
+// marshalled to (its fields in declaration order, maps with sorted keys,
+// HTML characters escaped); a test holds the two equal. The input items
+// are encoded one by one (with req.Cache, only those not kept yet) and
+// joined in place.
 
-// encodeRequest builds the request body. The SDK's param types marshal
-// their fields in declaration order and maps with sorted keys, so the same
-// request always yields the same bytes. The input items are encoded one by
-// one (with req.Cache, only those not kept yet) and put in the place of a
-// sentinel; json.Marshal writes an array element as it writes the element
-// alone, so the body is byte for byte the whole encoding.
+// inputMessage is an easy input message: content is a string (an
+// assistant's text) or a list of inputText and inputImage parts.
+type inputMessage struct {
+	Content any    `json:"content"`
+	Role    string `json:"role"`
+}
+
+type inputText struct {
+	Text string `json:"text"`
+	Type string `json:"type"` // input_text
+}
+
+type inputImage struct {
+	Detail   string `json:"detail,omitempty"` // auto in a message, absent in a call's output
+	ImageURL string `json:"image_url"`
+	Type     string `json:"type"` // input_image
+}
+
+type functionCall struct {
+	Arguments string `json:"arguments"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"` // function_call
+}
+
+type functionCallOutput struct {
+	Output any    `json:"output"` // a string, or a list of inputText and inputImage parts
+	CallID string `json:"call_id"`
+	Type   string `json:"type"` // function_call_output
+}
+
+type functionTool struct {
+	Strict      bool                       `json:"strict"`
+	Parameters  map[string]json.RawMessage `json:"parameters"`
+	Name        string                     `json:"name"`
+	Description string                     `json:"description,omitempty"`
+	Type        string                     `json:"type"` // function
+}
+
+type reasoningParam struct {
+	Effort  string `json:"effort"`
+	Summary string `json:"summary"`
+}
+
+// emptySchema stands in for a tool without parameters.
+var emptySchema = map[string]json.RawMessage{"type": json.RawMessage(`"object"`), "properties": json.RawMessage(`{}`)}
+
+// encodeRequest builds the request body, reusing and extending the
+// encoded items kept in req.Cache when there is one.
 func encodeRequest(req llm.Request) (llm.Body, error) {
 	if req.Cache == nil {
 		return encodeBody(req, nil)
@@ -89,56 +133,54 @@ func encodeBody(req llm.Request, st *prefixState) (llm.Body, error) {
 			input.Add(it)
 		}
 	}
-	if input.Size() == 2 {
-		// No items: the whole encoding has nothing to splice.
-		body, err := encodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{}})
-		return llm.BodyOf(body), err
-	}
-	body, err := encodeParams(req, instructions, responses.ResponseNewParamsInputUnion{OfString: param.NewOpt(inputSentinel)})
-	if err != nil {
-		return llm.Body{}, err
-	}
-	mark, err := json.Marshal(inputSentinel)
-	if err != nil {
-		return llm.Body{}, err
-	}
-	at := bytes.Index(body, mark)
-	if at < 0 || bytes.Count(body, mark) != 1 {
-		return llm.Body{}, errors.New("the request's text contains the input placeholder")
-	}
-	return llm.Splice(body[:at], &input, body[at+len(mark):]), nil
+	return encodeParams(req, instructions, &input)
 }
 
-// encodeParams marshals the request's params with input as given.
-func encodeParams(req llm.Request, instructions string, input responses.ResponseNewParamsInputUnion) ([]byte, error) {
-	p := responses.ResponseNewParams{
-		Model:   shared.ResponsesModel(req.Model),
-		Store:   param.NewOpt(false),
-		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
-	}
-	if req.MaxTokens > 0 {
-		p.MaxOutputTokens = param.NewOpt(int64(req.MaxTokens))
-	}
-	if effort, ok := effortFor(req.Thinking); ok {
-		p.Reasoning = shared.ReasoningParam{Effort: effort, Summary: shared.ReasoningSummaryAuto}
+// encodeParams writes the body around the encoded input items.
+func encodeParams(req llm.Request, instructions string, input *llm.Array) (llm.Body, error) {
+	members := make([]llm.Member, 0, 9)
+	add := func(key string, v any) error {
+		raw, err := json.Marshal(v)
+		members = append(members, llm.Member{Key: key, Value: raw})
+		return err
 	}
 	if instructions != "" {
-		p.Instructions = param.NewOpt(instructions)
-	}
-	p.Input = input
-	for _, t := range req.Tools {
-		schema, err := decodeSchema(t.Parameters)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s parameters: %w", t.Name, err)
+		if err := add("instructions", instructions); err != nil {
+			return llm.Body{}, err
 		}
-		ft := responses.FunctionToolParam{Name: t.Name, Parameters: schema, Strict: param.NewOpt(false)}
-		if t.Description != "" {
-			ft.Description = param.NewOpt(t.Description)
-		}
-		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: &ft})
 	}
-	p.SetExtraFields(map[string]any{"stream": true})
-	return json.Marshal(p)
+	if req.MaxTokens > 0 {
+		members = append(members, llm.Member{Key: "max_output_tokens", Value: strconv.AppendInt(nil, int64(req.MaxTokens), 10)})
+	}
+	members = append(members,
+		llm.Member{Key: "store", Value: []byte("false")},
+		llm.Member{Key: "include", Value: []byte(`["reasoning.encrypted_content"]`)},
+		llm.Member{Key: "input", Array: input})
+	if req.Model != "" {
+		if err := add("model", req.Model); err != nil {
+			return llm.Body{}, err
+		}
+	}
+	if effort, ok := effortFor(req.Thinking); ok {
+		if err := add("reasoning", reasoningParam{Effort: effort, Summary: "auto"}); err != nil {
+			return llm.Body{}, err
+		}
+	}
+	if len(req.Tools) > 0 {
+		tools := make([]functionTool, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			schema, err := decodeSchema(t.Parameters)
+			if err != nil {
+				return llm.Body{}, fmt.Errorf("tool %s parameters: %w", t.Name, err)
+			}
+			tools = append(tools, functionTool{Parameters: schema, Name: t.Name, Description: t.Description, Type: "function"})
+		}
+		if err := add("tools", tools); err != nil {
+			return llm.Body{}, err
+		}
+	}
+	members = append(members, llm.Member{Key: "stream", Value: []byte("true")})
+	return llm.WriteObject(members)
 }
 
 // leadingSystem joins the leading system messages into the instructions
@@ -172,24 +214,25 @@ func encodeItems(m chat.Message, i int) ([][]byte, error) {
 
 // effortFor maps llm.Request.Thinking to a reasoning effort; ok is false
 // for "" (the model's default) and unknown modes.
-func effortFor(mode string) (shared.ReasoningEffort, bool) {
+func effortFor(mode string) (string, bool) {
 	switch mode {
 	case "no":
-		return shared.ReasoningEffortMinimal, true
+		return "minimal", true
 	case "high":
-		return shared.ReasoningEffortMedium, true
+		return "medium", true
 	case "max":
-		return shared.ReasoningEffortHigh, true
+		return "high", true
 	}
 	return "", false
 }
 
 // decodeSchema splits a JSON schema into its top-level members, each kept
-// as raw JSON so that the schema is sent as written; empty means an object
-// with no properties.
-func decodeSchema(raw json.RawMessage) (map[string]any, error) {
+// as raw JSON so that the schema is sent as written (its members in
+// sorted order, each compacted); empty means an object with no
+// properties.
+func decodeSchema(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+		return emptySchema, nil
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
@@ -198,24 +241,19 @@ func decodeSchema(raw json.RawMessage) (map[string]any, error) {
 	if top == nil {
 		return nil, fmt.Errorf("schema is null, want an object")
 	}
-	m := make(map[string]any, len(top))
-	for k, v := range top {
-		m[k] = v
-	}
-	return m, nil
+	return top, nil
 }
 
-func appendMessage(items responses.ResponseInputParam, m chat.Message) (responses.ResponseInputParam, error) {
+// appendMessage appends m's input items, each a value json.Marshal
+// encodes.
+func appendMessage(items []any, m chat.Message) ([]any, error) {
 	switch m.Role {
 	case chat.System, chat.User:
-		role := responses.EasyInputMessageRoleUser
+		role := "user"
 		if m.Role == chat.System {
-			role = responses.EasyInputMessageRoleDeveloper
+			role = "developer"
 		}
-		items = append(items, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-			Role:    role,
-			Content: responses.EasyInputMessageContentUnionParam{OfInputItemContentList: inputContent(m.Content)},
-		}})
+		items = append(items, inputMessage{Content: contentParts(m.Content, "auto"), Role: role})
 	case chat.Assistant:
 		reasoning, err := reasoningItems(m.ReasoningItems)
 		if err != nil {
@@ -223,26 +261,19 @@ func appendMessage(items responses.ResponseInputParam, m chat.Message) (response
 		}
 		items = append(items, reasoning...)
 		if text := m.Text(); text != "" {
-			items = append(items, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-				Role:    responses.EasyInputMessageRoleAssistant,
-				Content: responses.EasyInputMessageContentUnionParam{OfString: param.NewOpt(text)},
-			}})
+			items = append(items, inputMessage{Content: text, Role: "assistant"})
 		}
 		for _, c := range m.ToolCalls {
-			items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
-				CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
-			}})
+			items = append(items, functionCall{Arguments: c.Arguments, CallID: c.ID, Name: c.Name, Type: "function_call"})
 		}
 	case chat.Tool:
-		out := responses.ResponseInputItemFunctionCallOutputOutputUnionParam{}
+		var out any
 		if m.Content.IsTextOnly() {
-			out.OfString = param.NewOpt(m.Text())
+			out = m.Text()
 		} else {
-			out.OfResponseFunctionCallOutputItemArray = outputContent(m.Content)
+			out = contentParts(m.Content, "")
 		}
-		items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-			CallID: param.NewOpt(m.ToolCallID), Output: out,
-		}})
+		items = append(items, functionCallOutput{Output: out, CallID: m.ToolCallID, Type: "function_call_output"})
 	default:
 		return nil, fmt.Errorf("unknown role %q", m.Role)
 	}
@@ -251,7 +282,7 @@ func appendMessage(items responses.ResponseInputParam, m chat.Message) (response
 
 // reasoningItems replays the opaque reasoning items of an assistant
 // message verbatim, one input item per array element.
-func reasoningItems(raw json.RawMessage) ([]responses.ResponseInputItemUnionParam, error) {
+func reasoningItems(raw json.RawMessage) ([]any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
 	}
@@ -259,9 +290,9 @@ func reasoningItems(raw json.RawMessage) ([]responses.ResponseInputItemUnionPara
 	if err := json.Unmarshal(raw, &elems); err != nil {
 		return nil, fmt.Errorf("reasoning items are not a JSON array: %w", err)
 	}
-	out := make([]responses.ResponseInputItemUnionParam, 0, len(elems))
+	out := make([]any, 0, len(elems))
 	for _, e := range elems {
-		out = append(out, param.Override[responses.ResponseInputItemUnionParam](e))
+		out = append(out, e)
 	}
 	return out, nil
 }
@@ -270,30 +301,16 @@ func dataURL(p protocol.Part) string {
 	return "data:" + p.MediaType + ";base64," + base64.StdEncoding.EncodeToString(p.Data)
 }
 
-func inputContent(c protocol.Content) responses.ResponseInputMessageContentListParam {
-	out := make(responses.ResponseInputMessageContentListParam, 0, len(c))
+// contentParts is c as input_text and input_image parts, images with the
+// given detail.
+func contentParts(c protocol.Content, detail string) []any {
+	out := make([]any, 0, len(c))
 	for _, p := range c {
 		if p.Type == "image" {
-			out = append(out, responses.ResponseInputContentUnionParam{OfInputImage: &responses.ResponseInputImageParam{
-				Detail: responses.ResponseInputImageDetailAuto, ImageURL: param.NewOpt(dataURL(p)),
-			}})
+			out = append(out, inputImage{Detail: detail, ImageURL: dataURL(p), Type: "input_image"})
 			continue
 		}
-		out = append(out, responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: p.Text}})
-	}
-	return out
-}
-
-func outputContent(c protocol.Content) responses.ResponseFunctionCallOutputItemListParam {
-	out := make(responses.ResponseFunctionCallOutputItemListParam, 0, len(c))
-	for _, p := range c {
-		if p.Type == "image" {
-			out = append(out, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
-				ImageURL: param.NewOpt(dataURL(p)),
-			}})
-			continue
-		}
-		out = append(out, responses.ResponseFunctionCallOutputItemUnionParam{OfInputText: &responses.ResponseInputTextContentParam{Text: p.Text}})
+		out = append(out, inputText{Text: p.Text, Type: "input_text"})
 	}
 	return out
 }
