@@ -209,15 +209,20 @@ func codePC(f func(*forkPlan)) uintptr {
 func vmSupervisor(pl *forkPlan) { supervisor(pl) }
 
 // vmCommand is the start of a supervisor's child, the command's process:
-// a spare's waits for its command first. It never returns.
+// a spare's waits for its command first. It never returns. The failure
+// report is made here, not in the functions it calls: under fuzzing's
+// coverage instrumentation the deeper chain passed the linker's nosplit
+// limit (the fork path runs all this on the supervisor's frame).
 //
 //go:nosplit
 //go:norace
 func vmCommand(pl *forkPlan) {
 	if pl.spare != nil {
-		spareReceive(pl)
+		if step, e := spareReceive(pl); e != 0 {
+			fail(pl, step, e)
+		}
 	}
-	command(pl)
+	fail(pl, failExec, command(pl))
 }
 
 // supervisor runs in the child, sharing the helper's memory (cloneVM)
@@ -369,11 +374,13 @@ func newSparePlan(c *helperConfig, status int, sb *spareBuf) *forkPlan {
 
 // spareReceive runs in a spare's command process: it waits for the
 // command and fills in pl, enters the command's directory, and returns
-// for command to exec it. A parent that hangs up first ends it quietly.
+// for command to exec it. A parent that hangs up first ends it quietly;
+// a request it cannot take returns the failed step for vmCommand to
+// report.
 //
 //go:nosplit
 //go:norace
-func spareReceive(pl *forkPlan) {
+func spareReceive(pl *forkPlan) (step int, e syscall.Errno) {
 	sb := pl.spare
 	var n uintptr
 	for {
@@ -402,35 +409,35 @@ func spareReceive(pl *forkPlan) {
 	}
 	req := &sb.req
 	if n < 8 {
-		fail(pl, failExec, unix.EINVAL)
+		return failExec, unix.EINVAL
 	}
 	argc := uintptr(req[0]) | uintptr(req[1])<<8 | uintptr(req[2])<<16 | uintptr(req[3])<<24
 	envc := uintptr(req[4]) | uintptr(req[5])<<8 | uintptr(req[6])<<16 | uintptr(req[7])<<24
 	if argc < 1 || argc > maxSpareArgs || envc > maxSpareEnv {
-		fail(pl, failExec, unix.E2BIG)
+		return failExec, unix.E2BIG
 	}
 	// The strings: dir, path, argc arguments, envc variables.
 	at := uintptr(8)
 	dir := at
 	if at = skipString(req, at, n); at == 0 {
-		fail(pl, failExec, unix.EINVAL)
+		return failExec, unix.EINVAL
 	}
 	path := at
 	if at = skipString(req, at, n); at == 0 {
-		fail(pl, failExec, unix.EINVAL)
+		return failExec, unix.EINVAL
 	}
 	base := uintptr(unsafe.Pointer(&req[0]))
 	for i := uintptr(0); i < argc; i++ {
 		sb.argv[i] = base + at
 		if at = skipString(req, at, n); at == 0 {
-			fail(pl, failExec, unix.EINVAL)
+			return failExec, unix.EINVAL
 		}
 	}
 	sb.argv[argc] = 0
 	for i := uintptr(0); i < envc; i++ {
 		sb.env[i] = base + at
 		if at = skipString(req, at, n); at == 0 {
-			fail(pl, failExec, unix.EINVAL)
+			return failExec, unix.EINVAL
 		}
 	}
 	sb.env[envc] = 0
@@ -441,8 +448,9 @@ func spareReceive(pl *forkPlan) {
 	// as started, and a spare that dies before this never ran it.
 	syscall.RawSyscall(unix.SYS_SENDMSG, pl.status, uintptr(unsafe.Pointer(pl.taken)), unix.MSG_NOSIGNAL)
 	if _, _, e := syscall.RawSyscall(unix.SYS_CHDIR, pl.dir, 0, 0); e != 0 {
-		fail(pl, failChdir, e)
+		return failChdir, e
 	}
+	return 0, 0
 }
 
 // skipString returns the offset after the NUL-terminated string at at in
@@ -517,14 +525,15 @@ func dropCapsRaw(pl *forkPlan) {
 
 // command runs in the supervisor's child: it puts the command's
 // descriptors in place, closes every other, gives the signals back their
-// default handling and execs the command.
+// default handling and execs the command. It returns only when that
+// failed, with the error for vmCommand to report (failExec).
 //
 //go:nosplit
 //go:norace
-func command(pl *forkPlan) {
+func command(pl *forkPlan) syscall.Errno {
 	for i, fd := range pl.stdio {
 		if _, _, e := syscall.RawSyscall(unix.SYS_DUP3, fd, uintptr(i), 0); e != 0 {
-			fail(pl, failExec, e)
+			return e
 		}
 	}
 	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 3, ^uintptr(0)>>32, 0)
@@ -541,7 +550,7 @@ func command(pl *forkPlan) {
 	var none uint64
 	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&none)), 0, 8, 0, 0)
 	_, _, e := syscall.RawSyscall(unix.SYS_EXECVE, pl.path, pl.argv, pl.envv)
-	fail(pl, failExec, e)
+	return e
 }
 
 // fail writes step's message and the error number to the command's
@@ -555,24 +564,21 @@ func fail(pl *forkPlan, step int, e syscall.Errno) {
 	if step == failExec {
 		fd = 2
 	}
-	m := pl.msgs[step]
+	// Indexes that need no bounds check: a nosplit chain must not reach
+	// the panic path, whose frames would pass the linker's limit.
+	m := pl.msgs[uint(step)%failSteps]
 	syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(m.p)), m.n)
-	var buf [24]byte
-	i := len(buf)
-	i--
-	buf[i] = '\n'
-	i--
-	buf[i] = ')'
-	n := uintptr(e)
-	for {
+	var buf [8]byte // an errno has at most 4 digits, then ")\n"
+	buf[7], buf[6] = '\n', ')'
+	i := uint(6)
+	for n := uint(e) % 10000; ; n /= 10 {
 		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
+		buf[i%8] = byte('0' + n%10)
+		if n < 10 {
 			break
 		}
 	}
-	syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&buf[i])), uintptr(len(buf)-i))
+	syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&buf[i%8])), uintptr(8-i))
 	exit(exitSetupFailed)
 }
 

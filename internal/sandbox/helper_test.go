@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -283,5 +284,45 @@ func TestCommandCannotReachTheHelpersMemory(t *testing.T) {
 		if out, code := run(t, &pol, ws, probe); code == 0 {
 			t.Errorf("%s succeeded in the sandbox: %q", probe, out)
 		}
+	}
+}
+
+// TestExecFailureIsReported: a command that cannot be executed ends with
+// status 126 and says why on its standard error, errno included — with
+// the supervisors sharing the helper's memory and with forked ones.
+func TestExecFailureIsReported(t *testing.T) {
+	for _, fork := range []string{"", "1"} {
+		t.Run("fork="+fork, func(t *testing.T) {
+			t.Setenv(sandbox.ForkEnv, fork)
+			ws, pol := workspace(t)
+			notExec := filepath.Join(ws, "script.sh")
+			if err := os.WriteFile(notExec, []byte("#!/bin/sh\necho ran\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(notExec)
+			cmd.Dir = ws
+			errFile, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer errFile.Close()
+			cmd.Stderr = errFile
+			p, err := pol.Start(cmd)
+			if err != nil {
+				t.Fatalf("start: %v", err)
+			}
+			code, err := p.Wait()
+			if err != nil {
+				t.Fatalf("wait: %v", err)
+			}
+			stderr, err := os.ReadFile(errFile.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "openseek sandbox: exec " + notExec + " failed; the command was not run (errno 13)\n"
+			if code != 126 || string(stderr) != want {
+				t.Errorf("exit %d, stderr %q; want 126, %q", code, stderr, want)
+			}
+		})
 	}
 }
