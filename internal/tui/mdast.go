@@ -32,7 +32,7 @@ const (
 
 // mdNode is a node of the tree. Fields beyond kind and the links are
 // used by the kinds noted above; the block parser's own state is kept in
-// a separate struct so the tree stays small.
+// a separate struct (b, nil for inline nodes) so the tree stays small.
 type mdNode struct {
 	kind                      mdKind
 	parent, first, last, next *mdNode
@@ -49,7 +49,7 @@ type mdNode struct {
 	marker  byte // list delimiter ('.' or ')') or bullet
 	start   int  // ordered list start number
 
-	b *blockState // parse state of an open block (nil once closed)
+	b *blockState // the block parser's state (nil for inline nodes)
 }
 
 // appendChild adds c as the last child of n.

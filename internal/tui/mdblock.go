@@ -65,7 +65,7 @@ func parseMarkdown(src string) *mdNode {
 	}
 	ip := inlineParser{refs: p.refs}
 	for _, n := range p.paragraphs {
-		ip.parse(n, strings.TrimSpace(strings.Join(n.lines, "\n")))
+		ip.parse(n, strings.Trim(strings.Join(n.lines, "\n"), " \t\n"))
 	}
 	for _, n := range p.headings {
 		ip.parse(n, n.text)
@@ -377,7 +377,7 @@ func (p *blockParser) start(container *mdNode) int {
 				p.closeUnmatched()
 				if p.resolveRefs(container) {
 					h := &mdNode{kind: mdHeading, level: level, b: &blockState{startLine: container.b.startLine}}
-					h.text = strings.TrimSpace(strings.Join(container.lines, "\n"))
+					h.text = strings.Trim(strings.Join(container.lines, "\n"), " \t\n")
 					container.insertAfter(h)
 					container.unlink()
 					h.b.endLine = p.lineNum
@@ -568,6 +568,9 @@ func (p *blockParser) finalize(n *mdNode, end int) {
 			for len(n.lines) > 0 && strings.Trim(n.lines[len(n.lines)-1], " \t") == "" {
 				n.lines = n.lines[:len(n.lines)-1]
 			}
+			// Trailing blank lines are not the block's: they may
+			// make a list loose.
+			n.b.endLine = n.b.startLine + max(len(n.lines), 1) - 1
 		}
 	case mdItem:
 		if n.last != nil {

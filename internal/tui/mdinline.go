@@ -524,10 +524,15 @@ func scanLinkLabel(s string) (label string, n int) {
 	return "", -1
 }
 
-// normalizeLabel is a reference label as matched: case-folded, with
-// runs of white space as one space.
+// normalizeLabel is a reference label as matched: case-folded (ß as
+// ss, as Unicode's full folding has it), with runs of white space as
+// one space.
 func normalizeLabel(s string) string {
-	return strings.ToLower(strings.ToUpper(strings.Join(strings.Fields(s), " ")))
+	s = strings.ToLower(strings.ToUpper(strings.Join(strings.Fields(s), " ")))
+	if strings.Contains(s, "ß") {
+		s = strings.ReplaceAll(s, "ß", "ss")
+	}
+	return s
 }
 
 // parseRefDef parses a link reference definition at the start of s:
