@@ -48,7 +48,7 @@ type blockParser struct {
 // parseMarkdown parses src into a document tree.
 func parseMarkdown(src string) *mdNode {
 	p := &blockParser{}
-	p.doc = &mdNode{kind: mdDocument, b: &blockState{open: true, startLine: 1}}
+	p.doc = newBlock(mdDocument, 1)
 	p.tip, p.oldtip, p.lastMatched, p.allClosed = p.doc, p.doc, p.doc, true
 	for len(src) > 0 {
 		nl := strings.IndexByte(src, '\n')
@@ -152,10 +152,23 @@ func (p *blockParser) addChild(kind mdKind) *mdNode {
 	for !canContain(p.tip.kind, kind) {
 		p.finalize(p.tip, p.lineNum-1)
 	}
-	n := &mdNode{kind: kind, b: &blockState{open: true, startLine: p.lineNum}}
+	n := newBlock(kind, p.lineNum)
 	p.tip.appendChild(n)
 	p.tip = n
 	return n
+}
+
+// blockNode is a block with its parse state, allocated together.
+type blockNode struct {
+	n  mdNode
+	st blockState
+}
+
+// newBlock is an open block of kind starting on line.
+func newBlock(kind mdKind, line int) *mdNode {
+	b := &blockNode{n: mdNode{kind: kind}, st: blockState{open: true, startLine: line}}
+	b.n.b = &b.st
+	return &b.n
 }
 
 func canContain(parent, child mdKind) bool {
@@ -376,7 +389,8 @@ func (p *blockParser) start(container *mdNode) int {
 			if level := setextLevel(rest); level > 0 {
 				p.closeUnmatched()
 				if p.resolveRefs(container) {
-					h := &mdNode{kind: mdHeading, level: level, b: &blockState{startLine: container.b.startLine}}
+					h := newBlock(mdHeading, container.b.startLine)
+					h.level, h.b.open = level, false
 					h.text = strings.Trim(strings.Join(container.lines, "\n"), " \t\n")
 					container.insertAfter(h)
 					container.unlink()
