@@ -146,6 +146,8 @@ func TestMarkdownParserDeliberateDifferences(t *testing.T) {
 			"a destination's parentheses must balance (CommonMark 4.7); goldmark accepted (a"},
 		{"<!doctype html>", "  <!doctype html>",
 			"<! and a lower-case letter starts an HTML block (CommonMark 0.31); goldmark wanted upper case"},
+		{"</ a>\nb", "  </ a> b",
+			"no white space after </ in a closing tag (CommonMark 6.6); goldmark took it for an HTML block"},
 		{"* * \tx", "  • ◦   x",
 			"CommonMark's tab stops: the tab after the inner marker leaves four columns, an indented code block"},
 	}
