@@ -148,6 +148,8 @@ func TestMarkdownParserDeliberateDifferences(t *testing.T) {
 			"<! and a lower-case letter starts an HTML block (CommonMark 0.31); goldmark wanted upper case"},
 		{"</ a>\nb", "  </ a> b",
 			"no white space after </ in a closing tag (CommonMark 6.6); goldmark took it for an HTML block"},
+		{"a\\\\\\\nb", "  a\\\n  b",
+			"an escaped backslash, then a backslash hard break; goldmark saw two backslashes before the line end as no break"},
 		{"* * \tx", "  • ◦   x",
 			"CommonMark's tab stops: the tab after the inner marker leaves four columns, an indented code block"},
 	}
