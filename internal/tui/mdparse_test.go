@@ -150,6 +150,8 @@ func TestMarkdownParserDeliberateDifferences(t *testing.T) {
 			"no white space after </ in a closing tag (CommonMark 6.6); goldmark took it for an HTML block"},
 		{"a\\\\\\\nb", "  a\\\n  b",
 			"an escaped backslash, then a backslash hard break; goldmark saw two backslashes before the line end as no break"},
+		{"+ \n  * a", "  • ◦ a",
+			"an item that starts empty continues on a line indented to its content (CommonMark 5.2, as cmark does)"},
 		{"* * \tx", "  • ◦   x",
 			"CommonMark's tab stops: the tab after the inner marker leaves four columns, an indented code block"},
 	}
