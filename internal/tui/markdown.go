@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 )
 
 // markdown renders streaming markdown incrementally: the text is cut into
@@ -108,19 +106,17 @@ func (m *markdown) lines(width int, r *renderers, throttle time.Duration, now ti
 // depends on the width, so one serves every width.
 type renderers struct {
 	th *mdTheme
-	p  parser.Parser
 }
 
 func newRenderers(plain, dark bool) *renderers {
-	return &renderers{th: newMDTheme(plain, dark), p: newMarkdownParser()}
+	return &renderers{th: newMDTheme(plain, dark)}
 }
 
 // render turns one markdown block into lines: a margin of two cells on
 // the left, wrapped to leave two on the right.
 func (r *renderers) render(src string, width int) []string {
-	b := []byte(sanitize(src))
-	doc := r.p.Parse(text.NewReader(b))
-	w := mdRender{th: r.th, src: b, r: r}
+	doc := parseMarkdown(sanitize(src))
+	w := mdRender{th: r.th}
 	lines := w.blocks(doc, max(width-4, 10), 0, true)
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]

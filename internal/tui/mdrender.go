@@ -1,15 +1,11 @@
 package tui
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 )
 
 // styleBits is a combination of inline and block styles.
@@ -109,16 +105,14 @@ type span struct {
 // line it returns is self-contained: styles are closed at its end, so
 // the transcript can show any window of lines.
 type mdRender struct {
-	th  *mdTheme
-	src []byte
-	r   *renderers // to parse table cells
+	th *mdTheme
 }
 
 // blocks renders the block children of parent; gap puts a blank line
 // between them.
-func (w *mdRender) blocks(parent ast.Node, width, depth int, gap bool) []string {
+func (w *mdRender) blocks(parent *mdNode, width, depth int, gap bool) []string {
 	var out []string
-	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
+	for c := parent.first; c != nil; c = c.next {
 		ls := w.block(c, width, depth, false)
 		if len(ls) == 0 {
 			continue
@@ -133,14 +127,14 @@ func (w *mdRender) blocks(parent ast.Node, width, depth int, gap bool) []string 
 
 // block renders one block node at width cells (task: the first block of
 // a list item, where "[ ]" and "[x]" are check boxes).
-func (w *mdRender) block(n ast.Node, width, depth int, task bool) []string {
+func (w *mdRender) block(n *mdNode, width, depth int, task bool) []string {
 	width = max(width, 4)
-	switch n := n.(type) {
-	case *ast.Heading:
-		sp := []span{{text: strings.Repeat("#", n.Level) + " ", st: sHeading}}
+	switch n.kind {
+	case mdHeading:
+		sp := []span{{text: strings.Repeat("#", n.level) + " ", st: sHeading}}
 		return w.wrap(w.inline(n, sHeading, "", sp), width)
-	case *ast.Paragraph, *ast.TextBlock:
-		if n.FirstChild() == nil { // only link reference definitions
+	case mdParagraph:
+		if n.first == nil {
 			return nil
 		}
 		if t := w.table(n, width); t != nil {
@@ -151,31 +145,27 @@ func (w *mdRender) block(n ast.Node, width, depth int, task bool) []string {
 			sp = checkBox(sp)
 		}
 		return w.wrap(sp, width)
-	case *ast.ThematicBreak:
+	case mdThematicBreak:
 		return []string{w.th.paint(strings.Repeat("─", width), sDim)}
-	case *ast.FencedCodeBlock, *ast.CodeBlock:
+	case mdCodeBlock:
 		return w.code(n, width)
-	case *ast.Blockquote:
+	case mdBlockquote:
 		inner := w.blocks(n, width-2, depth, true)
 		bar := w.th.paint("│", sDim)
 		for i, l := range inner {
 			inner[i] = strings.TrimRight(bar+" "+l, " ")
 		}
 		return inner
-	case *ast.List:
+	case mdList:
 		return w.list(n, width, depth)
-	case *ast.HTMLBlock:
+	case mdHTMLBlock:
 		var out []string
-		segs := n.Lines()
-		for i := 0; i < segs.Len(); i++ {
-			out = append(out, w.hard(strings.TrimRight(string(segValue(segs, i, w.src)), "\r\n"), width, sDim)...)
-		}
-		if n.HasClosure() {
-			out = append(out, w.hard(strings.TrimRight(string(n.ClosureLine.Value(w.src)), "\r\n"), width, sDim)...)
+		for _, l := range n.lines {
+			out = append(out, w.hard(strings.TrimRight(l, "\r\n"), width, sDim)...)
 		}
 		return out
 	}
-	if n.Type() == ast.TypeBlock && n.FirstChild() != nil {
+	if n.isBlock() && n.first != nil {
 		return w.blocks(n, width, depth, true)
 	}
 	return nil
@@ -186,14 +176,14 @@ var bullets = [...]string{"•", "◦", "▪"}
 
 // list renders a bullet or ordered list, the items' text aligned after
 // the widest marker.
-func (w *mdRender) list(l *ast.List, width, depth int) []string {
+func (w *mdRender) list(l *mdNode, width, depth int) []string {
 	var marks []string
 	mw := 0
-	num := l.Start
-	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+	num := l.start
+	for it := l.first; it != nil; it = it.next {
 		m := bullets[depth%len(bullets)]
-		if l.IsOrdered() {
-			m = fmt.Sprintf("%d%c", num, l.Marker)
+		if l.ordered {
+			m = fmt.Sprintf("%d%c", num, l.marker)
 			num++
 		}
 		marks = append(marks, m)
@@ -202,19 +192,19 @@ func (w *mdRender) list(l *ast.List, width, depth int) []string {
 	mw++
 	var out []string
 	i := 0
-	for it := l.FirstChild(); it != nil; it, i = it.NextSibling(), i+1 {
+	for it := l.first; it != nil; it, i = it.next, i+1 {
 		var body []string
-		for c := it.FirstChild(); c != nil; c = c.NextSibling() {
-			ls := w.block(c, width-mw, depth+1, c == it.FirstChild())
+		for c := it.first; c != nil; c = c.next {
+			ls := w.block(c, width-mw, depth+1, c == it.first)
 			if len(ls) == 0 {
 				continue
 			}
-			if !l.IsTight && len(body) > 0 {
+			if !l.tight && len(body) > 0 {
 				body = append(body, "")
 			}
 			body = append(body, ls...)
 		}
-		if !l.IsTight && i > 0 {
+		if !l.tight && i > 0 {
 			out = append(out, "")
 		}
 		if len(body) == 0 {
@@ -236,7 +226,7 @@ func (w *mdRender) list(l *ast.List, width, depth int) []string {
 
 // checkBox turns a task item's leading "[ ] " or "[x] " into a box.
 func checkBox(sp []span) []span {
-	// goldmark leaves "[", " " and "] x" as separate texts.
+	// The parser leaves "[", " " and "] x" as separate texts.
 	var lead strings.Builder
 	k := 0
 	for ; k < len(sp) && sp[k].st == 0 && sp[k].link == "" && lead.Len() < 4; k++ {
@@ -253,12 +243,11 @@ func checkBox(sp []span) []span {
 
 // code renders a code block: its own colour, two cells of indent, tabs
 // as spaces, and long lines broken at a space where one is near.
-func (w *mdRender) code(n ast.Node, width int) []string {
-	segs := n.Lines()
+func (w *mdRender) code(n *mdNode, width int) []string {
 	cw := max(width-2, 8)
 	var out []string
-	for i := 0; i < segs.Len(); i++ {
-		l := strings.TrimRight(string(segValue(segs, i, w.src)), "\r\n")
+	for _, l := range n.lines {
+		l = strings.TrimRight(l, "\r\n")
 		l = strings.TrimRight(expandTabs(l), " ")
 		for _, part := range breakCode(l, cw) {
 			out = append(out, "  "+w.th.paint(part, sCodeBlock))
@@ -327,12 +316,6 @@ func breakCode(l string, width int) []string {
 	}
 }
 
-// segValue is line i of a block's source.
-func segValue(segs *text.Segments, i int, src []byte) []byte {
-	s := segs.At(i)
-	return s.Value(src)
-}
-
 // hard cuts plain text into lines of width cells in one style.
 func (w *mdRender) hard(s string, width int, st styleBits) []string {
 	s = expandTabs(s)
@@ -351,68 +334,51 @@ func (w *mdRender) hard(s string, width int, st styleBits) []string {
 }
 
 // inline collects the inline content of n as spans.
-func (w *mdRender) inline(n ast.Node, st styleBits, link string, out []span) []span {
+func (w *mdRender) inline(n *mdNode, st styleBits, link string, out []span) []span {
 	plain := w.th.plain
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		switch c := c.(type) {
-		case *ast.Text:
-			out = append(out, span{text: w.text(c.Segment.Value(w.src), c.IsRaw()), st: st, link: link})
+	for c := n.first; c != nil; c = c.next {
+		switch c.kind {
+		case mdText:
+			if c.text != "" {
+				out = append(out, span{text: c.text, st: st, link: link})
+			}
 			switch {
-			case c.HardLineBreak():
+			case c.hard:
 				out = append(out, span{text: "\n"})
-			case c.SoftLineBreak():
+			case c.soft:
 				out = append(out, span{text: " ", st: st, link: link})
 			}
-		case *ast.String:
-			out = append(out, span{text: w.text(c.Value, c.IsRaw()), st: st, link: link})
-		case *ast.CodeSpan:
-			var b strings.Builder
-			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
-				switch t := t.(type) {
-				case *ast.Text:
-					b.Write(t.Segment.Value(w.src))
-					if t.SoftLineBreak() {
-						b.WriteByte(' ')
-					}
-				case *ast.String:
-					b.Write(t.Value)
-				}
-			}
-			out = append(out, span{text: b.String(), st: st | sCode, link: link})
-		case *ast.Emphasis:
+		case mdCodeSpan:
+			out = append(out, span{text: c.text, st: st | sCode, link: link})
+		case mdEmphasis:
 			bit, mark := sItalic, "*"
-			if c.Level >= 2 {
+			if c.level >= 2 {
 				bit, mark = sBold, "**"
 			}
 			out = w.marked(c, mark, plain, st|bit, link, out)
-		case *strikeNode:
+		case mdStrike:
 			out = w.marked(c, "~~", plain, st|sStrike, link, out)
-		case *ast.Link:
-			dest := string(c.Destination)
+		case mdLink:
 			from := len(out)
-			out = w.inline(c, st|sLink, dest, out)
+			out = w.inline(c, st|sLink, c.dest, out)
 			var label strings.Builder
 			for _, s := range out[from:] {
 				label.WriteString(s.text)
 			}
-			if dest != "" && label.String() != dest {
-				out = append(out, span{text: " ", st: st}, span{text: "(" + dest + ")", st: st | sURL, link: dest})
+			if c.dest != "" && label.String() != c.dest {
+				out = append(out, span{text: " ", st: st}, span{text: "(" + c.dest + ")", st: st | sURL, link: c.dest})
 			}
-		case *ast.AutoLink:
-			u := string(c.URL(w.src))
-			out = append(out, span{text: string(c.Label(w.src)), st: st | sLink, link: u})
-		case *ast.Image:
+		case mdAutoLink:
+			out = append(out, span{text: c.text, st: st | sLink, link: c.text})
+		case mdImage:
 			out = append(out, span{text: "[image: ", st: st | sDim})
 			out = w.inline(c, st|sDim, "", out)
 			out = append(out, span{text: "]", st: st | sDim})
-			if d := string(c.Destination); d != "" {
+			if d := c.dest; d != "" {
 				out = append(out, span{text: " ", st: st}, span{text: "(" + d + ")", st: st | sURL, link: d})
 			}
-		case *ast.RawHTML:
-			for i := 0; i < c.Segments.Len(); i++ {
-				s := c.Segments.At(i)
-				out = append(out, span{text: strings.ReplaceAll(string(s.Value(w.src)), "\n", " "), st: st | sDim})
-			}
+		case mdRawHTML:
+			out = append(out, span{text: strings.ReplaceAll(c.text, "\n", " "), st: st | sDim})
 		default:
 			out = w.inline(c, st, link, out)
 		}
@@ -422,7 +388,7 @@ func (w *mdRender) inline(n ast.Node, st styleBits, link string, out []span) []s
 
 // marked renders emphasis: its style in colour, its markdown markers
 // when plain (there is no other way to show it).
-func (w *mdRender) marked(n ast.Node, mark string, plain bool, st styleBits, link string, out []span) []span {
+func (w *mdRender) marked(n *mdNode, mark string, plain bool, st styleBits, link string, out []span) []span {
 	if plain {
 		out = append(out, span{text: mark, st: st, link: link})
 	}
@@ -431,17 +397,4 @@ func (w *mdRender) marked(n ast.Node, mark string, plain bool, st styleBits, lin
 		out = append(out, span{text: mark, st: st, link: link})
 	}
 	return out
-}
-
-// text resolves backslash escapes and entities in a text segment.
-func (w *mdRender) text(v []byte, raw bool) string {
-	if !raw {
-		if bytes.IndexByte(v, '\\') >= 0 {
-			v = util.UnescapePunctuations(v)
-		}
-		if bytes.IndexByte(v, '&') >= 0 {
-			v = util.ResolveEntityNames(util.ResolveNumericReferences(v))
-		}
-	}
-	return string(v)
 }

@@ -4,8 +4,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 )
 
 // Column alignments of a pipe table.
@@ -19,12 +17,11 @@ const (
 // delimiter row such as |---|:--:|, then body rows — with columns fitted
 // to width (cells wrap); nil when the paragraph is not a table.
 // CommonMark parses a table as one paragraph, so the rows are its lines.
-func (w *mdRender) table(n ast.Node, width int) []string {
-	segs := n.Lines()
-	if segs.Len() < 2 {
+func (w *mdRender) table(n *mdNode, width int) []string {
+	if len(n.lines) < 2 {
 		return nil
 	}
-	row := func(i int) string { return strings.TrimSpace(string(segValue(segs, i, w.src))) }
+	row := func(i int) string { return strings.TrimSpace(n.lines[i]) }
 	delim := row(1)
 	if !strings.Contains(delim, "|") && !strings.Contains(row(0), "|") {
 		return nil
@@ -35,7 +32,7 @@ func (w *mdRender) table(n ast.Node, width int) []string {
 		return nil
 	}
 	rows := [][]string{head}
-	for i := 2; i < segs.Len(); i++ {
+	for i := 2; i < len(n.lines); i++ {
 		rows = append(rows, splitRow(row(i)))
 	}
 	cols := len(aligns)
@@ -95,13 +92,11 @@ func (w *mdRender) cell(s string, head bool) []span {
 	if s == "" {
 		return nil
 	}
-	src := []byte(s)
-	p := w.r.p.Parse(text.NewReader(src)).FirstChild()
-	if p == nil || p.Kind() != ast.KindParagraph || p.NextSibling() != nil {
+	p := parseMarkdown(s).first
+	if p == nil || p.kind != mdParagraph || p.next != nil {
 		return []span{{text: s, st: st}} // "# x" or "- x" in a cell is text
 	}
-	sub := mdRender{th: w.th, src: src, r: w.r}
-	return sub.inline(p, st, "", nil)
+	return w.inline(p, st, "", nil)
 }
 
 // splitRow cuts a table row at its unescaped pipes; an escaped pipe is
