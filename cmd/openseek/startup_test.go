@@ -35,7 +35,7 @@ func TestSandboxDispatchPrecedesHeavyPackages(t *testing.T) {
 	for _, heavy := range []string{
 		"github.com/nats-io/nats-server/v2/server",
 		"github.com/modelcontextprotocol/go-sdk/mcp",
-		"github.com/openseek/openseek/internal/tui",
+		"charm.land/lipgloss/v2", // the terminal UI
 		"github.com/openseek/openseek/internal/llm",
 	} {
 		i, ok := order[heavy]
