@@ -382,23 +382,7 @@ func (ip *inlineParser) closeBracket() {
 }
 
 // skipSpnl skips spaces and tabs with at most one line ending.
-func skipSpnl(s string, i int) int {
-	nl := false
-	for i < len(s) {
-		switch s[i] {
-		case ' ', '\t':
-		case '\n':
-			if nl {
-				return i
-			}
-			nl = true
-		default:
-			return i
-		}
-		i++
-	}
-	return i
-}
+func skipSpnl(s string, i int) int { return htmlSpace(s, i, true) }
 
 // parseInlineLink parses "dest 'title')" from i (just after the "(");
 // it returns the destination as written and the index after the ")".
