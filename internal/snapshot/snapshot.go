@@ -15,7 +15,9 @@
 //   - Each snapshot is a commit on one branch of the side repository
 //     (parent: the previous snapshot), so every snapshot stays reachable.
 //     Repeated snapshots are cheap: git's index stat cache hashes only the
-//     files that changed.
+//     files that changed, and only git add and git write-tree run; the
+//     commit object, the branch and openseek-last (the last snapshot) are
+//     written in Go in git's own formats (objects.go).
 //   - A restore first snapshots the current state, so it can be undone.
 //   - One snapshot or restore at a time per side repository (a file lock).
 package snapshot
