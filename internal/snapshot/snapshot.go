@@ -15,7 +15,9 @@
 //   - Each snapshot is a commit on one branch of the side repository
 //     (parent: the previous snapshot), so every snapshot stays reachable.
 //     Repeated snapshots are cheap: git's index stat cache hashes only the
-//     files that changed.
+//     files that changed, and only git add and git write-tree run; the
+//     commit object, the branch and openseek-last (the last snapshot) are
+//     written in Go in git's own formats (objects.go).
 //   - A restore first snapshots the current state, so it can be undone.
 //   - One snapshot or restore at a time per side repository (a file lock).
 package snapshot
@@ -106,24 +108,40 @@ func (r *Repo) take(ctx context.Context) (string, error) {
 	if err := r.writeExcludes(); err != nil {
 		return "", err
 	}
-	// Every git process costs a few milliseconds before the turn's first
-	// model request: the last snapshot is looked up while the files are
-	// added (rev-parse only reads refs), and gc runs only when git's own
+	// Every git process costs a few milliseconds of CPU before the turn's
+	// first model request: the last snapshot is read from files (else
+	// looked up by git while the files are added), the commit and the
+	// branch are written in Go, and gc runs only when git's own
 	// thresholds are passed.
-	type last struct{ commit, tree string }
-	prev := make(chan last, 1)
-	go func() {
-		var l last
-		// Both or neither: before the first snapshot the branch is absent.
-		if out, err := r.git(ctx, "rev-parse", branch, branch+"^{tree}"); err == nil {
-			if c, t, ok := strings.Cut(out, "\n"); ok && isHex(c) && isHex(t) {
-				l = last{c, t}
-			}
+	f := r.format()
+	var parent snap
+	var prev chan snap
+	if f.files {
+		id, ok, err := r.readRef(branch)
+		if l, lok := r.readLast(); err == nil && ok && lok && l.commit == id {
+			parent = l
+		} else if err != nil || ok {
+			prev = make(chan snap, 1)
 		}
-		prev <- l
-	}()
+	} else {
+		prev = make(chan snap, 1)
+	}
+	if prev != nil {
+		go func() {
+			var l snap
+			// Both or neither: before the first snapshot the branch is absent.
+			if out, err := r.git(ctx, "rev-parse", branch, branch+"^{tree}"); err == nil {
+				if c, t, ok := strings.Cut(out, "\n"); ok && isHex(c) && isHex(t) {
+					l = snap{c, t}
+				}
+			}
+			prev <- l
+		}()
+	}
 	err := r.add(ctx)
-	parent := <-prev
+	if prev != nil {
+		parent = <-prev
+	}
 	if err != nil {
 		return "", err
 	}
@@ -132,17 +150,14 @@ func (r *Repo) take(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if parent.tree == tree {
+		if prev != nil && f.files {
+			// Spare the next snapshot the lookup.
+			_ = r.writeLast(parent)
+		}
 		return parent.commit, nil
 	}
-	args := []string{"commit-tree", "--no-gpg-sign", "-m", "openseek snapshot"}
-	if parent.commit != "" {
-		args = append(args, "-p", parent.commit)
-	}
-	commit, err := r.git(ctx, append(args, tree)...)
+	commit, err := r.commit(ctx, f, tree, parent.commit)
 	if err != nil {
-		return "", err
-	}
-	if _, err := r.git(ctx, "update-ref", branch, commit); err != nil {
 		return "", err
 	}
 	if r.needsGC() {
@@ -150,6 +165,44 @@ func (r *Repo) take(ctx context.Context) (string, error) {
 		// no process outlives the call.
 		if _, err := r.git(ctx, "gc", "--auto", "--quiet"); err != nil {
 			return "", err
+		}
+	}
+	return commit, nil
+}
+
+// commit records tree as a snapshot whose parent is parent (none when
+// empty) and moves the branch to it. In a repository of git's usual
+// formats the commit object and the ref are written in Go (see
+// objects.go), else by git commit-tree and git update-ref.
+func (r *Repo) commit(ctx context.Context, f format, tree, parent string) (string, error) {
+	var commit string
+	var err error
+	if f.files && f.newHash != nil {
+		commit, err = r.writeObject(f.newHash, "commit", commitText(tree, parent, time.Now()))
+		if err != nil {
+			return "", fmt.Errorf("write the snapshot commit (snapshot repository %s): %w", r.gitDir, err)
+		}
+	} else {
+		args := []string{"commit-tree", "--no-gpg-sign", "-m", "openseek snapshot"}
+		if parent != "" {
+			args = append(args, "-p", parent)
+		}
+		if commit, err = r.git(ctx, append(args, tree)...); err != nil {
+			return "", err
+		}
+	}
+	// A reflog someone turned on is appended to by git only.
+	if _, serr := os.Stat(filepath.Join(r.gitDir, "logs", filepath.FromSlash(branch))); f.files && serr != nil {
+		err = r.writeRef(branch, commit)
+	} else {
+		_, err = r.git(ctx, "update-ref", branch, commit)
+	}
+	if err != nil {
+		return "", err
+	}
+	if f.files {
+		if err := r.writeLast(snap{commit, tree}); err != nil {
+			return "", fmt.Errorf("record the last snapshot (snapshot repository %s): %w", r.gitDir, err)
 		}
 	}
 	return commit, nil

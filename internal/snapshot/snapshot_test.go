@@ -477,3 +477,27 @@ func TestNeedsGC(t *testing.T) {
 		t.Error("no gc past the pack limit")
 	}
 }
+
+// BenchmarkTakeSmall measures the per-turn snapshot of a small workspace
+// (20 files) with one changed file: git add, git write-tree and the
+// commit and ref written in Go.
+func BenchmarkTakeSmall(b *testing.B) {
+	ctx := context.Background()
+	ws := b.TempDir()
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("d%d/f%02d.go", i%3, i)] = fmt.Sprint("package d\n// ", i)
+	}
+	write(b, ws, files)
+	r := open(b, ws)
+	if _, err := r.Take(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		write(b, ws, map[string]string{"d0/f00.go": fmt.Sprint("package d\n// edit ", i)})
+		if _, err := r.Take(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
