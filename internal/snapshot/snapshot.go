@@ -461,10 +461,22 @@ func (r *Repo) lock() (func(), error) {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
+	r.clearStaleLocks()
 	return func() {
 		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// clearStaleLocks removes the lock files a git process (or writeRef) left
+// behind when it was killed mid-snapshot — cancelling a turn kills its
+// git add — which would fail every later snapshot. Only a holder of
+// openseek.lock takes snapshots and restores, so with it held no lock
+// in the side repository can be live.
+func (r *Repo) clearStaleLocks() {
+	for _, name := range []string{"index.lock", filepath.FromSlash(branch) + ".lock"} {
+		_ = os.Remove(filepath.Join(r.gitDir, name))
+	}
 }
 
 // git runs git on the side repository with the workspace as work tree

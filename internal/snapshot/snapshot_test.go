@@ -252,6 +252,38 @@ func TestTakeIsStableWhenNothingChanged(t *testing.T) {
 	}
 }
 
+// TestStaleLocksDoNotStopSnapshots: a turn cancelled during its snapshot
+// kills git add, which leaves index.lock behind (and a killed process may
+// leave the branch's lock); the next snapshot and restore still work.
+func TestStaleLocksDoNotStopSnapshots(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "a"})
+	r := open(t, ws)
+	first, err := r.Take(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"index.lock", "refs/heads/snapshots.lock"} {
+		write(t, r.Dir(), map[string]string{name: ""})
+	}
+	write(t, ws, map[string]string{"a.txt": "changed"})
+	second, err := r.Take(ctx)
+	if err != nil {
+		t.Fatalf("snapshot after a killed one: %v", err)
+	}
+	if second == first {
+		t.Fatal("the changed workspace got the first snapshot's id")
+	}
+	write(t, r.Dir(), map[string]string{"index.lock": ""})
+	if _, err := r.Restore(ctx, first); err != nil {
+		t.Fatalf("restore after a killed snapshot: %v", err)
+	}
+	if got := tree(t, ws)["a.txt"]; got != "a" {
+		t.Errorf("restored a.txt = %q, want %q", got, "a")
+	}
+}
+
 func TestRestoreRefusesUnknownSnapshots(t *testing.T) {
 	ctx := context.Background()
 	ws := t.TempDir()
