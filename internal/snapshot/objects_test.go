@@ -389,3 +389,26 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredZlib: our stored-block zlib stream inflates to its input (the
+// reader checks the Adler-32 at the end) for every size one block holds.
+func TestStoredZlib(t *testing.T) {
+	for _, n := range []int{0, 1, 300, 0xffff} {
+		in := bytes.Repeat([]byte("commit 1\x00"), n/9+1)[:n]
+		z, err := storedZlib(in[:n/2], in[n/2:])
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(z))
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		out, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(out, in) {
+			t.Errorf("%d bytes: inflated %d bytes, err %v", n, len(out), err)
+		}
+	}
+	if _, err := storedZlib(make([]byte, 0x10000)); err == nil {
+		t.Error("a 64 KiB object was put in one stored block")
+	}
+}
