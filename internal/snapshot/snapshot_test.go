@@ -422,12 +422,18 @@ func TestNestedRepositoriesAreLeftAlone(t *testing.T) {
 // BenchmarkTake10k measures a snapshot of an unchanged 10,000-file tree
 // after the first (the per-turn cost once the stat cache is warm).
 func BenchmarkTake10k(b *testing.B) {
-	ctx := context.Background()
-	ws := b.TempDir()
 	files := map[string]string{}
 	for i := range 10000 {
 		files[fmt.Sprintf("d%02d/f%04d.txt", i/200, i)] = fmt.Sprint(i)
 	}
+	benchTake(b, files, "d00/f0000.txt")
+}
+
+// benchTake takes a first snapshot of files, then times one snapshot per
+// change of the file edited.
+func benchTake(b *testing.B, files map[string]string, edited string) {
+	ctx := context.Background()
+	ws := b.TempDir()
 	write(b, ws, files)
 	r := open(b, ws)
 	if _, err := r.Take(ctx); err != nil {
@@ -435,7 +441,7 @@ func BenchmarkTake10k(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		write(b, ws, map[string]string{"d00/f0000.txt": fmt.Sprint("edit", i)})
+		write(b, ws, map[string]string{edited: fmt.Sprint("package d\n// edit ", i)})
 		if _, err := r.Take(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -514,22 +520,9 @@ func TestNeedsGC(t *testing.T) {
 // (20 files) with one changed file: git add, git write-tree and the
 // commit and ref written in Go.
 func BenchmarkTakeSmall(b *testing.B) {
-	ctx := context.Background()
-	ws := b.TempDir()
 	files := map[string]string{}
 	for i := range 20 {
 		files[fmt.Sprintf("d%d/f%02d.go", i%3, i)] = fmt.Sprint("package d\n// ", i)
 	}
-	write(b, ws, files)
-	r := open(b, ws)
-	if _, err := r.Take(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		write(b, ws, map[string]string{"d0/f00.go": fmt.Sprint("package d\n// edit ", i)})
-		if _, err := r.Take(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchTake(b, files, "d0/f00.go")
 }
