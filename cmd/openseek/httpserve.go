@@ -1,3 +1,5 @@
+//go:build !headless
+
 package main
 
 import (
@@ -14,6 +16,9 @@ import (
 )
 
 // httpFlags are the flags of the HTTP transport.
+// httpDefaultAddr is where serve --http listens without an address.
+const httpDefaultAddr = httpapi.DefaultAddr
+
 type httpFlags struct {
 	addr        string
 	allowRemote bool

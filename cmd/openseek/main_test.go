@@ -41,9 +41,16 @@ type result struct {
 // API keys) plus env.
 func openseek(t *testing.T, dir string, stdin string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	return runBinary(t, os.Args[0], dir, stdin, append([]string{"OPENSEEK_TEST_MAIN=1"}, env...), args...)
+}
+
+// runBinary runs bin (this test binary as openseek, or a built openseek)
+// in a child process with a clean environment plus env.
+func runBinary(t *testing.T, bin, dir string, stdin string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}, env...)
+	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/internal/server/httpapi"
 	"github.com/openseek/openseek/internal/server/stdio"
 	"github.com/openseek/openseek/protocol"
 )
@@ -24,11 +23,11 @@ stdin, JSONL events on stdout. End of input finishes the queued turns and
 exits 0.
 
 With --http [ADDR] it serves the workspace over HTTP instead (default
-` + httpapi.DefaultAddr + `; port 0 picks a free one): a JSON API, each session's
+` + httpDefaultAddr + `; port 0 picks a free one): a JSON API, each session's
 events as server-sent events, and the web app. The URL with the token is
 printed on stderr.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 && cmd.Flags().Changed("http") && hf.addr == httpapi.DefaultAddr {
+			if len(args) == 1 && cmd.Flags().Changed("http") && hf.addr == httpDefaultAddr {
 				hf.addr = args[0] // --http ADDR
 				return nil
 			}
@@ -76,8 +75,8 @@ printed on stderr.`,
 	f := cmd.Flags()
 	f.StringVar(&sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement")
 	f.StringVar(&addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt")
-	f.StringVar(&hf.addr, "http", "", "serve the HTTP API and web app on ADDR (default "+httpapi.DefaultAddr+") instead of stdio")
-	f.Lookup("http").NoOptDefVal = httpapi.DefaultAddr
+	f.StringVar(&hf.addr, "http", "", "serve the HTTP API and web app on ADDR (default "+httpDefaultAddr+") instead of stdio")
+	f.Lookup("http").NoOptDefVal = httpDefaultAddr
 	f.BoolVar(&hf.allowRemote, "http-allow-remote", false, "allow a non-loopback --http address (anyone with the token controls the workspace)")
 	return cmd
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/server/httpapi"
+	"github.com/openseek/openseek/protocol"
+)
+
+// TestHeadlessBuild builds the binary as the README's headless install
+// does and checks what it promises: nothing of the terminal UI, the fleet,
+// the HTTP server or ACP is linked; run works end to end, sandbox and
+// session included; what is left out fails with the way to get it.
+func TestHeadlessBuild(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "openseek")
+	build := exec.Command("go", "build", "-tags", "headless", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags headless: %v\n%s", err, out)
+	}
+	list := exec.Command("go", "list", "-tags", "headless", "-deps", ".")
+	deps, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, left := range []string{
+		"github.com/openseek/openseek/internal/tui",
+		"github.com/openseek/openseek/internal/fleet",
+		"github.com/openseek/openseek/internal/server/httpapi",
+		"github.com/openseek/openseek/internal/server/acp",
+		"github.com/nats-io/nats-server/v2/server",
+		"charm.land/bubbletea/v2",
+	} {
+		for dep := range strings.Lines(string(deps)) {
+			if strings.TrimSpace(dep) == left {
+				t.Errorf("the headless build links %s", left)
+			}
+		}
+	}
+
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"echo headless > note.txt"}`}}},
+		llmtest.Text("done"),
+	)
+	r := runBinary(t, bin, ws, "", nil, append(modelArgs(srv), "run", "write a note")...)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "note.txt")); err != nil || string(b) != "headless\n" {
+		t.Errorf("the command's file: %q, %v", b, err)
+	}
+	if len(find[protocol.AgentFinished](r.events)) != 1 {
+		t.Errorf("no agent_finished: %v", names(r.events))
+	}
+	if h := runBinary(t, bin, ws, "", nil, "serve", "--help"); !strings.Contains(h.stdout, httpapi.DefaultAddr) {
+		t.Errorf("serve --help of the headless build does not name %s:\n%s", httpapi.DefaultAddr, h.stdout)
+	}
+	if s := runBinary(t, bin, ws, "", nil, "sessions", "list"); s.code != 0 || !strings.Contains(s.stdout, "cli-") {
+		t.Errorf("sessions list: exit %d, %q %q", s.code, s.stdout, s.stderr)
+	}
+
+	for _, args := range [][]string{
+		{"tui"},
+		{"tasks", "list"},
+		{"worker", "--name", "w"},
+		{"acp"},
+		{"inspect"},
+		{"serve", "--http"},
+		{"run", "--runs", "3", "task"},
+	} {
+		r := runBinary(t, bin, ws, "", nil, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "built for headless use") || !strings.Contains(r.stderr, "go install ./cmd/openseek") {
+			t.Errorf("openseek %s: exit %d, stderr %q; want 1 and how to get it", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+}
