@@ -24,7 +24,8 @@
 #     size more than the code a run executes.
 #
 # Usage: bench/startup.sh [path/to/openseek]   (default: build ./cmd/openseek with CGO_ENABLED=0)
-# Environment: RUNS (default 20), RSS_RUNS (default 3).
+# Environment: RUNS (default 20), RSS_RUNS (default 3), TAGS (build tags of
+# the binary it builds, e.g. TAGS=headless).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-20}
@@ -43,7 +44,7 @@ else
   bin=$tmp/openseek
   # As the README installs it: static (no cgo), so no dynamic loader and
   # no libc to map at every start.
-  CGO_ENABLED=0 go build -o "$bin" ./cmd/openseek
+  CGO_ENABLED=0 go build ${TAGS:+-tags "$TAGS"} -o "$bin" ./cmd/openseek
 fi
 go build -o "$tmp/llmscript" ./bench/llmscript
 # A home of its own: no user config, skills or MCP servers.
