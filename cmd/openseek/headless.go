@@ -67,19 +67,10 @@ type bestOfFlags struct{ runs int }
 
 func (b *bestOfFlags) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&b.runs, "runs", 0, "best-of-N (not in the headless build)")
-	for _, name := range []string{"concurrency", "verify", "judge", "apply", "keep"} {
+	for _, name := range bestOfNames[1:] {
 		f.String(name, "", "with --runs (not in the headless build)")
 		f.Lookup(name).NoOptDefVal = "true"
 	}
-}
-
-func (b *bestOfFlags) asked(cmd *cobra.Command) bool {
-	for _, name := range []string{"runs", "concurrency", "verify", "judge", "apply", "keep"} {
-		if cmd.Flags().Changed(name) {
-			return true
-		}
-	}
-	return false
 }
 
 func (c *cli) runBestOf(*cobra.Command, []string, *bestOfFlags, string) error {

@@ -321,3 +321,18 @@ func (c *cli) taskWords(args []string) (string, error) {
 	}
 	return task, nil
 }
+
+// bestOfNames are run's best-of-N flags (bestOfFlags.addFlags), --runs
+// first.
+var bestOfNames = []string{"runs", "concurrency", "verify", "judge", "apply", "keep"}
+
+// asked reports whether any best-of-N flag was given: run then goes
+// through runBestOf (which wants --runs with the others).
+func (b *bestOfFlags) asked(cmd *cobra.Command) bool {
+	for _, name := range bestOfNames {
+		if cmd.Flags().Changed(name) {
+			return true
+		}
+	}
+	return false
+}

@@ -39,17 +39,6 @@ func (b *bestOfFlags) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&b.keep, "keep", false, "with --runs: keep every run's workspace (default: keep only their patches and sessions)")
 }
 
-// asked reports whether any best-of-N flag was given: run then goes
-// through runBestOf (which wants --runs with the others).
-func (b *bestOfFlags) asked(cmd *cobra.Command) bool {
-	for _, name := range []string{"runs", "concurrency", "verify", "judge", "apply", "keep"} {
-		if cmd.Flags().Changed(name) {
-			return true
-		}
-	}
-	return false
-}
-
 // runBestOf is `openseek run --runs N`: N attempts of one task on this
 // machine, without a queue, then one is chosen (fleet.Choose) and all are
 // reported. The working tree changes only with --apply.

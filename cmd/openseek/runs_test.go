@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/openseek/openseek/internal/fleet"
 	"github.com/openseek/openseek/internal/llm/llmtest"
@@ -251,5 +254,18 @@ func TestRunRunsNoneQualifies(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(repo, "value.txt")); got != "0\n" {
 		t.Errorf("value.txt = %q: a change was applied though none was chosen", got)
+	}
+}
+
+// TestBestOfNamesAreTheFlags: asked (shared by both builds) knows every
+// best-of-N flag addFlags defines, and no other.
+func TestBestOfNamesAreTheFlags(t *testing.T) {
+	f := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	new(bestOfFlags).addFlags(f)
+	var got []string
+	f.VisitAll(func(fl *pflag.Flag) { got = append(got, fl.Name) })
+	want := slices.Sorted(slices.Values(bestOfNames))
+	if slices.Sort(got); !slices.Equal(got, want) {
+		t.Errorf("addFlags defines %v, bestOfNames lists %v", got, want)
 	}
 }
