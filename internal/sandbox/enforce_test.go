@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		runEscapes(ws)
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(sandboxtest.StartPaths{M: m})
 }
 
 // run runs command through jobs.Spawn with policy pol (nil: unsandboxed)

@@ -137,10 +137,10 @@ func (p *Process) Wait() (int, error) {
 // the Process, not cmd, to wait for it. cmd's Stdin, Stdout and Stderr
 // must be nil or *os.File, since no goroutine copies them.
 //
-// The command goes to p's helper when its directory lies in the
-// workspace and it asks for no process attributes but a process group
-// (the supervisor always makes one); otherwise it is wrapped and started
-// as Wrap does.
+// The command goes to p's helper when the helper is known good here
+// ([StartPath]), its directory lies in the workspace and it asks for no
+// process attributes but a process group (the supervisor always makes
+// one); otherwise it is wrapped and started as Wrap does.
 func (p Policy) Start(cmd *exec.Cmd) (*Process, error) { return p.start(cmd, false) }
 
 // start is Start; a probe (Prepare's test command) gets no private caches
@@ -155,7 +155,11 @@ func (p Policy) start(cmd *exec.Cmd, probe bool) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req := helperCommand(pol, cmd, probe); req != nil {
+	var req []byte
+	if helper, _ := StartPath(); helper {
+		req = helperCommand(pol, cmd, probe)
+	}
+	if req != nil {
 		key, err := policyKey(pol)
 		if err != nil {
 			return nil, err

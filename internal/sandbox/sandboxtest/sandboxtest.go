@@ -1,6 +1,7 @@
 // Package sandboxtest runs a package's sandbox tests a second time as an
 // ordinary user when the tests run as root, so the sandbox is proven both
-// ways: CI runs as root, most users do not.
+// ways: CI runs as root, most users do not. It also runs them on both of
+// the sandbox's start paths (BothStartPaths).
 //
 // The user is $OPENSEEK_TEST_USER, else "openseek-test"; CI creates it
 // with `useradd -M openseek-test`. It must exist: a root run without it
@@ -17,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/openseek/openseek/internal/sandbox"
 )
 
 // ordinaryEnv marks the second run, so it does not start a third.
@@ -117,3 +120,29 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// BothStartPaths runs m's tests on the sandbox's start path of this build
+// (the helper, where it is known good) and, when they pass, once more with
+// sandbox.ReexecEnv set, so that one suite proves both paths. It returns
+// the exit code for os.Exit. An ordinary-user rerun (AsOrdinaryUser), or a
+// run with sandbox.ReexecEnv already set, runs once: the path was chosen.
+func BothStartPaths(m *testing.M) int {
+	code := m.Run()
+	if code != 0 || os.Getenv(ordinaryEnv) != "" || os.Getenv(sandbox.ReexecEnv) != "" {
+		return code
+	}
+	if helper, _ := sandbox.StartPath(); !helper {
+		return code // this build has the re-exec path only
+	}
+	os.Setenv(sandbox.ReexecEnv, "1")
+	defer os.Unsetenv(sandbox.ReexecEnv)
+	os.Stdout.WriteString("=== the tests again on the re-exec path (" + sandbox.ReexecEnv + "=1)\n")
+	return m.Run()
+}
+
+// StartPaths wraps m for goleak.VerifyTestMain and the like, whose Run
+// then is BothStartPaths.
+type StartPaths struct{ M *testing.M }
+
+// Run runs the tests on both start paths.
+func (s StartPaths) Run() int { return BothStartPaths(s.M) }
