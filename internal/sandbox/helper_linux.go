@@ -386,7 +386,7 @@ func startHelper(key string, pol Policy) (*client, error) {
 		return nil, fmt.Errorf("sandbox: control socket: %w", err)
 	}
 	ctl := fc.(*net.UnixConn)
-	prog, err := seccompProgram()
+	prog, err := seccompProgram(pol.Network)
 	if err != nil {
 		ctl.Close()
 		return nil, fmt.Errorf("sandbox: assemble the seccomp filter: %w", err)
