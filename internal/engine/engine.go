@@ -635,6 +635,10 @@ func (e *Engine) Close() error {
 	if e.sandboxBuild == nil || e.sandboxStarted.Load() {
 		_ = e.waitSandbox()
 	}
+	// The session's helper, and its private /tmp, end with it.
+	if e.sandboxPolicy != nil {
+		e.sandboxPolicy.Release()
+	}
 	for i := len(e.cleanup) - 1; i >= 0; i-- {
 		e.cleanup[i]()
 	}

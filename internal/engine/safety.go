@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -106,6 +107,9 @@ func (e *Engine) startSandbox() error {
 		}
 	}
 	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
+	// The session's own sandbox helper: its commands share a private
+	// /tmp that no other session of this process sees; Close ends it.
+	sp.Session = rand.Text()
 	for _, r := range sc.WritableRoots {
 		if strings.HasPrefix(r, "~/") {
 			r = filepath.Join(e.opts.Home, r[2:])

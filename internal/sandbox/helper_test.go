@@ -341,3 +341,77 @@ func TestExecFailureIsReported(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionsHaveTheirOwnTmp: without network, the commands of one
+// session share a private /tmp (on the helper path: a file one step
+// leaves is there for the next) and those of another session never see
+// it; Release ends the session's helper, and its /tmp with it.
+func TestSessionsHaveTheirOwnTmp(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	a, b := pol, pol
+	a.Session, b.Session = unique(t), unique(t)
+	t.Cleanup(a.Release)
+	t.Cleanup(b.Release)
+	if out, code := run(t, &a, ws, "echo secret > /tmp/left && cat /tmp/left"); code != 0 || out != "secret\n" {
+		t.Fatalf("session a writes its /tmp: exit %d, %q", code, out)
+	}
+	if out, code := run(t, &b, ws, "cat /tmp/left"); code == 0 || strings.Contains(out, "secret") {
+		t.Errorf("session b read session a's /tmp: exit %d, %q", code, out)
+	}
+	if helper, _ := sandbox.StartPath(); helper {
+		if out, code := run(t, &a, ws, "cat /tmp/left"); code != 0 || out != "secret\n" {
+			t.Errorf("session a's next command lost its /tmp: exit %d, %q", code, out)
+		}
+	}
+	a.Release()
+	if out, code := run(t, &a, ws, "cat /tmp/left"); code == 0 || strings.Contains(out, "secret") {
+		t.Errorf("session a's /tmp outlived Release: exit %d, %q", code, out)
+	}
+}
+
+// TestReleaseWaitsForRunningCommands: a released session's helper ends
+// once its running command does, not under it.
+func TestReleaseWaitsForRunningCommands(t *testing.T) {
+	t.Parallel()
+	needHelper(t)
+	ws, pol := workspace(t)
+	pol.Session = unique(t)
+	if _, code := run(t, &pol, ws, "true"); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	helper := helperOf(t, ws)
+	if helper == 0 {
+		t.Fatal("no helper")
+	}
+	fifo := filepath.Join(ws, "go-on")
+	if err := syscall.Mkfifo(fifo, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	p, err := jobs.Spawn(jobs.Spec{Command: "read line < go-on; echo finished $line", Dir: ws, Sandbox: &pol}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(100 * time.Millisecond)
+	pol.Release()
+	// The command is still running (it waits on the fifo), so is its
+	// helper; opening the fifo for writing waits for the command's read.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := syscall.Getpgid(helper); err != nil {
+		t.Errorf("the helper ended under its running command: %v", err)
+	}
+	w.WriteString("ok\n")
+	w.Close()
+	select {
+	case <-p.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command did not finish")
+	}
+	if out, _ := p.Read(0, p.Output().Chars); p.ExitCode() != 0 || out != "finished ok\n" {
+		t.Errorf("exit %d, %q", p.ExitCode(), out)
+	}
+	waitDead(t, helper)
+}
