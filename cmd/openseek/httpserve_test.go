@@ -39,7 +39,7 @@ func startHTTP(t *testing.T, ws, home string, args ...string) *httpServer {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}
+	cmd.Env = append([]string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}, startPathEnv()...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -140,6 +140,35 @@ func BothStartPaths(m *testing.M) int {
 	return m.Run()
 }
 
+// OnReexecPath reruns the tests of the calling test binary matched by
+// pattern with sandbox.ReexecEnv set, so that the sandbox's re-exec path
+// passes what its fast path passed, and fails t when any fails. It
+// returns at once in that rerun, in an ordinary-user rerun (whose parent
+// chose the path) and where this build has the re-exec path only. A test
+// that starts the program under test with an environment of its own
+// passes sandbox.ReexecEnv on.
+func OnReexecPath(t *testing.T, pattern string) {
+	t.Helper()
+	if os.Getenv(sandbox.ReexecEnv) != "" || os.Getenv(ordinaryEnv) != "" {
+		return
+	}
+	if helper, _ := sandbox.StartPath(); !helper {
+		t.Logf("this build takes the re-exec path already")
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run", pattern, "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), sandbox.ReexecEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\nPASS") || !strings.Contains(string(out), "=== RUN") {
+		t.Fatalf("on the re-exec path (%s=1) the tests %q failed (%v):\n%s", sandbox.ReexecEnv, pattern, err, out)
+	}
+	t.Logf("on the re-exec path:\n%s", tail(string(out), 40))
+}
+
 // StartPaths wraps m for goleak.VerifyTestMain and the like, whose Run
 // then is BothStartPaths.
 type StartPaths struct{ M *testing.M }
