@@ -9,6 +9,7 @@
 package sandboxtest
 
 import (
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -125,11 +126,15 @@ func tail(s string, n int) string {
 // (the helper, where it is known good) and, when they pass, once more with
 // sandbox.ReexecEnv set, so that one suite proves both paths. It returns
 // the exit code for os.Exit. An ordinary-user rerun (AsOrdinaryUser), or a
-// run with sandbox.ReexecEnv already set, runs once: the path was chosen.
+// run with sandbox.ReexecEnv already set, runs once: the path was chosen;
+// so does a run of benchmarks, which name the path they measure.
 func BothStartPaths(m *testing.M) int {
 	code := m.Run()
 	if code != 0 || os.Getenv(ordinaryEnv) != "" || os.Getenv(sandbox.ReexecEnv) != "" {
 		return code
+	}
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		return code // benchmarks name the path they measure
 	}
 	if helper, _ := sandbox.StartPath(); !helper {
 		return code // this build has the re-exec path only
