@@ -159,7 +159,7 @@ func TestBrowserChat(t *testing.T) {
 	url, ctx := browse(t, h, Options{})
 
 	do(t, ctx, "start a session from the list",
-		chromedp.Navigate(url+"/"), chromedp.WaitVisible("#new-session"), chromedp.Click("#new-session"),
+		chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible("#new-session"), chromedp.Click("#new-session"),
 		chromedp.WaitVisible("#prompt"), chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "send a prompt",
 		chromedp.SendKeys("#prompt", "run the echo"), chromedp.SendKeys("#prompt", kb.Enter))
@@ -202,7 +202,7 @@ func TestBrowserChat(t *testing.T) {
 
 	ids, _ := h.SessionInfos()
 	vurl, vctx := serve(t, h, Options{ReadOnly: true}), ctx
-	do(t, vctx, "open the viewer", chromedp.Navigate(vurl+"/sessions/"+ids[0].ID), chromedp.WaitVisible("#timeline"))
+	do(t, vctx, "open the viewer", chromedp.Navigate(vurl+"/sessions/"+ids[0].ID+"#token="+testToken), chromedp.WaitVisible("#timeline"))
 	rows, err := chromedp.Run(vctx, chromedp.Evaluate[int](`document.querySelectorAll("#timeline tbody tr").length`))
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func TestBrowserApproval(t *testing.T) {
 	)
 	h := newHost(t, srv, func(o *engine.Options) { o.Approval = "ask" })
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "open the list", chromedp.Navigate(url+"/"), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "make the file"+kb.Enter))
 	do(t, ctx, "the approval shows", chromedp.WaitVisible(".card.approval button.approve"))
@@ -249,7 +249,7 @@ func TestBrowserApproval(t *testing.T) {
 func TestBrowserShowsErrors(t *testing.T) {
 	h := newHost(t, llmtest.NewServer(t), nil)
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "open the list", chromedp.Navigate(url+"/"), chromedp.WaitVisible("#new-session"))
+	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible("#new-session"))
 	h.Close()
 	do(t, ctx, "click", chromedp.Click("#new-session"), chromedp.WaitVisible(".banner.error"))
 	if got := textOf(t, ctx, ".banner.error .banner-text"); !strings.Contains(got, "Could not start a session") || !strings.Contains(got, "shutting down") {
@@ -265,7 +265,7 @@ func TestBrowserSteerAndCancel(t *testing.T) {
 	)
 	h := newHost(t, srv, nil)
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "open a session", chromedp.Navigate(url+"/"), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+	do(t, ctx, "open a session", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "write a lot"+kb.Enter), chromedp.WaitVisible(".answer.streaming"))
 	if st := textOf(t, ctx, "#state"); st != "working…" {

@@ -324,7 +324,7 @@ func TestPagesBadInputAndAssets(t *testing.T) {
 		t.Errorf("404 page says %q", got)
 	}
 	page(t, hd, "/sessions/..%2f..%2fetc", 400)
-	for path, want := range map[string]string{"/static/app.js": "EventSource", "/static/app.css": ".card"} {
+	for path, want := range map[string]string{"/static/app.js": "Authorization", "/static/app.css": ".card"} {
 		rec := httptest.NewRecorder()
 		hd.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		body, _ := io.ReadAll(rec.Body)
