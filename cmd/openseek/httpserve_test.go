@@ -69,7 +69,11 @@ func startHTTP(t *testing.T, ws, home string, args ...string) *httpServer {
 	}
 	go io.Copy(io.Discard, stderr)
 	go func() { s.waited <- cmd.Wait() }()
-	s.token = s.url.Query().Get("token")
+	frag, _ := url.ParseQuery(s.url.Fragment)
+	s.token = frag.Get("token")
+	if s.token == "" || s.url.RawQuery != "" {
+		t.Fatalf("the printed URL %s does not carry the token in its fragment (and only there)", s.url)
+	}
 	s.base = "http://" + s.url.Host
 	t.Cleanup(func() {
 		cmd.Process.Kill()
@@ -94,6 +98,9 @@ func (s *httpServer) do(t *testing.T, method, path, body string, mod func(*http.
 	t.Helper()
 	req, _ := http.NewRequest(method, s.base+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.token)
+	if method != http.MethodGet && method != http.MethodHead {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if mod != nil {
 		mod(req)
 	}
@@ -168,12 +175,17 @@ func TestServeHTTPBinary(t *testing.T) {
 	if code, _, _ := s.do(t, "GET", "/v1/sessions", "", func(r *http.Request) { r.Host = "rebound.example:" + s.url.Port() }); code != 403 {
 		t.Errorf("foreign Host = %d", code)
 	}
-	code, _, h := s.do(t, "GET", "/?token="+s.token, "", func(r *http.Request) { r.Header.Del("Authorization") })
-	if code != 303 || !strings.Contains(h.Get("Set-Cookie"), "HttpOnly") {
-		t.Errorf("opening the URL = %d %v", code, h)
+	// A browser opening the printed URL sends no token (it is in the
+	// fragment): it gets the page shell, and no cookie.
+	code, body, h := s.do(t, "GET", s.url.Path, "", func(r *http.Request) { r.Header.Del("Authorization") })
+	if code != 200 || !strings.Contains(body, `data-shell="true"`) || h.Get("Set-Cookie") != "" {
+		t.Errorf("opening the URL = %d %v %s", code, h, body)
+	}
+	if code, _, _ := s.do(t, "POST", "/v1/sessions", `{"id":"plain"}`, func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }); code != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain POST = %d", code)
 	}
 
-	code, body, _ := s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil)
+	code, body, _ = s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil)
 	if code != 201 || !strings.Contains(body, `"id":"web"`) {
 		t.Fatalf("POST /v1/sessions = %d %s", code, body)
 	}

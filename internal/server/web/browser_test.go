@@ -1,16 +1,12 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"flag"
-	"image/png"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,32 +15,20 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/server/web/browsertest"
 )
 
 var screenshots = flag.String("screenshots", "", "keep the browser tests' PNG screenshots in this directory (default: a temp dir)")
 
-// chromium finds Debian's chromium ($CHROMIUM overrides). The browser
-// tests need it: CI installs it (apt-get install -y chromium).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	t.Fatal("the web page tests need a Chromium browser: install it (Debian: apt-get install -y chromium) or set CHROMIUM to its path")
-	return ""
-}
+// browsers is the one headless Chromium of the package's tests.
+var browsers browsertest.Browser
 
-// browse serves the pages (and the test API) over h and starts a headless
-// Chromium; it returns the server's URL and the browser's context.
+// browse serves the pages (and the test API) over h and opens a tab in
+// the shared headless Chromium; it returns the server's URL and the tab.
 func browse(t *testing.T, h *engine.Host, o Options) (string, context.Context) {
 	t.Helper()
 	url := serve(t, h, o)
-	return url, browser(t)
+	return url, browsers.Tab(t)
 }
 
 // serve serves the pages and the test API over h.
@@ -54,96 +38,22 @@ func serve(t *testing.T, h *engine.Host, o Options) string {
 	return srv.URL
 }
 
-// shared is the one headless Chromium of the package's tests (started on
-// first use; each test gets its own tab). Starting a browser costs seconds
-// on a busy machine, a tab almost nothing.
-var shared struct {
-	once   sync.Once
-	ctx    context.Context // the browser's first tab
-	err    error
-	cancel func()
-}
-
-// browser opens a tab in the shared headless Chromium; cleanup closes it.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path := chromium(t)
-	shared.once.Do(func() {
-		dir, err := os.MkdirTemp("", "openseek-web-chromium-")
-		if err != nil {
-			shared.err = err
-			return
-		}
-		opts := []chromedp.ExecAllocatorOption{
-			chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-			chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true), chromedp.UserDataDir(dir), chromedp.WindowSize(1100, 900),
-		}
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, cancelTab := chromedp.NewContext(actx)
-		shared.ctx = ctx
-		shared.cancel = func() { cancelTab(); cancelAlloc(); os.RemoveAll(dir) }
-		shared.err = chromedp.Do(ctx) // starts the browser
-	})
-	if shared.err != nil {
-		t.Fatalf("starting %s: %v", path, shared.err)
-	}
-	tab, cancelTab := chromedp.NewContext(shared.ctx)
-	ctx, cancelTime := context.WithTimeout(tab, 60*time.Second)
-	t.Cleanup(func() { cancelTime(); cancelTab() })
-	return ctx
-}
-
 // TestMain stops the shared browser after the tests.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
-	if shared.cancel != nil {
-		shared.cancel()
-	}
+	browsers.Close()
 	os.Exit(code)
 }
 
-func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
+var (
+	do     = browsertest.Do
+	textOf = browsertest.Text
+)
 
-func textOf(t *testing.T, ctx context.Context, sel string) string {
-	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(sel))
-	if err != nil {
-		t.Fatalf("text of %s: %v", sel, err)
-	}
-	return s
-}
-
-// screenshot saves a full-page PNG and checks it decodes to a page-sized
-// image.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("screenshot %s is not a PNG: %v", name, err)
-	}
-	if r := img.Bounds(); r.Dx() < 800 || r.Dy() < 300 {
-		t.Errorf("screenshot %s is %v", name, r)
-	}
-	dir := *screenshots
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot %s", filepath.Join(dir, name))
+	browsertest.Screenshot(t, ctx, *screenshots, name, 800)
 }
 
 // In a real browser: the list's button starts a session, a prompt typed
