@@ -11,33 +11,21 @@ import (
 	"context"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/openseek/openseek/internal/e2etest"
 )
 
 // Chromium returns the path of a Chromium browser ($CHROMIUM overrides).
 // Without one it skips t, or fails it under OPENSEEK_E2E=1.
 func Chromium(t testing.TB) string {
 	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	const msg = "this test needs a Chromium browser: install it (Debian: apt-get install -y chromium) or set CHROMIUM to its path"
-	if os.Getenv("OPENSEEK_E2E") == "1" {
-		t.Fatal(msg + " (OPENSEEK_E2E=1: a missing program is a failure)")
-	}
-	t.Skip(msg)
-	return ""
+	return e2etest.Need(t, "Debian: apt-get install -y chromium, or set CHROMIUM to its path", os.Getenv("CHROMIUM"), "chromium-browser", "google-chrome", "chromium")
 }
 
 // Browser is one headless Chromium with its own profile directory.
