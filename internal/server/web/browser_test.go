@@ -192,3 +192,49 @@ func TestBrowserSteerAndCancel(t *testing.T) {
 		t.Errorf("errors shown: %s", errs)
 	}
 }
+
+// Without the token (no fragment, a fresh tab) the page shows none of the
+// workspace and says how to open it; a wrong token is refused and not
+// kept; the right one is moved out of the address bar.
+func TestBrowserNeedsTheToken(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open without the token", chromedp.Navigate(url+"/"), chromedp.WaitVisible(".banner.error"))
+	if got := textOf(t, ctx, ".banner.error .banner-text"); !strings.Contains(got, "#token=") {
+		t.Errorf("banner %q", got)
+	}
+	if body := textOf(t, ctx, "body"); strings.Contains(body, "diffdemo") || strings.Contains(body, h.Workspace()) {
+		t.Errorf("the page without the token shows the workspace: %s", body)
+	}
+	do(t, ctx, "open with a wrong token", chromedp.Navigate("about:blank"), chromedp.Navigate(url+"/#token=wrong"),
+		chromedp.WaitVisible(".banner.error"))
+	if got := textOf(t, ctx, ".banner.error .banner-text"); !strings.Contains(got, "refused the token") {
+		t.Errorf("banner %q", got)
+	}
+	if kept, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`String(sessionStorage.getItem("openseek.token"))`)); kept != "null" {
+		t.Errorf("a refused token is kept: %q", kept)
+	}
+	// The printed URL pasted into the same tab changes only the fragment.
+	do(t, ctx, "open with the token", chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible(`.session-row[data-id="diffdemo"]`))
+	if loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`)); loc != url+"/" {
+		t.Errorf("address bar %q", loc)
+	}
+}
+
+// A session on disk that is not open is resumed by the page with a POST
+// (reading its stream would not), then followed live.
+func TestBrowserResumesASessionOnDisk(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t, llmtest.Text("back again")), nil)
+	seed(t, h, "diffdemo")
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open the session", chromedp.Navigate(url+"/sessions/diffdemo#token="+testToken),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat")?.dataset.live === "true"`))
+	if _, open := h.Get("diffdemo"); !open {
+		t.Fatal("the page did not resume the session")
+	}
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "again"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
+	if got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".msg.assistant .answer")].map(e => e.textContent).join("|")`)); !strings.Contains(got, "back again") {
+		t.Errorf("answer %q", got)
+	}
+}

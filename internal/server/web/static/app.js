@@ -558,6 +558,14 @@
   }
 
   for (const type of ["pointerdown", "focusin", "contextmenu"]) document.addEventListener(type, carryToken, true);
+  // The printed URL pasted into a tab already showing this page changes
+  // only the fragment: no page load, so take the token and load again.
+  window.addEventListener("hashchange", () => {
+    if (location.hash.startsWith("#token=")) {
+      takeToken();
+      location.reload();
+    }
+  });
   document.addEventListener("DOMContentLoaded", () => {
     if (document.body.dataset.shell === "true") load();
     else {
