@@ -238,3 +238,25 @@ func TestBrowserResumesASessionOnDisk(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 }
+
+// A stream cut mid-turn is read again from the last event id: the page
+// says it reconnected and the answer comes out whole, nothing lost or
+// doubled.
+func TestBrowserStreamReconnects(t *testing.T) {
+	words := strings.Repeat("every word arrives once ", 40)
+	h := newHost(t, llmtest.NewServer(t, llmtest.Reply{Text: words, ChunkSize: 8, Delay: 10 * time.Millisecond}), nil)
+	srv := httptest.NewServer(apiServer(h, Options{}))
+	t.Cleanup(srv.Close)
+	ctx := browsers.Tab(t)
+	do(t, ctx, "open a session", chromedp.Navigate(srv.URL+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "talk"+kb.Enter), chromedp.WaitVisible(".answer.streaming"))
+	srv.CloseClientConnections()
+	do(t, ctx, "the turn ends", chromedp.WaitVisible(".msg.turn-summary"))
+	if got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".banner")].map(b => b.textContent).join("|")`)); !strings.Contains(got, "reconnected") {
+		t.Errorf("banners %q", got)
+	}
+	if got := textOf(t, ctx, ".msg.assistant .answer"); strings.TrimSpace(got) != strings.TrimSpace(words) {
+		t.Errorf("the answer after the reconnect:\n%q\nwant\n%q", got, words)
+	}
+}

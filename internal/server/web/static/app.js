@@ -90,21 +90,22 @@
   // Last-Event-ID after a drop. cb.event(name, data) gets each event;
   // cb.open() and cb.lost(final, why) report the connection.
   function events(url, cb) {
-    let last = null, wait = 1000, stopped = false;
+    let last = null, wait = 1000;
+    // once reads one connection to its end; it returns why it ended and
+    // whether to give up (nothing live here, or a refusal).
     async function once() {
       const headers = { Accept: "text/event-stream" };
       if (last !== null) headers["Last-Event-ID"] = last;
       const res = await api(url, { headers });
-      if (res.status === 204) return "the session is not live here";
-      if (res.status === 401 || res.status === 403 || res.status === 404) { stopped = true; return await errorText(res); }
-      if (!res.ok) return await errorText(res);
+      if (res.status === 204) return { why: "the session is not live here", final: true };
+      if (!res.ok) return { why: await errorText(res), final: [401, 403, 404, 409].includes(res.status) };
       cb.open();
       wait = 1000;
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buf = "", name = "", data = [], id = null;
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) return "the stream ended";
+        if (done) return { why: "the stream ended", final: false };
         buf += value;
         const lines = buf.split(/\r\n|\r|\n/);
         buf = lines.pop();
@@ -128,12 +129,11 @@
       }
     }
     (async () => {
-      while (!stopped) {
-        let why;
-        try { why = await once(); } catch (e) { why = e.message; }
-        if (why === "the session is not live here") stopped = true;
-        cb.lost(stopped, why);
-        if (stopped) return;
+      for (;;) {
+        let end;
+        try { end = await once(); } catch (e) { end = { why: e.message, final: false }; }
+        cb.lost(end.final, end.why);
+        if (end.final) return;
         await new Promise((r) => setTimeout(r, wait));
         wait = Math.min(wait * 2, 15000);
       }
