@@ -15,8 +15,9 @@
 //   - "/sessions/{id}" renders the session's history from its log (user
 //     prompts, answers, folded reasoning, tool calls as cards with their
 //     results and colored diffs), then follows the live turn on
-//     /v1/sessions/{id}/events?since=<head>, where head is
-//     the sequence the page was rendered at. Its prompt box, steer, cancel
+//     /v1/sessions/{id}/events?since=<head>, where head is the sequence
+//     the page was rendered at (a session on disk that is not open is
+//     first resumed with POST /v1/sessions {"id"}). Its prompt box, steer, cancel
 //     and approve/deny buttons POST protocol commands to
 //     /v1/sessions/{id}/commands; a refusal is shown to the user.
 //   - "/static/..." is the small hand-written script and style sheet,
