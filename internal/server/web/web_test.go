@@ -324,7 +324,7 @@ func TestPagesBadInputAndAssets(t *testing.T) {
 		t.Errorf("404 page says %q", got)
 	}
 	page(t, hd, "/sessions/..%2f..%2fetc", 400)
-	for path, want := range map[string]string{"/static/app.js": "EventSource", "/static/app.css": ".card"} {
+	for path, want := range map[string]string{"/static/app.js": "Authorization", "/static/app.css": ".card"} {
 		rec := httptest.NewRecorder()
 		hd.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		body, _ := io.ReadAll(rec.Body)
@@ -408,5 +408,30 @@ func BenchmarkViewerPage(b *testing.B) {
 			b.Fatal(rec.Code)
 		}
 		b.SetBytes(int64(rec.Body.Len()))
+	}
+}
+
+// Every page, the shell and an error page alike, sends no Referer, runs
+// only the app's own script and cannot be framed; the shell holds no
+// data of the workspace.
+func TestPageHeaders(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	pages, shell := New(h, Options{}), Shell()
+	for _, c := range []struct {
+		hd   http.Handler
+		path string
+		code int
+	}{{pages, "/", 200}, {pages, "/sessions/diffdemo", 200}, {pages, "/sessions/nosuch", 404}, {shell, "/sessions/diffdemo", 200}, {shell, "/", 200}} {
+		rec := httptest.NewRecorder()
+		c.hd.ServeHTTP(rec, httptest.NewRequest("GET", c.path, nil))
+		hdr := rec.Header()
+		if rec.Code != c.code || hdr.Get("Referrer-Policy") != "no-referrer" || hdr.Get("X-Frame-Options") != "DENY" ||
+			!strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'self'") || !strings.Contains(hdr.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("GET %s = %d %v", c.path, rec.Code, hdr)
+		}
+		if c.hd == shell && (strings.Contains(rec.Body.String(), "diffdemo") || strings.Contains(rec.Body.String(), h.Workspace()) || !strings.Contains(rec.Body.String(), "/static/app.js")) {
+			t.Errorf("the shell of %s: %s", c.path, rec.Body)
+		}
 	}
 }
