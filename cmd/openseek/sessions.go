@@ -95,11 +95,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			case "", "json":
 				fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
 			case "text":
-				cost, spec := c.costOf()
-				render.Transcript(c.stdout, s, cost, subSessions(store, s.ID)...)
-				if cost != nil {
-					fmt.Fprintf(c.stdout, "(cost at %s prices; --model prices another)\n", spec)
-				}
+				render.Transcript(c.stdout, s, subSessions(store, s.ID)...)
 			default:
 				return fmt.Errorf("--format must be json or text, not %q", showFormat)
 			}

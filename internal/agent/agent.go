@@ -46,6 +46,11 @@ type Log interface {
 type Config struct {
 	Provider llm.Provider
 	Model    string
+	// Spec names the model in the session log ("provider/name") and Price
+	// prices its responses there (llm.Price.Of); the zero Price records
+	// no cost, which every face then shows as unknown.
+	Spec     string
+	Price    llm.Price
 	Thinking string
 	Tools    *tool.Registry
 	Env      *tool.Env
@@ -646,15 +651,20 @@ func (t *turn) report(resp *llm.Response) {
 
 func (t *turn) assistantItem(resp *llm.Response) *session.Assistant {
 	u := resp.Usage
-	return &session.Assistant{
+	a := &session.Assistant{
 		Content:   resp.Content,
 		ToolCalls: append([]chat.ToolCall{}, resp.ToolCalls...),
 		Reasoning: resp.Reasoning,
 		Usage:     &u,
+		Model:     t.a.cfg.Spec,
 
 		ReasoningSignature: resp.ReasoningSignature,
 		ReasoningItems:     resp.ReasoningItems,
 	}
+	if usd, ok := t.a.cfg.Price.Of(u); ok {
+		a.CostUSD = &usd
+	}
+	return a
 }
 
 // runTools runs every call of one assistant message in order and records

@@ -211,13 +211,6 @@ func (h *Host) CheckCommand(command string) policy.Verdict {
 	return p.CheckCommand(command)
 }
 
-func priceCost(p llm.Price, u protocol.Usage) (float64, bool) {
-	if p == (llm.Price{}) {
-		return 0, false
-	}
-	return p.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
-}
-
 // ModelInfo is one configured model and whether it can be used now.
 type ModelInfo struct {
 	config.Model

@@ -162,9 +162,9 @@ func (t *Text) Emit(e protocol.Event) {
 		if state == "" {
 			state = e.Outcome
 		}
-		cost := "cost unknown"
+		cost := CostText(0, false)
 		if e.CostUSD != nil {
-			cost = fmt.Sprintf("cost $%.4f", *e.CostUSD)
+			cost = CostText(*e.CostUSD, true)
 		}
 		fmt.Fprintf(t.info, "— %s · %d steps · %s · %s · %s\n", state, e.Steps, UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond)
 		t.state, t.usage = "", protocol.Usage{}

@@ -53,11 +53,24 @@ func TestTranscript(t *testing.T) {
 		{Sequence: 6, Item: &session.Terminal{Kind: session.Finished, Message: "fixed"}},
 	}}
 	var b bytes.Buffer
-	Transcript(&b, s, nil)
+	Transcript(&b, s)
 	got := b.String()
-	for _, want := range []string{"session t · 6 events", "▶ user: fix it", "(thinking) check first", `→ shell {"cmd":"go test"}`, "✗ shell: FAIL", "… 2 more lines", "» [plan reminder] keep going", "≡ summary of events 1..4", "■ finished: fixed", "tokens: 10 in (0% cache hits), 2 out"} {
+	for _, want := range []string{"session t · 6 events", "▶ user: fix it", "(thinking) check first", `→ shell {"cmd":"go test"}`, "✗ shell: FAIL", "… 2 more lines", "» [plan reminder] keep going", "≡ summary of events 1..4", "■ finished: fixed", "tokens: 10 in (0% cache hits), 2 out · cost unknown"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, got)
+		}
+	}
+	// The recorded costs of the session and of its sub-agents add up.
+	usd := 0.0025
+	s.Events[1].Item.(*session.Assistant).CostUSD = &usd
+	child := &session.Session{ID: "t-sr-1", Events: []session.Event{
+		{Sequence: 1, Item: &session.Assistant{Usage: &protocol.Usage{PromptTokens: 5}, CostUSD: &usd}},
+	}}
+	b.Reset()
+	Transcript(&b, s, child)
+	for _, want := range []string{"sub-agents (1 sessions): tokens: 5 in (0% cache hits), 0 out · cost $0.0025", "tokens: 15 in (0% cache hits), 2 out · cost $0.0050"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("transcript lacks %q:\n%s", want, b.String())
 		}
 	}
 }

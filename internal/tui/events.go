@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
 	"strings"
 
 	"github.com/openseek/openseek/internal/session"
@@ -123,9 +124,9 @@ func (m *Model) handle(e protocol.Event) {
 		m.closeAnswer()
 		m.finishCards()
 		m.stat.turn(e)
-		cost := ""
+		cost := " · " + render.CostText(0, false)
 		if e.CostUSD != nil {
-			cost = fmt.Sprintf(" · $%.4f", *e.CostUSD)
+			cost = " · " + render.CostText(*e.CostUSD, true)
 		}
 		m.note(kindNote, "", fmt.Sprintf("— %s · %d steps · %.1fs%s", e.Outcome, e.Steps, float64(e.DurationMs)/1000, cost))
 	case protocol.JobChanged:

@@ -289,7 +289,8 @@
       const ratio = u.prompt_tokens ? Math.round(100 * u.prompt_cache_hit_tokens / u.prompt_tokens) : 0;
       let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + " steps · " + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
         u.prompt_tokens + " in (" + ratio + "% cache hits), " + u.completion_tokens + " out";
-      if (ev.cost_usd !== null && ev.cost_usd !== undefined) text += " · cost $" + ev.cost_usd.toFixed(4);
+      // The one cost rule (render.CostText): a turn with an unknown price says so.
+      text += ev.cost_usd !== null && ev.cost_usd !== undefined ? " · cost $" + ev.cost_usd.toFixed(4) : " · cost unknown";
       add(el("div", "msg turn-summary", text));
     }
 
