@@ -3,7 +3,6 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openseek/openseek/internal/render"
 	"strings"
 
 	"github.com/openseek/openseek/internal/session"
@@ -124,9 +123,9 @@ func (m *Model) handle(e protocol.Event) {
 		m.closeAnswer()
 		m.finishCards()
 		m.stat.turn(e)
-		cost := " · " + render.CostText(0, false)
+		cost := " · " + tersecost(0, false)
 		if e.CostUSD != nil {
-			cost = " · " + render.CostText(*e.CostUSD, true)
+			cost = " · " + tersecost(*e.CostUSD, true)
 		}
 		m.note(kindNote, "", fmt.Sprintf("— %s · %d steps · %.1fs%s", e.Outcome, e.Steps, float64(e.DurationMs)/1000, cost))
 	case protocol.JobChanged:

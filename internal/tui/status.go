@@ -57,6 +57,15 @@ func (s *statusInfo) running() int {
 	return n
 }
 
+// tersecost is the status line's cost: "$0.0012", or "cost unknown"
+// (render.CostText's rule, in fewer columns).
+func tersecost(usd float64, known bool) string {
+	if !known {
+		return render.CostText(usd, known)
+	}
+	return render.USD(usd, known)
+}
+
 // statusLine: model · context % · tokens · cache hits · cost · jobs · mode.
 func (m *Model) statusLine(v *view) string {
 	s := &m.stat
@@ -69,7 +78,7 @@ func (m *Model) statusLine(v *view) string {
 		parts = append(parts, fmt.Sprintf("cache %d%%", s.total.PromptCacheHitTokens*100/c))
 	}
 	if s.turns > 0 {
-		parts = append(parts, render.CostText(s.cost, !s.unpriced))
+		parts = append(parts, tersecost(s.cost, !s.unpriced))
 	}
 	if n := s.running(); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d jobs", n))
