@@ -129,8 +129,11 @@ type Hooks interface {
 type Outcome struct {
 	Kind   session.TerminalKind
 	Answer string // final answer, or the failure/abort reason
-	Steps  int
-	Usage  protocol.Usage
+	// Steps counts the model's answers: a request cancelled or failed
+	// before the model answered is no step (OpenSeek's run-request
+	// result reports "steps":0 for a run cancelled while it retried).
+	Steps int
+	Usage protocol.Usage
 }
 
 // OK reports whether the turn finished normally.
@@ -316,15 +319,16 @@ func (a *Agent) hasSteers() bool {
 
 // turn is the state of one running turn.
 type turn struct {
-	a     *Agent
-	gate  func() error // see Agent.SetGate; nil once passed
-	ctx   context.Context
-	steps int
-	usage protocol.Usage
-	tools *tool.Registry
-	specs []llm.ToolSpec
-	meter *meter
-	loops loopGuard
+	a        *Agent
+	gate     func() error // see Agent.SetGate; nil once passed
+	ctx      context.Context
+	steps    int // model requests started (AgentStep numbers, --max-steps)
+	answered int // model answers received (Outcome.Steps)
+	usage    protocol.Usage
+	tools    *tool.Registry
+	specs    []llm.ToolSpec
+	meter    *meter
+	loops    loopGuard
 
 	compactFailed  bool // a checkpoint failed this turn: do not retry it
 	goal           session.Goal
@@ -420,6 +424,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			}
 			return t.end(session.Failed, failureText(err))
 		}
+		t.answered++
 		t.meter.observe(t.meter.bytes(hist), resp.Usage.PromptTokens)
 		t.report(resp)
 		if err := t.append(t.assistantItem(resp)); err != nil {
@@ -877,7 +882,7 @@ func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
 	// Nothing runs after this: a gate's error changes nothing here.
 	_ = t.passGate()
-	out := Outcome{Kind: kind, Answer: msg, Steps: t.steps, Usage: t.usage}
+	out := Outcome{Kind: kind, Answer: msg, Steps: t.answered, Usage: t.usage}
 	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
 		return out, err
 	}
