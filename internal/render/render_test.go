@@ -141,3 +141,14 @@ func TestTextShowsFailedOutput(t *testing.T) {
 		t.Errorf("failed output:\n%s", got)
 	}
 }
+
+// The turn's summary line says "1 step", not "1 steps".
+func TestSummaryCountsSteps(t *testing.T) {
+	for steps, want := range map[int]string{0: "· 0 steps ·", 1: "· 1 step ·", 2: "· 2 steps ·"} {
+		var out, info bytes.Buffer
+		NewText(&out, &info, Options{}).Emit(protocol.TurnSummary{Outcome: "finished", Steps: steps})
+		if !strings.Contains(info.String(), want) {
+			t.Errorf("%d steps: %q lacks %q", steps, info.String(), want)
+		}
+	}
+}

@@ -75,6 +75,14 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 	fmt.Fprintln(w, UsageLine(total, nil)+" · "+CostText(usd, known))
 }
 
+// Count is n with its noun, singular for one: "1 step", "3 steps".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // CostText is how every face writes a cost: "cost $0.0031", or "cost
 // unknown" when the price of a model used was not known.
 func CostText(usd float64, known bool) string { return "cost " + USD(usd, known) }

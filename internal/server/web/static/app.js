@@ -287,7 +287,7 @@
       setBusy(false);
       const u = ev.usage || {};
       const ratio = u.prompt_tokens ? Math.round(100 * u.prompt_cache_hit_tokens / u.prompt_tokens) : 0;
-      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + " steps · " + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
+      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + (ev.steps === 1 ? " step · " : " steps · ") + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
         u.prompt_tokens + " in (" + ratio + "% cache hits), " + u.completion_tokens + " out";
       // The one cost rule (render.CostText): a turn with an unknown price says so.
       text += ev.cost_usd !== null && ev.cost_usd !== undefined ? " · cost $" + ev.cost_usd.toFixed(4) : " · cost unknown";
