@@ -308,7 +308,8 @@
         case "mcp_tool_duplicate": return "MCP server " + ev.server + " offered tool " + ev.tool + " twice; the second was dropped";
         case "mcp_tools_capped": return "MCP server " + ev.server + ": only " + ev.kept + " of its tools were registered (tool cap)";
         case "mcp_server_skipped_over_cap": return "MCP server " + ev.server + " was skipped: the tool cap was reached";
-        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + ev.attempt + " of " + ev.max_attempts;
+        // attempt counts requests (the first retry is attempt 2): show retries.
+        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + Math.max(ev.attempt - 1, 1) + " of " + Math.max(ev.max_attempts - 1, 1);
         case "command_error": return "command refused: " + ev.error;
         case "session_error": return "session error: " + ev.error;
         case "agent_setup_failed": return "the agent could not start: " + ev.error;
