@@ -152,3 +152,18 @@ func TestSummaryCountsSteps(t *testing.T) {
 		}
 	}
 }
+
+// sessions show --format text prints commands as typed: no \u003e.
+func TestTranscriptShowsArgumentsWithoutEscapes(t *testing.T) {
+	s := &session.Session{ID: "t", Events: []session.Event{
+		{Sequence: 1, Item: &session.Assistant{ToolCalls: []chat.ToolCall{{ID: "c", Name: "shell", Arguments: `{"cmd":"echo a \u003e b \u0026\u0026 cat b"}`}}}},
+		{Sequence: 2, Item: &session.Assistant{ToolCalls: []chat.ToolCall{{ID: "d", Name: "shell", Arguments: `not json <>`}}}},
+	}}
+	var b bytes.Buffer
+	Transcript(&b, s)
+	for _, want := range []string{`→ shell {"cmd":"echo a > b && cat b"}`, `→ shell not json <>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("transcript lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -37,7 +38,7 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 				fmt.Fprintf(w, "%s◆ %s\n", prefix, indent(it.Content))
 			}
 			for _, c := range it.ToolCalls {
-				fmt.Fprintf(w, "%s→ %s %s\n", prefix, c.Name, oneLine(c.Arguments, 160))
+				fmt.Fprintf(w, "%s→ %s %s\n", prefix, c.Name, oneLine(readableArgs(c.Arguments), 160))
 			}
 		case *session.ToolResult:
 			mark := "←"
@@ -73,6 +74,26 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 		usd, known = usd+subUSD, known && subKnown
 	}
 	fmt.Fprintln(w, UsageLine(total, nil)+" · "+CostText(usd, known))
+}
+
+// readableArgs is a tool call's JSON arguments as a person reads them:
+// escapes a model or an encoder chose (\u003e for >, \u0026 for &) are
+// written as the characters they stand for. Arguments that are not JSON
+// are shown as they are.
+func readableArgs(args string) string {
+	var v any
+	d := json.NewDecoder(strings.NewReader(args))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return args
+	}
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return args
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // Count is n with its noun, singular for one: "1 step", "3 steps".
