@@ -456,6 +456,9 @@ type SessionInfo struct {
 	UpdatedAtMs *int64  `json:"updated_at_ms"`
 	Open        bool    `json:"open,omitempty"`
 	Busy        bool    `json:"busy,omitempty"`
+	// Review marks a review run's session (session.IsReview): lists of
+	// the user's sessions leave them out unless asked for all.
+	Review bool `json:"review,omitempty"`
 	// Problem says why a session does not load (a corrupt line, an
 	// unknown format version): `openseek sessions repair` keeps what
 	// loads and sets the rest aside.
@@ -470,7 +473,7 @@ func (h *Host) SessionInfos() ([]SessionInfo, error) {
 	}
 	rows := make([]SessionInfo, 0, len(ls))
 	for _, l := range ls {
-		r := SessionInfo{ID: l.ID}
+		r := SessionInfo{ID: l.ID, Review: session.IsReview(l.ID)}
 		if t := cmp.Or(l.Title, l.FirstPrompt); t != "" {
 			r.Title = &t
 		}
