@@ -224,6 +224,8 @@ func TestRunCommandLineErrors(t *testing.T) {
 	}{
 		{"missing key", []string{"run", "hi"}, "error: an API key is required for deepseek-v4-flash: pass --api-key or set DEEPSEEK"},
 		{"unknown flag", []string{"run", "--xxy", "he"}, "error: unexpected argument '--xxy' found"},
+		{"mistyped flag", []string{"--modle", "x", "run", "hi"}, "error: unexpected argument '--modle' found; did you mean '--model'?"},
+		{"mistyped subcommand flag", []string{"sessions", "list", "--al"}, "error: unexpected argument '--al' found; did you mean '--all'?"},
 		{"approval ask", []string{"run", "--approval", "ask", "hi"}, "error: --approval ask needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)"},
 		{"no-session and session", []string{"run", "--session", "x", "--no-session", "hi"}, "error: --no-session contradicts --session; pick one behavior"},
 		{"bare", nil, "error: the following required argument was not provided: 'subcommand'"},
