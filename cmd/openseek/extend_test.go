@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -233,8 +234,12 @@ func TestModelsDoctorAndConfigErrors(t *testing.T) {
 	ws, home := t.TempDir(), t.TempDir()
 	env := []string{"HOME=" + home, "DEEPSEEK_API_KEY=sk-test-abcdef123456"}
 	r := openseek(t, ws, "", env, "models")
-	if r.code != 0 || !strings.Contains(r.stdout, "deepseek/deepseek-v4-flash\t128k") || !strings.Contains(r.stdout, "ready") {
-		t.Errorf("models: %d %q %q", r.code, r.stdout, r.stderr)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "  MODEL ") || !regexp.MustCompile(`(?m)^\* deepseek/deepseek-v4-flash +128k +\$[0-9./$]+ +ready$`).MatchString(r.stdout) {
+		t.Errorf("models: headers, and the default model marked in use: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = openseek(t, ws, "", env, "--model", "deepseek-v4-pro", "models")
+	if lines := regexp.MustCompile(`(?m)^\* .*$`).FindAllString(r.stdout, -1); len(lines) != 2 || !strings.HasPrefix(lines[0], "* deepseek/deepseek-v4-pro ") {
+		t.Errorf("--model marks its model in use: %q", r.stdout)
 	}
 	models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
