@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -347,5 +348,42 @@ func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
 	}
 	if n := len(srv.Requests()[1].Messages); n != 4 {
 		t.Errorf("the continued session did not carry the first turn (%d messages)", n)
+	}
+}
+
+// The endpoint every request would go to being down fails doctor, whether
+// --api-url or OPENSEEK_API_URL named it; the labels stay aligned.
+func TestDoctorFailsWhenTheEndpointInUseIsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	ws := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"flag", nil, []string{"--api-url", down, "doctor"}},
+		{"environment", []string{"OPENSEEK_API_URL=" + down}, []string{"doctor"}},
+	} {
+		r := openseek(t, ws, "", tc.env, tc.args...)
+		if r.code != 1 || !regexp.MustCompile(`(?m)^fail  endpoint --api-url nothing is listening`).MatchString(r.stdout) {
+			t.Errorf("%s: exit %d\n%s%s", tc.name, r.code, r.stdout, r.stderr)
+		}
+		col := map[int]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			for _, detail := range []string{"no config file", "requests go to", "nothing is listening", "landlock", "user namespaces"} {
+				if i := strings.Index(line, detail); i >= 0 {
+					col[i] = true
+					break
+				}
+			}
+		}
+		if len(col) != 1 {
+			t.Errorf("%s: details do not start at one column:\n%s", tc.name, r.stdout)
+		}
 	}
 }

@@ -96,9 +96,13 @@ func (c *cli) doctorCmd() *cobra.Command {
 				defer host.Close()
 				checks = host.Doctor(cmd.Context())
 			}
-			failed := false
+			failed, width := false, 0
 			for _, ch := range checks {
-				fmt.Fprintf(c.stdout, "%-4s  %-14s %s\n", ch.Status, ch.Name, ch.Detail)
+				width = max(width, len(ch.Name))
+			}
+			for _, ch := range checks {
+				detail := strings.ReplaceAll(ch.Detail, "\n", "\n"+strings.Repeat(" ", 6+width+1))
+				fmt.Fprintf(c.stdout, "%-4s  %-*s %s\n", ch.Status, width, ch.Name, detail)
 				failed = failed || ch.Status == "fail"
 			}
 			if failed {
