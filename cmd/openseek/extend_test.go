@@ -349,6 +349,40 @@ func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
 	if n := len(srv.Requests()[1].Messages); n != 4 {
 		t.Errorf("the continued session did not carry the first turn (%d messages)", n)
 	}
+	// continue with a session that does not exist is an error, and
+	// creates nothing.
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "continue", Arguments: map[string]any{"session_id": "nosuch", "task": "go"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "session nosuch does not exist") {
+		t.Errorf("continue of an unknown session: %v %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".openseek", "sessions", "nosuch")); err == nil {
+		t.Error("continue created the unknown session")
+	}
+}
+
+// Without a key, mcp serve still completes the MCP handshake and lists
+// its tools; the missing key is the tool call's error, which the client
+// shows.
+func TestMCPServeWithoutAKeyReportsItOnTheCall(t *testing.T) {
+	ws := t.TempDir()
+	cmd := exec.Command(os.Args[0], "--dir", ws, "mcp", "serve")
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "GORACE=atexit_sleep_ms=0"}
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("the handshake failed without a key: %v", err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 2 {
+		t.Fatalf("tools: %v %+v", err, tools)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "run", Arguments: map[string]any{"task": "hi"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "an API key is required") {
+		t.Errorf("run without a key: %v %+v", err, res)
+	}
 }
 
 // The endpoint every request would go to being down fails doctor, whether

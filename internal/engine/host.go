@@ -298,7 +298,10 @@ func (h *Host) startupEvents() []protocol.Event {
 
 // OpenOptions choose the session a host opens.
 type OpenOptions struct {
-	ID        string // create or resume this id; "" = a new generated id
+	ID string // create or resume this id; "" = a new generated id
+	// Existing: ID must name a session that exists (open here or on
+	// disk); resuming never creates one (MCP's continue).
+	Existing  bool
 	Continue  bool   // resume the workspace's most recent session
 	NoSession bool   // record nothing on disk
 	Model     string // another model than the host's default; "" = the default
@@ -338,6 +341,9 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 		}
 		if s, ok := h.Get(oo.ID); ok {
 			return s, nil
+		}
+		if oo.Existing && !h.Store().Exists(oo.ID) {
+			return nil, fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the workspace's sessions", oo.ID, h.SessionRoot())
 		}
 	}
 	res, err := h.ResolveModel(ctx)
