@@ -49,10 +49,6 @@ import (
 // Options configure the pages.
 type Options struct {
 	ReadOnly bool // the session viewer: nothing that changes a session
-	// Cost prices a usage for the viewer's per-step costs when the session
-	// is not open here (an open session prices with its own model); nil =
-	// costs of closed sessions are shown as unknown.
-	Cost render.CostFunc
 }
 
 //go:embed templates/*.html
@@ -179,14 +175,12 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := sessionPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), ID: id, Title: id, Parent: parentOf(id)}
-	cost := a.o.Cost
 	var s *session.Session
 	if open, ok := a.host.Get(id); ok {
 		// The head first, then the snapshot: an event in between is shown
 		// twice at worst (the script skips a card it already has), never lost.
 		p.Since, p.Open, p.Busy = open.Hub().Head(), true, open.Busy()
 		s = open.Snapshot()
-		cost = open.Cost
 	} else {
 		var err error
 		if s, err = a.host.LoadSession(id); err != nil {
@@ -206,9 +200,9 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Blocks, p.Events = history(s), len(s.Events)
 	total := s.Usage()
-	p.Usage, p.HitRatio = render.UsageLine(total, cost), hitRatio(total)
+	p.Usage, p.HitRatio = render.UsageLine(total, nil)+" · "+render.CostText(s.Cost()), hitRatio(total)
 	if a.o.ReadOnly {
-		p.Steps, p.Timeline, p.Compacted = steps(s, cost), timeline(s), compactions(s)
+		p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
 		if rows, err := a.host.SessionInfos(); err == nil {
 			for _, row := range rows {
 				if parentOf(row.ID) == id {

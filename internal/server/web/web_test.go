@@ -40,6 +40,22 @@ func newHost(t *testing.T, srv *llmtest.Server, mod func(*engine.Options)) *engi
 	return h
 }
 
+// pricedModel serves the scripted model as "local/m" at $1 per million
+// tokens of every kind, so the responses record a cost.
+func pricedModel(t *testing.T, srv *llmtest.Server) func(*engine.Options) {
+	return func(o *engine.Options) {
+		conf := "[providers.local]\nbase_url = \"" + strings.TrimSuffix(srv.URL(), "/chat/completions") + "\"\nno_key = true\n\n" +
+			"[models.\"local/m\"]\nwindow = 128000\nprice = { input_hit = 1, input_miss = 1, output = 1 }\n"
+		if err := os.MkdirAll(filepath.Join(o.Home, ".openseek"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(o.Home, ".openseek", "config.toml"), []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o.Model, o.APIURL = "local/m", ""
+	}
+}
+
 // turn opens a session (id "" = a new one) and runs one prompt to its end.
 func turn(t *testing.T, h *engine.Host, id, prompt string) *engine.Session {
 	t.Helper()
@@ -247,7 +263,7 @@ func TestViewer(t *testing.T) {
 		llmtest.Reply{Text: "the summary of it all", Summary: true},
 	)
 	srv.MultiConversation()
-	h := newHost(t, srv, nil)
+	h := newHost(t, srv, pricedModel(t, srv))
 	s := turn(t, h, "p", "delegate the count")
 	if err := s.Apply(protocol.CompactCmd{}); err != nil {
 		t.Fatal(err)
@@ -256,8 +272,7 @@ func TestViewer(t *testing.T) {
 	snap := s.Snapshot()
 	s.Close()
 
-	price := func(u protocol.Usage) (float64, bool) { return float64(u.PromptTokens) / 1e6, true }
-	hd := New(h, Options{ReadOnly: true, Cost: price})
+	hd := New(h, Options{ReadOnly: true})
 	doc := page(t, hd, "/sessions/p", 200)
 	for _, sel := range []string{"textarea", "#cancel", "#new-session", "button.approve"} {
 		if len(all(doc, sel)) != 0 {

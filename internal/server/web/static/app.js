@@ -376,9 +376,10 @@
       setBusy(false);
       const u = ev.usage || {};
       const ratio = u.prompt_tokens ? Math.round(100 * u.prompt_cache_hit_tokens / u.prompt_tokens) : 0;
-      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + " steps · " + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
+      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + (ev.steps === 1 ? " step · " : " steps · ") + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
         u.prompt_tokens + " in (" + ratio + "% cache hits), " + u.completion_tokens + " out";
-      if (ev.cost_usd !== null && ev.cost_usd !== undefined) text += " · cost $" + ev.cost_usd.toFixed(4);
+      // The one cost rule (render.CostText): a turn with an unknown price says so.
+      text += ev.cost_usd !== null && ev.cost_usd !== undefined ? " · cost $" + ev.cost_usd.toFixed(4) : " · cost unknown";
       add(el("div", "msg turn-summary", text));
     }
 
@@ -396,7 +397,8 @@
         case "mcp_tool_duplicate": return "MCP server " + ev.server + " offered tool " + ev.tool + " twice; the second was dropped";
         case "mcp_tools_capped": return "MCP server " + ev.server + ": only " + ev.kept + " of its tools were registered (tool cap)";
         case "mcp_server_skipped_over_cap": return "MCP server " + ev.server + " was skipped: the tool cap was reached";
-        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + ev.attempt + " of " + ev.max_attempts;
+        // attempt counts requests (the first retry is attempt 2): show retries.
+        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + Math.max(ev.attempt - 1, 1) + " of " + Math.max(ev.max_attempts - 1, 1);
         case "command_error": return "command refused: " + ev.error;
         case "session_error": return "session error: " + ev.error;
         case "agent_setup_failed": return "the agent could not start: " + ev.error;
