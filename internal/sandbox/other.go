@@ -43,3 +43,6 @@ func (p Policy) Release() {}
 
 // Shutdown does nothing outside Linux.
 func Shutdown() {}
+
+// Hides is "" outside Linux: there is no sandbox to hide anything.
+func (p Policy) Hides(string) string { return "" }
