@@ -1,14 +1,22 @@
 package fs
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/openseek/openseek/internal/beneath"
+	"github.com/openseek/openseek/internal/policy"
+	"github.com/openseek/openseek/internal/tool"
 )
 
 // TestSymlinkSwapRace races write, edit and remove against a "command"
@@ -70,4 +78,119 @@ func TestSymlinkSwapRace(t *testing.T) {
 			t.Errorf("outside %s was removed", name)
 		}
 	}
+}
+
+// TestSwapIntoProtectedRace races every write tool against a command that
+// keeps exchanging a directory d of the workspace with a symlink to a
+// protected directory inside it (.git, .git/hooks, .openseek, the
+// snapshot store) — a symlink os.Root would follow, since it stays in the
+// workspace. The protected check passes on d/<name>, so only the write
+// acting on the directory it checked keeps .git/config (a core.fsmonitor
+// there runs at the user's next git status) and its neighbours intact:
+// calls may fail while the swap runs, but no protected file is created,
+// changed, replaced or removed, and no temporary file is left anywhere.
+func TestSwapIntoProtectedRace(t *testing.T) {
+	const orig = "[core]\n\tbare = false\n"
+	targets := map[string]string{ // protected directory → the file attacked in it
+		".git":                ".git/config",
+		".git/hooks":          ".git/hooks/pre-commit",
+		".openseek":           ".openseek/config.toml",
+		".openseek/snapshots": ".openseek/snapshots/config",
+	}
+	tools := map[string]func(env *tool.Env, name string, i int) tool.Result{
+		"write": func(env *tool.Env, name string, i int) tool.Result {
+			return call(t, Write(), env, map[string]any{"path": "d/" + name, "content": fmt.Sprintf("[core]\n\tfsmonitor = touch pwned%d\n", i)})
+		},
+		"edit": func(env *tool.Env, name string, _ int) tool.Result {
+			return call(t, Edit(), env, map[string]any{"path": "d/" + name, "old_string": "bare = false", "new_string": "fsmonitor = touch pwned"})
+		},
+		"multi_edit": func(env *tool.Env, name string, _ int) tool.Result {
+			return call(t, MultiEdit(), env, map[string]any{"edits": []map[string]any{
+				{"file": "d/" + name, "old_string": "bare = false", "new_string": "fsmonitor = touch pwned", "start_line": 1}}})
+		},
+		"apply_patch": func(env *tool.Env, name string, i int) tool.Result {
+			return call(t, ApplyPatch(), env, map[string]any{"input": fmt.Sprintf(
+				"*** Begin Patch\n*** Update File: d/%s\n@@\n-\tbare = false\n+\tfsmonitor = touch pwned\n*** Add File: d/new-%d\n+pwned\n*** End Patch", name, i)})
+		},
+		"remove": func(env *tool.Env, name string, _ int) tool.Result {
+			// The agent "created" d/<name> with the protected file's
+			// content: provenance alone would let remove delete either.
+			env.Files.MarkCreated(filepath.Join(env.Workspace, "d", name), []byte(orig))
+			return call(t, Remove(), env, map[string]any{"path": "d/" + name, "reason": "race"})
+		},
+	}
+	for dir, file := range targets {
+		for toolName, run := range tools {
+			t.Run(toolName+"/"+dir, func(t *testing.T) {
+				name := filepath.Base(file)
+				files := map[string]string{"d/" + name: orig}
+				for _, f := range targets {
+					files[f] = orig
+				}
+				env := newEnv(t, files)
+				pol := &policy.Policy{Mode: policy.ModeFullAccess, Workspace: env.Workspace}
+				pol.Pin()
+				env.Guard = &policy.Guard{Policy: pol}
+				ws := env.Workspace
+				before := identities(t, ws, slices.Collect(maps.Values(targets)))
+				link := filepath.Join(ws, "link")
+				if err := os.Symlink(dir, link); err != nil {
+					t.Fatal(err)
+				}
+				var stop atomic.Bool
+				var swaps atomic.Int64
+				var wg sync.WaitGroup
+				wg.Go(func() {
+					for d := filepath.Join(ws, "d"); !stop.Load(); {
+						if unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE) == nil {
+							swaps.Add(1)
+						}
+					}
+				})
+				restore, err := beneath.Open(ws, beneath.Set{}) // puts back what remove took, in the real d only
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer restore.Close()
+				for i := range 200 {
+					if _, err := restore.Lstat("d/" + name); errors.Is(err, os.ErrNotExist) {
+						restore.WriteFile("d/"+name, []byte(orig), 0o644)
+					}
+					run(env, name, i)
+				}
+				stop.Store(true)
+				wg.Wait()
+				if swaps.Load() == 0 {
+					t.Fatal("the swap never happened")
+				}
+				if after := identities(t, ws, slices.Collect(maps.Values(targets))); !maps.Equal(after, before) {
+					t.Errorf("protected files changed:\n before %v\n after  %v", before, after)
+				}
+				filepath.WalkDir(ws, func(p string, _ os.DirEntry, err error) error {
+					if err == nil && strings.Contains(filepath.Base(p), ".openseek-") {
+						t.Errorf("temporary file left: %s", p)
+					}
+					return nil
+				})
+			})
+		}
+	}
+}
+
+// identities maps each of files (relative to ws) to its device, inode and
+// content, "absent" when it does not exist, so a file replaced by rename
+// shows as changed even with the same content.
+func identities(t *testing.T, ws string, files []string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range files {
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(ws, f), &st); err != nil {
+			out[f] = "absent"
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(ws, f))
+		out[f] = fmt.Sprintf("%d:%d %q", st.Dev, st.Ino, b)
+	}
+	return out
 }
