@@ -348,15 +348,21 @@ func (e *WalkError) Error() string { return e.Path + " " + e.Err.Error() }
 func (e *WalkError) Unwrap() error { return e.Err }
 
 // linkErr turns the error of an O_NOFOLLOW open of name in dir into
-// ErrSymlink when name is a symlink (Linux says ELOOP, other systems
-// ENOTDIR or EMLINK).
+// ErrSymlink when name was a symlink. Linux says ELOOP, which here has no
+// other cause (no link is ever followed); other systems say ENOTDIR or
+// EMLINK, and then name is looked at again: a link, or a directory that
+// was none a moment ago, is one swapped mid-way.
 func linkErr(dir int, name string, err error) error {
-	if err != unix.ELOOP && err != unix.ENOTDIR && err != unix.EMLINK {
-		return err
-	}
-	var st unix.Stat_t
-	if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+	switch err {
+	case unix.ELOOP:
 		return ErrSymlink
+	case unix.ENOTDIR, unix.EMLINK:
+		var st unix.Stat_t
+		if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			if t := st.Mode & unix.S_IFMT; t == unix.S_IFLNK || t == unix.S_IFDIR {
+				return ErrSymlink
+			}
+		}
 	}
 	return err
 }
