@@ -291,3 +291,22 @@ func TestExchangeRace(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkWriteFile replaces a small file two directories down.
+func BenchmarkWriteFile(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "src/pkg"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	r, err := Open(dir, Set{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	data := []byte("package pkg\n\nfunc A() {}\n")
+	for b.Loop() {
+		if err := r.WriteFile("src/pkg/a.go", data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
