@@ -46,19 +46,11 @@ func fsmonitor(ws string) string {
 func raceWorkspace(t *testing.T, home string) (string, map[string]string) {
 	t.Helper()
 	ws := t.TempDir()
-	for name, body := range map[string]string{
+	writeTree(t, ws, map[string]string{
 		".git/config":           "[core]\n\tbare = false\n",
 		".git/hooks/README":     "hooks\n",
 		".openseek/config.toml": "",
-	} {
-		p := filepath.Join(ws, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	warm := llmtest.NewServer(t, llmtest.Reply{Calls: []llmtest.Call{{ID: "w", Name: "write", Args: `{"path":"warm.txt","content":"warm\n"}`}}}, llmtest.Text("ready"))
 	if r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(warm), "run", "warm up")...); r.code != 0 {
 		t.Fatalf("warm-up run: exit %d\nstderr: %s", r.code, r.stderr)
@@ -77,10 +69,27 @@ func raceWorkspace(t *testing.T, home string) (string, map[string]string) {
 	return ws, protectedState(t, ws)
 }
 
-// exchanging runs f while, as a background job would, each d<i> of ws and
-// its link<i> change places in a loop (renameat2 RENAME_EXCHANGE); it
-// returns how many exchanges happened.
-func exchanging(ws string, f func()) int64 {
+// writeTree writes files (name → content) under dir, with their
+// directories.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runExchanging runs `openseek run` in ws (HOME home) on a model making
+// calls, while — as a background job would — each d<i> and its link<i>
+// change places in a loop (renameat2 RENAME_EXCHANGE).
+func runExchanging(t *testing.T, ws, home string, calls []llmtest.Call) {
+	t.Helper()
+	srv := llmtest.NewServer(t, llmtest.Reply{Calls: calls}, llmtest.Text("done"))
 	var stop atomic.Bool
 	var swaps atomic.Int64
 	var wg sync.WaitGroup
@@ -94,10 +103,16 @@ func exchanging(ws string, f func()) int64 {
 			}
 		})
 	}
-	f()
+	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "run", "write")...)
 	stop.Store(true)
 	wg.Wait()
-	return swaps.Load()
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if swaps.Load() == 0 {
+		t.Fatal("no exchange happened")
+	}
+	t.Logf("%d exchanges; %v", swaps.Load(), writeOutcomes(t, r.events))
 }
 
 // writeOutcomes counts the write results by kind; any other is an error.
@@ -134,18 +149,7 @@ func TestWriteRaceCannotReachProtected(t *testing.T) {
 		args, _ := json.Marshal(map[string]string{"path": fmt.Sprintf("d%d/%s", i, raceTargets[i].file), "content": fsmonitor(ws)})
 		calls = append(calls, llmtest.Call{ID: fmt.Sprintf("w%d", n), Name: "write", Args: string(args)})
 	}
-	srv := llmtest.NewServer(t, llmtest.Reply{Calls: calls}, llmtest.Text("written"))
-	var r result
-	swaps := exchanging(ws, func() {
-		r = openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "run", "write the configs")...)
-	})
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
-	}
-	if swaps == 0 {
-		t.Fatal("no exchange happened")
-	}
-	t.Logf("%d exchanges; %v", swaps, writeOutcomes(t, r.events))
+	runExchanging(t, ws, home, calls)
 	checkProtected(t, ws, before)
 }
 
@@ -161,28 +165,15 @@ func TestHookSuppliedPathRace(t *testing.T) {
 		"updatedInput":  map[string]string{"path": "d0/config", "content": fsmonitor(ws)},
 	}})
 	hooksJSON := `{"hooks":{"PreToolUse":[{"matcher":"write","hooks":[{"type":"command","command":"cat >/dev/null; cat \"$HOME/rewrite.json\""}]}]}}`
-	for name, body := range map[string]string{"rewrite.json": string(rewrite), ".openseek/hooks.json": hooksJSON} {
-		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
-		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, home, map[string]string{"rewrite.json": string(rewrite), ".openseek/hooks.json": hooksJSON})
 	var calls []llmtest.Call
 	for n := range 80 {
 		calls = append(calls, llmtest.Call{ID: fmt.Sprintf("w%d", n), Name: "write", Args: `{"path":"harmless.txt","content":"harmless\n"}`})
 	}
-	srv := llmtest.NewServer(t, llmtest.Reply{Calls: calls}, llmtest.Text("written"))
-	var r result
-	swaps := exchanging(ws, func() {
-		r = openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "run", "write a note")...)
-	})
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
-	}
+	runExchanging(t, ws, home, calls)
 	if _, err := os.Stat(filepath.Join(ws, "harmless.txt")); err == nil {
 		t.Fatal("the hook did not rewrite the calls: harmless.txt was written")
 	}
-	t.Logf("%d exchanges; %v", swaps, writeOutcomes(t, r.events))
 	checkProtected(t, ws, before)
 }
 
