@@ -194,3 +194,35 @@ func identities(t *testing.T, ws string, files []string) map[string]string {
 	}
 	return out
 }
+
+// A protected directory renamed into a path after the path was checked is
+// still recognised (by device and inode, not name): nothing is written.
+func TestWriteRefusesAProtectedDirectoryUnderAnotherName(t *testing.T) {
+	env := newEnv(t, map[string]string{".git/config": "[core]\n", "d/config": "mine\n"})
+	pol := &policy.Policy{Mode: policy.ModeFullAccess, Workspace: env.Workspace}
+	pol.Pin() // as the engine does when the session starts
+	env.Guard = &policy.Guard{Policy: pol}
+	ws := env.Workspace
+	// What a command exchanging d and .git between the check and the
+	// write leaves: the name d, already checked, now holding the repository.
+	if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "d"), unix.AT_FDCWD, filepath.Join(ws, ".git"), unix.RENAME_EXCHANGE); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, ws)
+	for _, tc := range []struct {
+		tl   tool.Tool
+		args map[string]any
+	}{
+		{Write(), map[string]any{"path": "d/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}},
+		{Edit(), map[string]any{"path": "d/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = touch pwned"}},
+		{Write(), map[string]any{"path": "d/hooks/pre-commit", "content": "#!/bin/sh\n"}},
+	} {
+		res := call(t, tc.tl, env, tc.args)
+		if text := res.Content.Text(); !res.IsError || !strings.Contains(text, "d is now a protected directory") || !strings.Contains(text, "nothing was written") {
+			t.Errorf("%s: %q, want a refusal naming d as protected", tc.tl.Name, text)
+		}
+	}
+	if after := snapshot(t, ws); !maps.Equal(after, before) {
+		t.Errorf("workspace changed: %v -> %v", before, after)
+	}
+}
