@@ -88,7 +88,12 @@ type Root struct {
 // Open opens the directory dir as a Root under which nothing inside a
 // directory of avoid is ever changed.
 func Open(dir string, avoid Set) (*Root, error) {
-	fd, err := openAt(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY)
+	// The root's own path may hold symlinks (/tmp -> /private/tmp).
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	fd, err := unix.Open(dir, flags, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(dir, flags, 0)
+	}
 	if err != nil {
 		return nil, &iofs.PathError{Op: "open", Path: dir, Err: err}
 	}
@@ -98,10 +103,7 @@ func Open(dir string, avoid Set) (*Root, error) {
 // Close releases the directory.
 func (r *Root) Close() error { return unix.Close(r.fd) }
 
-// Name is the directory's path as given to Open.
-func (r *Root) Name() string { return r.name }
-
-// ReadFile returns the content of the regular file at name.
+// ReadFile returns the content of the file at name.
 func (r *Root) ReadFile(name string) ([]byte, error) {
 	f, err := r.Open(name)
 	if err != nil {

@@ -98,6 +98,14 @@ func TestWriteReadRemove(t *testing.T) {
 	if err := r.Remove("a"); !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.EEXIST) {
 		t.Errorf("Remove of a non-empty directory: %v", err)
 	}
+	// The root itself may be reached through a symlink: it is the caller's.
+	if err := os.Symlink(dir, dir+"-link"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(dir + "-link") })
+	if b, err := open(t, dir+"-link").ReadFile("a/old.txt"); err != nil || string(b) != "replaced\n" {
+		t.Errorf("through a symlinked root: %q, %v", b, err)
+	}
 	f, err := r.Open(".")
 	if err != nil {
 		t.Fatal(err)
