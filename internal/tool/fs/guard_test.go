@@ -27,6 +27,7 @@ func TestWriteToolsObeyGuard(t *testing.T) {
 	}{
 		{"write .git/config", policy.ModeFullAccess, Write(), map[string]any{"path": ".git/config", "content": "evil"}, ".git/config", "inside .git"},
 		{"write through dot-dot", policy.ModeAlways, Write(), map[string]any{"path": "sub/../.git/hooks/pre-commit", "content": "evil"}, ".git/hooks/pre-commit", "inside .git"},
+		{"write through a symlink to .git", policy.ModeFullAccess, Write(), map[string]any{"path": "g/config", "content": "evil"}, ".git/config", "inside .git"},
 		{"edit .openseek/x", policy.ModeNever, Edit(), map[string]any{"path": ".openseek/x", "old_string": "x", "new_string": "y"}, ".openseek/x", "inside .openseek"},
 		{"multi_edit .git/config", policy.ModeNever, MultiEdit(), map[string]any{"edits": []map[string]any{{"file": ".git/config", "start_line": 1, "old_string": "core", "new_string": "x"}}}, ".git/config", "inside .git"},
 		{"plan write", policy.ModePlan, Write(), map[string]any{"path": "new.txt", "content": "x"}, "new.txt", "plan mode is read-only"},
@@ -35,6 +36,9 @@ func TestWriteToolsObeyGuard(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t, files)
+			if err := os.Symlink(".git", filepath.Join(env.Workspace, "g")); err != nil {
+				t.Fatal(err)
+			}
 			env.Guard = &policy.Guard{Policy: &policy.Policy{Mode: tc.mode, Workspace: env.Workspace}}
 			before, _ := os.ReadFile(filepath.Join(env.Workspace, tc.file))
 			res := call(t, tc.tl, env, tc.args)
