@@ -7,12 +7,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/openseek/openseek/internal/beneath/beneathtest"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 	"github.com/openseek/openseek/protocol"
@@ -90,29 +87,22 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 func runExchanging(t *testing.T, ws, home string, calls []llmtest.Call) {
 	t.Helper()
 	srv := llmtest.NewServer(t, llmtest.Reply{Calls: calls}, llmtest.Text("done"))
-	var stop atomic.Bool
-	var swaps atomic.Int64
-	var wg sync.WaitGroup
+	var stops []func() int64
 	for i := range raceTargets {
-		wg.Go(func() {
-			d, link := filepath.Join(ws, fmt.Sprintf("d%d", i)), filepath.Join(ws, fmt.Sprintf("link%d", i))
-			for !stop.Load() {
-				if unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE) == nil {
-					swaps.Add(1)
-				}
-			}
-		})
+		stops = append(stops, beneathtest.Exchange(filepath.Join(ws, fmt.Sprintf("d%d", i)), filepath.Join(ws, fmt.Sprintf("link%d", i))))
 	}
 	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "run", "write")...)
-	stop.Store(true)
-	wg.Wait()
+	var swaps int64
+	for _, stop := range stops {
+		swaps += stop()
+	}
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
 	}
-	if swaps.Load() == 0 {
+	if swaps == 0 {
 		t.Fatal("no exchange happened")
 	}
-	t.Logf("%d exchanges; %v", swaps.Load(), writeOutcomes(t, r.events))
+	t.Logf("%d exchanges; %v", swaps, writeOutcomes(t, r.events))
 }
 
 // writeOutcomes counts the write results by kind; any other is an error.
@@ -212,13 +202,7 @@ func protectedState(t *testing.T, ws string) map[string]string {
 	out := map[string]string{}
 	for _, tg := range raceTargets {
 		f := filepath.Join(tg.dir, tg.file)
-		var st unix.Stat_t
-		if err := unix.Lstat(filepath.Join(ws, f), &st); err != nil {
-			out[f] = "absent"
-			continue
-		}
-		b, _ := os.ReadFile(filepath.Join(ws, f))
-		out[f] = fmt.Sprintf("%d:%d %q", st.Dev, st.Ino, b)
+		out[f] = beneathtest.Identity(filepath.Join(ws, f))
 	}
 	for _, dir := range []string{".git", ".git/hooks"} {
 		ents, err := os.ReadDir(filepath.Join(ws, dir))

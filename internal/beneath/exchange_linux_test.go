@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/openseek/openseek/internal/beneath/beneathtest"
 )
 
 // Avoided directories are recognised by what they are, not their name:
@@ -83,17 +83,7 @@ func TestExchangeRace(t *testing.T) {
 				}
 			}
 			r := open(t, dir, git)
-			var stop atomic.Bool
-			var swaps atomic.Int64
-			var wg sync.WaitGroup
-			wg.Go(func() {
-				d := filepath.Join(dir, "d")
-				for !stop.Load() {
-					if unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, other, unix.RENAME_EXCHANGE) == nil {
-						swaps.Add(1)
-					}
-				}
-			})
+			stop := beneathtest.Exchange(filepath.Join(dir, "d"), other)
 			var landed int
 			errs := map[string]int{}
 			for i := range 400 {
@@ -105,12 +95,8 @@ func TestExchangeRace(t *testing.T) {
 				_ = r.WriteFile("d/hooks/pre-commit", []byte("pwned\n"), 0o755)
 				_ = r.MkdirAll("d/hooks/sub", 0o755)
 			}
-			stop.Store(true)
-			wg.Wait()
-			if swaps.Load()%2 == 1 {
-				unix.Renameat2(unix.AT_FDCWD, filepath.Join(dir, "d"), unix.AT_FDCWD, other, unix.RENAME_EXCHANGE)
-			}
-			t.Logf("%d swaps, %d writes landed in d, errors %v", swaps.Load(), landed, errs)
+			swaps := stop()
+			t.Logf("%d swaps, %d writes landed in d, errors %v", swaps, landed, errs)
 			got := contents(t, git)
 			if want := map[string]string{"config": "[core]\n", "hooks/README": "hooks\n"}; fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf(".git is now %v", got)

@@ -4,11 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/openseek/openseek/internal/beneath/beneathtest"
 )
 
 // Resolve racing a command that exchanges a directory with a symlink
@@ -29,14 +27,8 @@ func TestResolveRacingASwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &Env{Workspace: ws}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for !stop.Load() {
-			unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "d"), unix.AT_FDCWD, filepath.Join(ws, "link"), unix.RENAME_EXCHANGE)
-		}
-	})
-	defer func() { stop.Store(true); wg.Wait() }()
+	stop := beneathtest.Exchange(filepath.Join(ws, "d"), filepath.Join(ws, "link"))
+	defer stop()
 	for range 10000 {
 		got, err := env.Resolve("d/x")
 		if err != nil {

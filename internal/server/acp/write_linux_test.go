@@ -6,12 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/openseek/openseek/internal/beneath/beneathtest"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 )
 
@@ -41,24 +38,10 @@ func TestWriteRaceThroughACP(t *testing.T) {
 	r := serve(t, srv, ws, t.TempDir(), "never")
 	id := r.newSession(t)
 
-	var stop atomic.Bool
-	var swaps atomic.Int64
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for !stop.Load() {
-			if unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "d"), unix.AT_FDCWD, filepath.Join(ws, "link"), unix.RENAME_EXCHANGE) == nil {
-				swaps.Add(1)
-			}
-		}
-	})
+	stop := beneathtest.Exchange(filepath.Join(ws, "d"), filepath.Join(ws, "link"))
 	r.prompt(t, id, "write the config")
-	stop.Store(true)
-	wg.Wait()
-	if swaps.Load() == 0 {
+	if stop() == 0 {
 		t.Fatal("no exchange happened")
-	}
-	if swaps.Load()%2 == 1 { // put d back, so .git is .git again
-		unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "d"), unix.AT_FDCWD, filepath.Join(ws, "link"), unix.RENAME_EXCHANGE)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, ".git/config")); string(b) != "[core]\n" {
 		t.Errorf(".git/config is now %q", b)

@@ -8,13 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/openseek/openseek/internal/beneath"
+	"github.com/openseek/openseek/internal/beneath/beneathtest"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/tool"
 )
@@ -48,14 +47,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		d, l := filepath.Join(env.Workspace, "d"), filepath.Join(env.Workspace, "link")
-		for !stop.Load() {
-			unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, l, unix.RENAME_EXCHANGE)
-		}
-	})
+	stop := beneathtest.Exchange(filepath.Join(env.Workspace, "d"), filepath.Join(env.Workspace, "link"))
 	for i := range 300 {
 		victim := fmt.Sprintf("d/victim-%d.txt", i%20)
 		call(t, Write(), env, map[string]any{"path": "d/f.txt", "content": "pwned\n"})
@@ -64,8 +56,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 		call(t, Remove(), env, map[string]any{"path": victim, "reason": "race"})
 		call(t, ApplyPatch(), env, map[string]any{"input": fmt.Sprintf("*** Begin Patch\n*** Add File: d/patched-%d.txt\n+pwned\n*** Update File: d/f.txt\n@@\n-inside\n+pwned\n*** End Patch", i)})
 	}
-	stop.Store(true)
-	wg.Wait()
+	stop()
 
 	after := snapshot(t, outside)
 	for name, content := range after {
@@ -132,21 +123,12 @@ func TestSwapIntoProtectedRace(t *testing.T) {
 				pol.Pin()
 				env.Guard = &policy.Guard{Policy: pol}
 				ws := env.Workspace
-				before := identities(t, ws, slices.Collect(maps.Values(targets)))
+				before := identities(ws, slices.Collect(maps.Values(targets)))
 				link := filepath.Join(ws, "link")
 				if err := os.Symlink(dir, link); err != nil {
 					t.Fatal(err)
 				}
-				var stop atomic.Bool
-				var swaps atomic.Int64
-				var wg sync.WaitGroup
-				wg.Go(func() {
-					for d := filepath.Join(ws, "d"); !stop.Load(); {
-						if unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE) == nil {
-							swaps.Add(1)
-						}
-					}
-				})
+				stop := beneathtest.Exchange(filepath.Join(ws, "d"), link)
 				restore, err := beneath.Open(ws, beneath.Set{}) // puts back what remove took, in the real d only
 				if err != nil {
 					t.Fatal(err)
@@ -158,12 +140,10 @@ func TestSwapIntoProtectedRace(t *testing.T) {
 					}
 					run(env, name, i)
 				}
-				stop.Store(true)
-				wg.Wait()
-				if swaps.Load() == 0 {
+				if stop() == 0 {
 					t.Fatal("the swap never happened")
 				}
-				if after := identities(t, ws, slices.Collect(maps.Values(targets))); !maps.Equal(after, before) {
+				if after := identities(ws, slices.Collect(maps.Values(targets))); !maps.Equal(after, before) {
 					t.Errorf("protected files changed:\n before %v\n after  %v", before, after)
 				}
 				filepath.WalkDir(ws, func(p string, _ os.DirEntry, err error) error {
@@ -177,20 +157,11 @@ func TestSwapIntoProtectedRace(t *testing.T) {
 	}
 }
 
-// identities maps each of files (relative to ws) to its device, inode and
-// content, "absent" when it does not exist, so a file replaced by rename
-// shows as changed even with the same content.
-func identities(t *testing.T, ws string, files []string) map[string]string {
-	t.Helper()
+// identities maps each of files (relative to ws) to its identity.
+func identities(ws string, files []string) map[string]string {
 	out := map[string]string{}
 	for _, f := range files {
-		var st unix.Stat_t
-		if err := unix.Lstat(filepath.Join(ws, f), &st); err != nil {
-			out[f] = "absent"
-			continue
-		}
-		b, _ := os.ReadFile(filepath.Join(ws, f))
-		out[f] = fmt.Sprintf("%d:%d %q", st.Dev, st.Ino, b)
+		out[f] = beneathtest.Identity(filepath.Join(ws, f))
 	}
 	return out
 }
