@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openseek/openseek/internal/beneath"
-
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Policy is the permission policy of one session: the approval mode, the
