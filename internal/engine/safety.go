@@ -68,6 +68,7 @@ func (e *Engine) setupSafety() error {
 		return err
 	}
 	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles()}
+	pol.Pin() // now, before any command of the session can rename a protected directory
 	guard := &policy.Guard{Policy: pol}
 	if mode == policy.ModeAsk {
 		e.broker = policy.NewBroker(e.opts.Emit)
