@@ -218,7 +218,7 @@ func configuredCheck(home, dir string, trustWS, noVerify bool) (string, error) {
 		return "", nil
 	}
 	if command == "" {
-		command = verify.Detect(dir)
+		command = verify.Detect(dir).Command
 	}
 	return command, nil
 }

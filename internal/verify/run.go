@@ -3,7 +3,11 @@ package verify
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/sandbox"
@@ -23,12 +27,27 @@ type Result struct {
 	Duration time.Duration
 }
 
-// Run runs command with bash in dir, inside sb when it is not nil,
+// Run runs c's command with bash in dir, inside sb when it is not nil,
 // killing it after timeout; Output keeps the last tail characters.
-func Run(ctx context.Context, dir, command string, timeout time.Duration, sb *sandbox.Policy, tail int) Result {
-	r := Result{Command: command, ExitCode: -1}
+func Run(ctx context.Context, dir string, c Check, timeout time.Duration, sb *sandbox.Policy, tail int) Result {
+	r := Result{Command: c.Command, ExitCode: -1}
 	start := time.Now()
-	p, err := jobs.Spawn(jobs.Spec{Command: command, Description: "verify", Dir: dir, Sandbox: sb}, "")
+	script := c.Command
+	if len(c.Scratch) > 0 {
+		scratch, err := os.MkdirTemp("", "openseek-verify-")
+		if err != nil {
+			r.Output = fmt.Sprintf("could not make the check's scratch directory: %v", err)
+			return r
+		}
+		// The script removes it too: a sandbox without network has a
+		// private /tmp, where the command makes its own copy.
+		defer os.RemoveAll(scratch)
+		if script, err = scratchScript(scratch, c); err != nil {
+			r.Output = err.Error()
+			return r
+		}
+	}
+	p, err := jobs.Spawn(jobs.Spec{Command: script, Description: "verify", Dir: dir, Sandbox: sb}, "")
 	if err != nil {
 		r.Output = fmt.Sprintf("could not start the check: %v", err)
 		return r
@@ -60,4 +79,23 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration, sb *sa
 		r.Output += fmt.Sprintf("\n[verify] timed out after %s; the check was killed", timeout)
 	}
 	return r
+}
+
+// scratchScript runs c's command with each of c.Scratch pointing into
+// scratch, which it makes first and removes when it exits (a timeout's
+// SIGTERM included).
+func scratchScript(scratch string, c Check) (string, error) {
+	q, err := syntax.Quote(scratch, syntax.LangBash)
+	if err != nil {
+		return "", fmt.Errorf("the scratch directory %q cannot be named in a shell command: %w", scratch, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "OPENSEEK_VERIFY_SCRATCH=%s\n", q)
+	b.WriteString("mkdir -p \"$OPENSEEK_VERIFY_SCRATCH\" || exit 125\n")
+	b.WriteString("trap 'rm -rf \"$OPENSEEK_VERIFY_SCRATCH\"' EXIT\n")
+	for _, name := range c.Scratch {
+		fmt.Fprintf(&b, "export %s=\"$OPENSEEK_VERIFY_SCRATCH/%s\"\n", name, strings.ToLower(name))
+	}
+	b.WriteString(c.Command)
+	return b.String(), nil
 }
