@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/session"
@@ -126,5 +128,60 @@ func TestTextShowsFailedOutput(t *testing.T) {
 	r.Emit(protocol.ToolResult{ToolCallID: "a", ToolName: "shell", IsError: true, Content: strings.Join(lines, "\n")})
 	if got := info.String(); !strings.Contains(got, "line 29") || !strings.Contains(got, "line 10") || strings.Contains(got, "line 9\n") || !strings.Contains(got, "10 lines before") {
 		t.Errorf("failed output:\n%s", got)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the live line redraws.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The build check shows as "checking: <command>" while it runs (live on a
+// terminal, its elapsed time redrawn), then how it ended.
+func TestTextShowsTheRunningCheck(t *testing.T) {
+	const cmd = "go build -o /dev/null ./... && go vet ./..."
+	var out bytes.Buffer
+	var info syncBuffer
+	r := NewText(&out, &info, Options{})
+	r.Emit(protocol.VerifyStarted{Command: cmd, Attempt: 1})
+	if got := info.String(); got != "checking: "+cmd+"\n" {
+		t.Errorf("plain start %q", got)
+	}
+	r.Emit(protocol.VerifyResult{Command: cmd, ExitCode: 1, Attempt: 1, Output: "# hello\n./main.go:4:2: undefined: x\n"})
+	if got := info.String(); !strings.Contains(got, "✗ check failed (exit 1): "+cmd+" (") || !strings.Contains(got, "\n  # hello\n  ./main.go:4:2: undefined: x\n") {
+		t.Errorf("plain failure:\n%s", got)
+	}
+
+	info = syncBuffer{}
+	r = NewText(&out, &info, Options{Live: true})
+	defer r.Close()
+	r.Emit(protocol.VerifyStarted{Command: cmd, Attempt: 2})
+	if got := info.String(); got != "\r\x1b[K⋯ checking: "+cmd+" (0s)" {
+		t.Errorf("live start %q", got)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(info.String(), "⋯ checking: "+cmd+" (1s)") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the elapsed time was not redrawn: %q", info.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.Emit(protocol.VerifyResult{Command: cmd, OK: true, Attempt: 2})
+	got := info.String()
+	if !strings.Contains(got, "\r\x1b[K✓ check passed: "+cmd+" (") || !strings.HasSuffix(got, "s)\n") {
+		t.Errorf("live result replaces the line: %q", got)
 	}
 }
