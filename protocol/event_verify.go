@@ -1,5 +1,7 @@
 package protocol
 
+import "strconv"
+
 // Build verification events (an OpenSeek addition to the reference: old
 // clients ignore them). After a turn that changed files the engine runs
 // the project's check before the answer is accepted; every run is one
@@ -60,4 +62,18 @@ func parseVerifyEvent(name string, f *fields) Event {
 		}
 	}
 	return nil
+}
+
+// Outcome says in words how the run ended: "passed", "failed (exit N)",
+// "timed out" or "could not run".
+func (e VerifyResult) Outcome() string {
+	switch {
+	case e.OK:
+		return "passed"
+	case e.TimedOut:
+		return "timed out"
+	case e.ExitCode < 0:
+		return "could not run"
+	}
+	return "failed (exit " + strconv.Itoa(e.ExitCode) + ")"
 }

@@ -67,3 +67,19 @@ func TestVerifyResultRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestVerifyResultOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		ev   VerifyResult
+		want string
+	}{
+		{VerifyResult{OK: true}, "passed"},
+		{VerifyResult{ExitCode: 2}, "failed (exit 2)"},
+		{VerifyResult{ExitCode: -1, TimedOut: true}, "timed out"},
+		{VerifyResult{ExitCode: -1}, "could not run"},
+	} {
+		if got := tc.ev.Outcome(); got != tc.want {
+			t.Errorf("%+v.Outcome() = %q, want %q", tc.ev, got, tc.want)
+		}
+	}
+}

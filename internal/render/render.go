@@ -220,17 +220,11 @@ func (t *Text) verifyResult(e protocol.VerifyResult) {
 		took = fmt.Sprintf(" (%s)", time.Since(t.checking).Round(100*time.Millisecond))
 		t.checking = time.Time{}
 	}
-	word := "passed"
-	switch {
-	case e.OK:
-	case e.TimedOut:
-		word = "timed out"
-	case e.ExitCode < 0:
-		word = "could not run"
-	default:
-		word = fmt.Sprintf("failed (exit %d)", e.ExitCode)
+	mark := t.style("32", "✓")
+	if !e.OK {
+		mark = t.style("31", "✗")
 	}
-	fmt.Fprintf(t.info, "%s check %s: %s%s\n", t.style(map[bool]string{true: "32", false: "31"}[e.OK], map[bool]string{true: "✓", false: "✗"}[e.OK]), word, oneLine(e.Command, 100), took)
+	fmt.Fprintf(t.info, "%s check %s: %s%s\n", mark, e.Outcome(), oneLine(e.Command, 100), took)
 	if !e.OK && strings.TrimSpace(e.Output) != "" {
 		fmt.Fprintf(t.info, "  %s\n", tailLines(e.Output, 20))
 	}
