@@ -18,7 +18,8 @@ const goCheck = "go build -o /dev/null ./... && go vet ./..."
 // the automatic build check runs: it writes no file into the repository
 // (the binary once landed there), the JSONL stream announces it with
 // verify_started before its verify_result, and text mode prints
-// "checking: go build …" while it runs.
+// "checking: go build …" while it runs; serve's stream carries the
+// events too.
 func TestBuildCheckLeavesNothingAndIsShown(t *testing.T) {
 	ws := fleetRepo(t, map[string]string{
 		"go.mod":  "module hello\n\ngo 1.22\n",
@@ -72,6 +73,19 @@ func TestBuildCheckLeavesNothingAndIsShown(t *testing.T) {
 	end := strings.Index(r.stderr, "✓ check passed: "+goCheck+" (")
 	if start < 0 || end < start {
 		t.Errorf("text mode does not show the running check, then its result:\n%s", r.stderr)
+	}
+	status(true)
+
+	// serve's JSONL stream carries the same events.
+	srv = llmtest.NewServer(t, edit("w3", "package main\n\nfunc main() { println(\"served\") }\n"), llmtest.Text("done serving"))
+	r = openseek(t, ws, `{"command":"prompt","content":"serve it"}`+"\n", nil, append(modelArgs(srv), "serve")...)
+	if r.code != 0 {
+		t.Fatalf("serve: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if got := names(r.events); !slices.Contains(got, "verify_started") || slices.Index(got, "verify_started") > slices.Index(got, "verify_result") {
+		t.Errorf("serve's events %q lack verify_started before verify_result", got)
+	} else if v := find[protocol.VerifyStarted](r.events)[0]; v.Command != goCheck || v.Attempt != 1 {
+		t.Errorf("serve's verify_started %+v", v)
 	}
 	status(true)
 }
