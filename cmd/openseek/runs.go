@@ -218,7 +218,7 @@ func configuredCheck(home, dir string, trustWS, noVerify bool) (string, error) {
 		return "", nil
 	}
 	if command == "" {
-		command = verify.Detect(dir).Command
+		return verify.Detect(dir).Script(), nil
 	}
-	return command, nil
+	return verify.NewCheck(command).Script(), nil
 }

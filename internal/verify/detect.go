@@ -4,18 +4,27 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// Check is a command the verifier runs, and what keeps it from leaving
-// files in the workspace.
+// ScratchVar names the scratch directory a check may write in: outside
+// the workspace, made before the check runs and removed after it.
+const ScratchVar = "OPENSEEK_VERIFY_SCRATCH"
+
+// Check is a command the verifier runs; what it runs is what the
+// frontends show.
 type Check struct {
 	Command string
-	// Scratch names environment variables that point, for this run only,
-	// at directories inside a scratch directory outside the workspace,
-	// removed when the run ends: where the tool would otherwise write its
-	// build output into the project (cargo's target/, Python's
-	// __pycache__).
-	Scratch []string
+	// Scratch gives the command $OPENSEEK_VERIFY_SCRATCH, where a tool
+	// that would write its build output into the project (cargo's
+	// target/, Python's __pycache__, tsc's build info) is sent instead.
+	Scratch bool
+}
+
+// NewCheck is the check of a configured command: it gets the scratch
+// directory when it names $OPENSEEK_VERIFY_SCRATCH.
+func NewCheck(command string) Check {
+	return Check{Command: command, Scratch: strings.Contains(command, ScratchVar)}
 }
 
 // Detect returns the check for the project rooted at dir, from its
@@ -38,14 +47,11 @@ func Detect(dir string) Check {
 		// workspace; -o /dev/null links every main and keeps none.
 		return Check{Command: "go build -o /dev/null ./... && go vet ./..."}
 	case exists("Cargo.toml"):
-		return Check{Command: "cargo check --quiet", Scratch: []string{"CARGO_TARGET_DIR"}}
+		return NewCheck(`CARGO_TARGET_DIR="$` + ScratchVar + `/target" cargo check --quiet`)
 	case exists("package.json"):
-		return Check{Command: nodeCheck(dir, exists)}
+		return NewCheck(nodeCheck(dir, exists))
 	case exists("pyproject.toml"), exists("setup.py"), exists("setup.cfg"):
-		return Check{
-			Command: `python3 -m compileall -q -x '(^|/)(\.git|\.venv|venv|node_modules|build|dist)/' .`,
-			Scratch: []string{"PYTHONPYCACHEPREFIX"},
-		}
+		return NewCheck(`PYTHONPYCACHEPREFIX="$` + ScratchVar + `" python3 -m compileall -q -x '(^|/)(\.git|\.venv|venv|node_modules|build|dist)/' .`)
 	}
 	return Check{}
 }
@@ -78,7 +84,9 @@ func nodeCheck(dir string, exists func(string) bool) string {
 		}
 	}
 	if exists("tsconfig.json") && exists(filepath.Join("node_modules", ".bin", "tsc")) {
-		return "node_modules/.bin/tsc --noEmit"
+		// An incremental or composite project writes its build info
+		// even with --noEmit.
+		return `node_modules/.bin/tsc --noEmit --tsBuildInfoFile "$` + ScratchVar + `/tsbuildinfo"`
 	}
 	return ""
 }

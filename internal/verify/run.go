@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -33,7 +32,7 @@ func Run(ctx context.Context, dir string, c Check, timeout time.Duration, sb *sa
 	r := Result{Command: c.Command, ExitCode: -1}
 	start := time.Now()
 	script := c.Command
-	if len(c.Scratch) > 0 {
+	if c.Scratch {
 		scratch, err := os.MkdirTemp("", "openseek-verify-")
 		if err != nil {
 			r.Output = fmt.Sprintf("could not make the check's scratch directory: %v", err)
@@ -42,10 +41,12 @@ func Run(ctx context.Context, dir string, c Check, timeout time.Duration, sb *sa
 		// The script removes it too: a sandbox without network has a
 		// private /tmp, where the command makes its own copy.
 		defer os.RemoveAll(scratch)
-		if script, err = scratchScript(scratch, c); err != nil {
-			r.Output = err.Error()
+		q, err := syntax.Quote(scratch, syntax.LangBash)
+		if err != nil {
+			r.Output = fmt.Sprintf("the scratch directory %q cannot be named in a shell command: %v", scratch, err)
 			return r
 		}
+		script = scratchScript(q, c.Command)
 	}
 	p, err := jobs.Spawn(jobs.Spec{Command: script, Description: "verify", Dir: dir, Sandbox: sb}, "")
 	if err != nil {
@@ -81,21 +82,23 @@ func Run(ctx context.Context, dir string, c Check, timeout time.Duration, sb *sa
 	return r
 }
 
-// scratchScript runs c's command with each of c.Scratch pointing into
-// scratch, which it makes first and removes when it exits (a timeout's
-// SIGTERM included).
-func scratchScript(scratch string, c Check) (string, error) {
-	q, err := syntax.Quote(scratch, syntax.LangBash)
-	if err != nil {
-		return "", fmt.Errorf("the scratch directory %q cannot be named in a shell command: %w", scratch, err)
+// Script is c as one self-contained shell script, for a caller that runs
+// it without Run (best-of-N): with Scratch it makes its own scratch
+// directory and removes it when it exits.
+func (c Check) Script() string {
+	if !c.Scratch {
+		return c.Command
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "OPENSEEK_VERIFY_SCRATCH=%s\n", q)
-	b.WriteString("mkdir -p \"$OPENSEEK_VERIFY_SCRATCH\" || exit 125\n")
-	b.WriteString("trap 'rm -rf \"$OPENSEEK_VERIFY_SCRATCH\"' EXIT\n")
-	for _, name := range c.Scratch {
-		fmt.Fprintf(&b, "export %s=\"$OPENSEEK_VERIFY_SCRATCH/%s\"\n", name, strings.ToLower(name))
-	}
-	b.WriteString(c.Command)
-	return b.String(), nil
+	return scratchScript(`"$(mktemp -d)"`, c.Command)
+}
+
+// scratchScript runs command with $OPENSEEK_VERIFY_SCRATCH set to dir (a
+// shell word), which it makes first and removes when it exits (a
+// timeout's SIGTERM included).
+func scratchScript(dir, command string) string {
+	return ScratchVar + "=" + dir + "\n" +
+		`mkdir -p "$` + ScratchVar + `" || exit 125` + "\n" +
+		`trap 'rm -rf "$` + ScratchVar + `"' EXIT` + "\n" +
+		"export " + ScratchVar + "\n" +
+		command
 }

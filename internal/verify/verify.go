@@ -105,7 +105,7 @@ func (t *Turn) Check(ctx context.Context) Verdict {
 	if !t.start.Changed(Scan(t.v.dir)) {
 		return Verdict{}
 	}
-	check := Check{Command: s.Command}
+	check := NewCheck(s.Command)
 	if check.Command == "" {
 		check = Detect(t.v.dir)
 	}

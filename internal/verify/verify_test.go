@@ -9,7 +9,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openseek/openseek/internal/sandbox"
 )
+
+// TestMain lets the tests run checks in the sandbox (its commands start
+// as this binary).
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	os.Exit(m.Run())
+}
 
 func write(t *testing.T, dir, name, content string) {
 	t.Helper()
@@ -31,18 +40,18 @@ func TestDetect(t *testing.T) {
 	}{
 		{"go module", map[string]string{"go.mod": "module x\n"}, goCheck},
 		{"go workspace", map[string]string{"go.work": "go 1.22\n"}, goCheck},
-		{"rust", map[string]string{"Cargo.toml": "[package]\n"}, Check{Command: "cargo check --quiet", Scratch: []string{"CARGO_TARGET_DIR"}}},
+		{"rust", map[string]string{"Cargo.toml": "[package]\n"}, Check{Command: `CARGO_TARGET_DIR="$OPENSEEK_VERIFY_SCRATCH/target" cargo check --quiet`, Scratch: true}},
 		{"node typecheck", map[string]string{"package.json": `{"scripts":{"build":"tsc -b","typecheck":"tsc --noEmit"}}`}, Check{Command: "npm run --silent typecheck"}},
 		{"node type-check with pnpm", map[string]string{"package.json": `{"scripts":{"type-check":"vue-tsc"}}`, "pnpm-lock.yaml": ""}, Check{Command: "pnpm run --silent type-check"}},
 		// A build script writes the build into the project: never the check.
 		{"node build script only", map[string]string{"package.json": `{"scripts":{"build":"vite build"}}`}, Check{}},
 		{"node typescript without a script", map[string]string{"package.json": `{"scripts":{"build":"tsc"}}`, "tsconfig.json": "{}", "node_modules/.bin/tsc": ""},
-			Check{Command: "node_modules/.bin/tsc --noEmit"}},
+			Check{Command: `node_modules/.bin/tsc --noEmit --tsBuildInfoFile "$OPENSEEK_VERIFY_SCRATCH/tsbuildinfo"`, Scratch: true}},
 		{"node tsconfig without typescript", map[string]string{"package.json": `{}`, "tsconfig.json": "{}"}, Check{}},
 		{"node without scripts", map[string]string{"package.json": `{"name":"x"}`}, Check{}},
 		{"broken package.json", map[string]string{"package.json": `{`}, Check{}},
 		{"python", map[string]string{"pyproject.toml": "[project]\n"},
-			Check{Command: `python3 -m compileall -q -x '(^|/)(\.git|\.venv|venv|node_modules|build|dist)/' .`, Scratch: []string{"PYTHONPYCACHEPREFIX"}}},
+			Check{Command: `PYTHONPYCACHEPREFIX="$OPENSEEK_VERIFY_SCRATCH" python3 -m compileall -q -x '(^|/)(\.git|\.venv|venv|node_modules|build|dist)/' .`, Scratch: true}},
 		{"nothing known", map[string]string{"README.md": "hi"}, Check{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,34 +109,68 @@ func TestDetectedChecksLeaveNothingBehind(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needTool(t, tc.tool, tc.install)
-			tmp := t.TempDir()
-			t.Setenv("TMPDIR", tmp)
-			dir := t.TempDir()
-			for n, c := range tc.files {
-				write(t, dir, n, c)
+			// The sandboxed Go check (a cold private build cache:
+			// half a minute) runs end to end in cmd/openseek.
+			modes := []bool{false}
+			if tc.tool != "go" {
+				modes = append(modes, true)
 			}
-			git(t, dir, "init", "-q")
-			git(t, dir, "add", "-A")
-			git(t, dir, "commit", "-qm", "x")
-			r := Run(context.Background(), dir, Detect(dir), 5*time.Minute, nil, 4096)
-			if !r.OK {
-				t.Fatalf("the check failed: %+v", r)
-			}
-			if st := git(t, dir, "status", "--porcelain", "--ignored", "--untracked-files=all"); st != "" {
-				t.Errorf("the check left files in the workspace:\n%s", st)
-			}
-			if left, _ := os.ReadDir(tmp); len(left) != 0 {
-				t.Errorf("the check left %d entries in the temporary directory, %s first", len(left), left[0].Name())
+			for _, sandboxed := range modes {
+				t.Run(map[bool]string{false: "unsandboxed", true: "sandboxed"}[sandboxed], func(t *testing.T) {
+					leavesNothing(t, tc.files, sandboxed)
+				})
 			}
 		})
 	}
+}
+
+// leavesNothing runs the check detected for files (in the default
+// sandbox, its private caches kept outside the workspace, when
+// sandboxed) and then as the script best-of-N runs.
+func leavesNothing(t *testing.T, files map[string]string, sandboxed bool) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	for n, c := range files {
+		write(t, dir, n, c)
+	}
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "x")
+	clean := func(how string) {
+		t.Helper()
+		if st := git(t, dir, "status", "--porcelain", "--ignored", "--untracked-files=all"); st != "" {
+			t.Errorf("%s left files in the workspace:\n%s", how, st)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("%s left %d entries in the temporary directory, %s first", how, len(left), left[0].Name())
+		}
+	}
+	var sb *sandbox.Policy
+	if sandboxed {
+		pol := sandbox.DefaultPolicy(dir)
+		pol.CacheDir = t.TempDir()
+		sb = &pol
+	}
+	r := Run(context.Background(), dir, Detect(dir), 5*time.Minute, sb, 4096)
+	if !r.OK {
+		t.Fatalf("the check failed: %+v", r)
+	}
+	clean("the check")
+	// Best-of-N runs the check as one script with sh.
+	sh := exec.Command("sh", "-c", Detect(dir).Script())
+	sh.Dir = dir
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("the check's script failed: %v\n%s", err, out)
+	}
+	clean("the check's script")
 }
 
 func TestScratchIsRemovedWhenTheCheckIsKilled(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	dir := t.TempDir()
-	c := Check{Command: `touch "$CARGO_TARGET_DIR-made" && echo "$CARGO_TARGET_DIR" && sleep 60`, Scratch: []string{"CARGO_TARGET_DIR"}}
+	c := NewCheck(`touch "$OPENSEEK_VERIFY_SCRATCH/made" && echo "$OPENSEEK_VERIFY_SCRATCH" && sleep 60`)
 	r := Run(context.Background(), dir, c, 300*time.Millisecond, nil, 4096)
 	if !r.TimedOut || !strings.HasPrefix(r.Output, tmp+"/openseek-verify-") {
 		t.Fatalf("result %+v", r)
@@ -137,6 +180,15 @@ func TestScratchIsRemovedWhenTheCheckIsKilled(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("the killed check left %s in the workspace", left[0].Name())
+	}
+}
+
+func TestNewCheckGivesScratchWhenNamed(t *testing.T) {
+	if c := NewCheck("make check"); c.Scratch || c.Script() != "make check" {
+		t.Errorf("plain command %+v, script %q", c, c.Script())
+	}
+	if c := NewCheck(`make check OUT="$OPENSEEK_VERIFY_SCRATCH"`); !c.Scratch {
+		t.Errorf("a command naming the scratch directory does not get it: %+v", c)
 	}
 }
 
