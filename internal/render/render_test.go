@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -131,30 +130,11 @@ func TestTextShowsFailedOutput(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe to read while the live line redraws.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // The build check shows as "checking: <command>" while it runs (live on a
 // terminal, its elapsed time redrawn), then how it ended.
 func TestTextShowsTheRunningCheck(t *testing.T) {
 	const cmd = "go build -o /dev/null ./... && go vet ./..."
-	var out bytes.Buffer
-	var info syncBuffer
+	var out, info bytes.Buffer
 	r := NewText(&out, &info, Options{})
 	r.Emit(protocol.VerifyStarted{Command: cmd, Attempt: 1})
 	if got := info.String(); got != "checking: "+cmd+"\n" {
@@ -165,22 +145,28 @@ func TestTextShowsTheRunningCheck(t *testing.T) {
 		t.Errorf("plain failure:\n%s", got)
 	}
 
-	info = syncBuffer{}
+	info.Reset()
 	r = NewText(&out, &info, Options{Live: true})
 	defer r.Close()
+	// The live line is redrawn under the renderer's lock.
+	shown := func() string {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return info.String()
+	}
 	r.Emit(protocol.VerifyStarted{Command: cmd, Attempt: 2})
-	if got := info.String(); got != "\r\x1b[K⋯ checking: "+cmd+" (0s)" {
+	if got := shown(); got != "\r\x1b[K⋯ checking: "+cmd+" (0s)" {
 		t.Errorf("live start %q", got)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(info.String(), "⋯ checking: "+cmd+" (1s)") {
+	for !strings.Contains(shown(), "⋯ checking: "+cmd+" (1s)") {
 		if time.Now().After(deadline) {
-			t.Fatalf("the elapsed time was not redrawn: %q", info.String())
+			t.Fatalf("the elapsed time was not redrawn: %q", shown())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	r.Emit(protocol.VerifyResult{Command: cmd, OK: true, Attempt: 2})
-	got := info.String()
+	got := shown()
 	if !strings.Contains(got, "\r\x1b[K✓ check passed: "+cmd+" (") || !strings.HasSuffix(got, "s)\n") {
 		t.Errorf("live result replaces the line: %q", got)
 	}
