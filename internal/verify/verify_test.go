@@ -111,23 +111,22 @@ func TestDetectedChecksLeaveNothingBehind(t *testing.T) {
 			needTool(t, tc.tool, tc.install)
 			// The sandboxed Go check (a cold private build cache:
 			// half a minute) runs end to end in cmd/openseek.
-			modes := []bool{false}
+			modes := []string{"unsandboxed"}
 			if tc.tool != "go" {
-				modes = append(modes, true)
+				// The network off gives the check a private /tmp.
+				modes = append(modes, "sandboxed", "sandboxed with network")
 			}
-			for _, sandboxed := range modes {
-				t.Run(map[bool]string{false: "unsandboxed", true: "sandboxed"}[sandboxed], func(t *testing.T) {
-					leavesNothing(t, tc.files, sandboxed)
-				})
+			for _, mode := range modes {
+				t.Run(mode, func(t *testing.T) { leavesNothing(t, tc.files, mode) })
 			}
 		})
 	}
 }
 
 // leavesNothing runs the check detected for files (in the default
-// sandbox, its private caches kept outside the workspace, when
-// sandboxed) and then as the script best-of-N runs.
-func leavesNothing(t *testing.T, files map[string]string, sandboxed bool) {
+// sandbox, its private caches kept outside the workspace, unless mode is
+// "unsandboxed") and then as the script best-of-N runs.
+func leavesNothing(t *testing.T, files map[string]string, mode string) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	dir := t.TempDir()
@@ -147,9 +146,10 @@ func leavesNothing(t *testing.T, files map[string]string, sandboxed bool) {
 		}
 	}
 	var sb *sandbox.Policy
-	if sandboxed {
+	if mode != "unsandboxed" {
 		pol := sandbox.DefaultPolicy(dir)
 		pol.CacheDir = t.TempDir()
+		pol.Network = mode == "sandboxed with network"
 		sb = &pol
 	}
 	r := Run(context.Background(), dir, Detect(dir), 5*time.Minute, sb, 4096)
