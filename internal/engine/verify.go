@@ -92,7 +92,7 @@ func (e *Engine) verifier() (agent.Verifier, error) {
 		s.Timeout = e.opts.VerifyTimeout
 	}
 	emit := e.opts.Emit
-	v := verify.New(e.opts.Dir, s, e.env.Sandbox, verify.Report{
+	v := verify.New(e.opts.Dir, s, e.env.Sandbox, e.env.Secrets, verify.Report{
 		Started: func(command string, attempt int) {
 			emit(protocol.VerifyStarted{Command: command, Attempt: attempt})
 		},

@@ -27,8 +27,10 @@ type Result struct {
 }
 
 // Run runs c's command with bash in dir, inside sb when it is not nil,
-// killing it after timeout; Output keeps the last tail characters.
-func Run(ctx context.Context, dir string, c Check, timeout time.Duration, sb *sandbox.Policy, tail int) Result {
+// killing it after timeout; Output keeps the last tail characters. The
+// keys secrets holds (may be nil) reach neither the command's
+// environment nor Output.
+func Run(ctx context.Context, dir string, c Check, timeout time.Duration, sb *sandbox.Policy, secrets *sandbox.Secrets, tail int) Result {
 	r := Result{Command: c.Command, ExitCode: -1}
 	start := time.Now()
 	script := c.Command
@@ -48,7 +50,7 @@ func Run(ctx context.Context, dir string, c Check, timeout time.Duration, sb *sa
 		}
 		script = scratchScript(q, c.Command)
 	}
-	p, err := jobs.Spawn(jobs.Spec{Command: script, Description: "verify", Dir: dir, Sandbox: sb}, "")
+	p, err := jobs.Spawn(jobs.Spec{Command: script, Description: "verify", Dir: dir, Sandbox: sb, Secrets: secrets}, "")
 	if err != nil {
 		r.Output = fmt.Sprintf("could not start the check: %v", err)
 		return r
@@ -75,7 +77,7 @@ func Run(ctx context.Context, dir string, c Check, timeout time.Duration, sb *sa
 	} else if from > 0 {
 		out = fmt.Sprintf("[… %d earlier characters cut]\n", from) + out
 	}
-	r.Output = out
+	r.Output = secrets.Redact(out)
 	if r.TimedOut {
 		r.Output += fmt.Sprintf("\n[verify] timed out after %s; the check was killed", timeout)
 	}

@@ -63,6 +63,7 @@ type Verifier struct {
 	dir      string
 	settings Settings
 	sandbox  *sandbox.Policy
+	secrets  *sandbox.Secrets
 	report   Report
 }
 
@@ -75,15 +76,16 @@ type Report struct {
 }
 
 // New returns a verifier for the workspace dir. Commands run inside sb
-// when it is not nil.
-func New(dir string, s Settings, sb *sandbox.Policy, report Report) *Verifier {
+// when it is not nil, without the keys secrets holds (may be nil) in
+// their environment or output.
+func New(dir string, s Settings, sb *sandbox.Policy, secrets *sandbox.Secrets, report Report) *Verifier {
 	if report.Started == nil {
 		report.Started = func(string, int) {}
 	}
 	if report.Finished == nil {
 		report.Finished = func(Result, int) {}
 	}
-	return &Verifier{dir: dir, settings: s.withDefaults(), sandbox: sb, report: report}
+	return &Verifier{dir: dir, settings: s.withDefaults(), sandbox: sb, secrets: secrets, report: report}
 }
 
 // Turn is the verification state of one turn.
@@ -115,7 +117,7 @@ func (t *Turn) Check(ctx context.Context) Verdict {
 	command := check.Command
 	t.attempts++
 	t.v.report.Started(command, t.attempts)
-	r := Run(ctx, t.v.dir, check, s.Timeout, t.v.sandbox, s.OutputBytes)
+	r := Run(ctx, t.v.dir, check, s.Timeout, t.v.sandbox, t.v.secrets, s.OutputBytes)
 	t.v.report.Finished(r, t.attempts)
 	v := Verdict{Note: note(r)}
 	if r.OK || ctx.Err() != nil {

@@ -152,7 +152,7 @@ func leavesNothing(t *testing.T, files map[string]string, mode string) {
 		pol.Network = mode == "sandboxed with network"
 		sb = &pol
 	}
-	r := Run(context.Background(), dir, Detect(dir), 5*time.Minute, sb, 4096)
+	r := Run(context.Background(), dir, Detect(dir), 5*time.Minute, sb, nil, 4096)
 	if !r.OK {
 		t.Fatalf("the check failed: %+v", r)
 	}
@@ -171,7 +171,7 @@ func TestScratchIsRemovedWhenTheCheckIsKilled(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	dir := t.TempDir()
 	c := NewCheck(`touch "$OPENSEEK_VERIFY_SCRATCH/made" && echo "$OPENSEEK_VERIFY_SCRATCH" && sleep 60`)
-	r := Run(context.Background(), dir, c, 300*time.Millisecond, nil, 4096)
+	r := Run(context.Background(), dir, c, 300*time.Millisecond, nil, nil, 4096)
 	if !r.TimedOut || !strings.HasPrefix(r.Output, tmp+"/openseek-verify-") {
 		t.Fatalf("result %+v", r)
 	}
@@ -225,14 +225,14 @@ func TestScanSeesEveryKindOfChange(t *testing.T) {
 
 func TestRunKeepsTheTailAndTimesOut(t *testing.T) {
 	dir := t.TempDir()
-	r := Run(context.Background(), dir, Check{Command: "for i in $(seq 1 2000); do echo line $i; done; exit 3"}, time.Minute, nil, 100)
+	r := Run(context.Background(), dir, Check{Command: "for i in $(seq 1 2000); do echo line $i; done; exit 3"}, time.Minute, nil, nil, 100)
 	if r.OK || r.ExitCode != 3 || r.TimedOut {
 		t.Fatalf("result %+v", r)
 	}
 	if !strings.HasSuffix(r.Output, "line 2000\n") || !strings.HasPrefix(r.Output, "[… ") || len(r.Output) > 160 {
 		t.Errorf("output %q", r.Output)
 	}
-	r = Run(context.Background(), dir, Check{Command: "echo started; sleep 60"}, 200*time.Millisecond, nil, 100)
+	r = Run(context.Background(), dir, Check{Command: "echo started; sleep 60"}, 200*time.Millisecond, nil, nil, 100)
 	if r.OK || !r.TimedOut || r.ExitCode != -1 || !strings.Contains(r.Output, "started") || !strings.Contains(r.Output, "timed out after 200ms") {
 		t.Errorf("timed-out result %+v", r)
 	}
@@ -241,10 +241,23 @@ func TestRunKeepsTheTailAndTimesOut(t *testing.T) {
 	}
 }
 
+// A key the process holds reaches neither the check's environment (under
+// a name that does not look secret) nor what the model and the session
+// are shown of its output.
+func TestRunWithholdsSecrets(t *testing.T) {
+	const key = "sk-verify-test-0123456789"
+	t.Setenv("PLAIN_SETTING", key)
+	secrets := sandbox.SecretsFromEnv(os.Environ(), nil, []string{key})
+	r := Run(context.Background(), t.TempDir(), Check{Command: `echo "env=[$PLAIN_SETTING]"; echo 'printed ` + key + `'; exit 1`}, time.Minute, nil, secrets, 4096)
+	if strings.Contains(r.Output, key) || !strings.Contains(r.Output, "env=[]") || !strings.Contains(r.Output, "printed ") {
+		t.Errorf("output %q", r.Output)
+	}
+}
+
 func TestTurnVerifiesOnlyChangedWork(t *testing.T) {
 	dir := t.TempDir()
 	var runs, started []int
-	v := New(dir, Settings{Command: "test -f ok", MaxRepairs: 1}, nil, Report{
+	v := New(dir, Settings{Command: "test -f ok", MaxRepairs: 1}, nil, nil, Report{
 		Started: func(command string, attempt int) {
 			if command != "test -f ok" || len(started) != len(runs) {
 				t.Errorf("started %q (attempt %d) with %d started and %d finished before", command, attempt, len(started), len(runs))
