@@ -219,7 +219,7 @@ func configuredCheck(home, dir string, trustWS, noVerify bool) (string, error) {
 		return "", nil
 	}
 	if command == "" {
-		command = verify.Detect(dir)
+		return verify.Detect(dir).Script(), nil
 	}
-	return command, nil
+	return verify.NewCheck(command).Script(), nil
 }

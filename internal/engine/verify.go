@@ -92,8 +92,13 @@ func (e *Engine) verifier() (agent.Verifier, error) {
 		s.Timeout = e.opts.VerifyTimeout
 	}
 	emit := e.opts.Emit
-	v := verify.New(e.opts.Dir, s, e.env.Sandbox, func(r verify.Result, attempt int) {
-		emit(protocol.VerifyResult{Command: r.Command, ExitCode: r.ExitCode, OK: r.OK, TimedOut: r.TimedOut, Attempt: attempt, Output: r.Output})
+	v := verify.New(e.opts.Dir, s, e.env.Sandbox, e.env.Secrets, verify.Report{
+		Started: func(command string, attempt int) {
+			emit(protocol.VerifyStarted{Command: command, Attempt: attempt})
+		},
+		Finished: func(r verify.Result, attempt int) {
+			emit(protocol.VerifyResult{Command: r.Command, ExitCode: r.ExitCode, OK: r.OK, TimedOut: r.TimedOut, Attempt: attempt, Output: r.Output})
+		},
 	})
 	return verifyAdapter{v}, nil
 }

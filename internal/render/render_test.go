@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/session"
@@ -165,5 +166,47 @@ func TestTranscriptShowsArgumentsWithoutEscapes(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("transcript lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// The build check shows as "checking: <command>" while it runs (live on a
+// terminal, its elapsed time redrawn), then how it ended.
+func TestTextShowsTheRunningCheck(t *testing.T) {
+	const cmd = "go build -o /dev/null ./... && go vet ./..."
+	var out, info bytes.Buffer
+	r := NewText(&out, &info, Options{})
+	r.Emit(protocol.VerifyStarted{Command: cmd, Attempt: 1})
+	if got := info.String(); got != "checking: "+cmd+"\n" {
+		t.Errorf("plain start %q", got)
+	}
+	r.Emit(protocol.VerifyResult{Command: cmd, ExitCode: 1, Attempt: 1, Output: "# hello\n./main.go:4:2: undefined: x\n"})
+	if got := info.String(); !strings.Contains(got, "✗ check failed (exit 1): "+cmd+" (") || !strings.Contains(got, "\n  # hello\n  ./main.go:4:2: undefined: x\n") {
+		t.Errorf("plain failure:\n%s", got)
+	}
+
+	info.Reset()
+	r = NewText(&out, &info, Options{Live: true})
+	defer r.Close()
+	// The live line is redrawn under the renderer's lock.
+	shown := func() string {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return info.String()
+	}
+	r.Emit(protocol.VerifyStarted{Command: cmd, Attempt: 2})
+	if got := shown(); got != "\r\x1b[K⋯ checking: "+cmd+" (0s)" {
+		t.Errorf("live start %q", got)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(shown(), "⋯ checking: "+cmd+" (1s)") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the elapsed time was not redrawn: %q", shown())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.Emit(protocol.VerifyResult{Command: cmd, OK: true, Attempt: 2})
+	got := shown()
+	if !strings.Contains(got, "\r\x1b[K✓ check passed: "+cmd+" (") || !strings.HasSuffix(got, "s)\n") {
+		t.Errorf("live result replaces the line: %q", got)
 	}
 }

@@ -70,6 +70,10 @@ func (m *Model) handle(e protocol.Event) {
 			diff = *e.Diff
 		}
 		c.finish(e.IsError, e.Content, diff, e.Brief, now)
+	case protocol.VerifyStarted:
+		m.verifyStarted(e, now)
+	case protocol.VerifyResult:
+		m.verifyResult(e, now)
 	case protocol.UsageEvent:
 		m.stat.addUsage(e.Usage)
 	case protocol.AgentStep:

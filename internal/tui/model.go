@@ -60,7 +60,8 @@ type Model struct {
 	answer    *answerBlock
 	reasoning *reasoningBlock
 	cards     map[string]*toolCard
-	running   int // tool cards still running
+	running   int         // tool cards still running
+	checking  *checkBlock // the build check running, if any
 	pending   []pendingSteer
 	steerN    int
 	approvals []protocol.ApprovalRequested
@@ -128,6 +129,7 @@ func (m *Model) attach(conn Conn) {
 	m.gen++
 	m.tr = transcript{}
 	m.offset, m.busy, m.answer, m.reasoning, m.running = 0, false, nil, nil, 0
+	m.checking = nil
 	m.cards, m.pending, m.approvals, m.denying = map[string]*toolCard{}, nil, nil, false
 	m.stat = statusInfo{jobs: map[string]bool{}, gens: map[string]string{}}
 	m.model = conn.Model()

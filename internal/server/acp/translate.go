@@ -22,6 +22,8 @@ type translator struct {
 	order     []string         // announced calls not finished yet, oldest first
 	streamed  bool             // assistant text came as deltas since the last message
 	thought   bool             // reasoning came as deltas since the last message
+	checks    int              // build checks shown, for their call ids
+	check     string           // the call id of the running build check
 }
 
 // call is a tool call the client was told about.
@@ -68,6 +70,10 @@ func (t *translator) translate(ev protocol.Event) []sdk.SessionUpdate {
 		return t.started(e.ToolCallID, e.ToolName, e.Arguments, sdk.ToolCallStatusInProgress)
 	case protocol.ToolResult:
 		return t.result(e.ToolCallID, e.ToolName, e.Content, e.IsError, e.Diff)
+	case protocol.VerifyStarted:
+		return t.verifyStarted(e)
+	case protocol.VerifyResult:
+		return t.verifyResult(e)
 	case protocol.StreamReset:
 		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(fmt.Sprintf("\n[openseek] %d events of this session were not shown (%s); reload the session to see them.\n", e.Resume-e.Since-1, e.Reason))}
 	}

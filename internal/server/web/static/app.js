@@ -295,6 +295,15 @@
       return pre;
     }
 
+    // elapsedTimer counts the seconds since now into span; clearInterval
+    // stops it.
+    const secondsSince = (start) => Math.round((Date.now() - start) / 1000) + "s";
+    function elapsedTimer(span) {
+      const start = Date.now();
+      span.dataset.start = String(start);
+      return setInterval(() => { span.textContent = secondsSince(start); }, 1000);
+    }
+
     function toolStarted(ev) {
       endStep();
       const c = card(ev.tool_call_id, ev.tool_name, argsBrief(ev.arguments));
@@ -305,8 +314,7 @@
         spin.setAttribute("aria-label", "running");
         const t = el("span", "elapsed", "0s");
         head.append(" ", spin, t);
-        const start = Date.now();
-        timers.set(ev.tool_call_id, setInterval(() => { t.textContent = Math.round((Date.now() - start) / 1000) + "s"; }, 1000));
+        timers.set(ev.tool_call_id, elapsedTimer(t));
       }
     }
     function toolResult(ev) {
@@ -333,6 +341,45 @@
         c.append(el("pre", "result", text));
       }
       if (ev.diff) c.append(diffBlock(ev.diff));
+      scroll();
+    }
+
+    // The build check: "checking: <command>" with its elapsed time while it
+    // runs, replaced by how it ended (and a failure's output).
+    let check = null; // { card, timer, span } of the running check
+    function verifyStarted(ev) {
+      endStep();
+      const c = el("div", "card check pending");
+      const head = el("div", "card-head");
+      const spin = el("span", "spinner");
+      spin.setAttribute("aria-label", "running");
+      const span = el("span", "elapsed", "0s");
+      head.append(el("span", "name", "checking:"), " ", el("span", "args", ev.command), " ", spin, " ", span);
+      c.append(head);
+      if (check) clearInterval(check.timer);
+      check = { card: c, span, timer: elapsedTimer(span) };
+      add(c);
+    }
+    function verifyResult(ev) {
+      endStep();
+      let c = null, took = "";
+      if (check) {
+        clearInterval(check.timer);
+        c = check.card;
+        took = secondsSince(Number(check.span.dataset.start));
+        check = null;
+      } else {
+        c = add(el("div", "card check"));
+      }
+      c.classList.remove("pending");
+      c.classList.add("done");
+      if (!ev.ok) c.classList.add("error");
+      const outcome = ev.ok ? "passed" : ev.timed_out ? "timed out" : ev.exit_code < 0 ? "could not run" : "failed (exit " + ev.exit_code + ")";
+      const head = el("div", "card-head");
+      head.append(el("span", "name", (ev.ok ? "✓" : "✗") + " check " + outcome + ":"), " ", el("span", "args", ev.command));
+      if (took) head.append(" ", el("span", "elapsed final", took));
+      c.replaceChildren(head);
+      if (!ev.ok && ev.output) c.append(el("pre", "result", ev.output));
       scroll();
     }
 
@@ -443,6 +490,8 @@
       },
       tool_started: toolStarted,
       tool_result: toolResult,
+      verify_started: verifyStarted,
+      verify_result: verifyResult,
       approval_requested: approval,
       approval_resolved: approvalResolved,
       steer_applied: (ev) => { endStep(); userMsg(contentText(ev.content), "you (steer)"); },
