@@ -1,5 +1,7 @@
 package protocol
 
+import "strings"
+
 // Approval events (reference §5.2).
 
 // Approval outcomes seen on the wire; clients keep the field an open string.
@@ -24,6 +26,22 @@ type ApprovalRequested struct {
 // OpenSeek extension, written only when set) is the user's word on a
 // rejection, passed on to the model.
 type ApprovalResolved struct{ ID, Outcome, Reason string }
+
+// Covers names the prefixes in words for a dialog: "`git push`",
+// "`git push` and `curl`" ("" when there are none).
+func (e ApprovalRequested) Covers() string {
+	q := make([]string, len(e.Prefixes))
+	for i, p := range e.Prefixes {
+		q[i] = "`" + p + "`"
+	}
+	switch len(q) {
+	case 0:
+		return ""
+	case 1:
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
 
 func (ApprovalRequested) EventName() string { return "approval_requested" }
 func (ApprovalResolved) EventName() string  { return "approval_resolved" }

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/openseek/openseek/internal/session"
@@ -75,7 +76,9 @@ func (m *Model) handle(e protocol.Event) {
 		m.busy = true
 		m.reasoning = nil
 	case protocol.ApprovalRequested:
-		m.approvals = append(m.approvals, e)
+		if !slices.ContainsFunc(m.approvals, func(a protocol.ApprovalRequested) bool { return a.ID == e.ID }) {
+			m.approvals = append(m.approvals, e) // a replayed question is shown once
+		}
 	case protocol.ApprovalResolved:
 		for i, a := range m.approvals {
 			if a.ID == e.ID {
@@ -86,7 +89,7 @@ func (m *Model) handle(e protocol.Event) {
 				break
 			}
 		}
-		m.note(kindNote, "", fmt.Sprintf("approval %s: %s", e.ID, strings.ReplaceAll(e.Outcome, "_", " ")))
+		m.note(kindNote, "", approvalNote(e))
 	case protocol.SteerApplied:
 		text := contentText(e.Content)
 		for i, p := range m.pending {
@@ -253,7 +256,14 @@ func (m *Model) loadHistory(h *session.Session) {
 			}
 			c.finish(it.IsError, contentText(it.Content), diffOf(it.Data), it.Brief, m.opts.Now())
 		case *session.Notice:
-			m.note(kindNote, "", it.Content)
+			switch a, _ := session.ParseApproval(it.Content); a := a.(type) {
+			case protocol.ApprovalRequested:
+				m.note(kindNote, "", approvalAsked(a))
+			case protocol.ApprovalResolved:
+				m.note(kindNote, "", approvalNote(a))
+			default:
+				m.note(kindNote, "", it.Content)
+			}
 		case *session.Summary:
 			m.note(kindNote, "", fmt.Sprintf("history compacted (events %d–%d summarised)", it.From, it.To))
 		case *session.Terminal:
@@ -288,4 +298,22 @@ func diffOf(data []byte) string {
 		return ""
 	}
 	return d.Diff
+}
+
+// approvalNote is how an answered approval reads in the transcript.
+func approvalNote(e protocol.ApprovalResolved) string {
+	s := fmt.Sprintf("approval %s: %s", e.ID, strings.ReplaceAll(e.Outcome, "_", " "))
+	if e.Reason != "" {
+		s += " — " + e.Reason
+	}
+	return s
+}
+
+// approvalAsked is how a recorded approval question reads in the history.
+func approvalAsked(a protocol.ApprovalRequested) string {
+	s := fmt.Sprintf("approval %s asked: %s wants to run", a.ID, a.ToolName)
+	if a.Body != nil {
+		s += " " + oneLine(*a.Body)
+	}
+	return s + " — " + a.Detail
 }
