@@ -19,6 +19,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox"
 )
 
 var screenshots = flag.String("screenshots", "", "keep the browser tests' PNG screenshots in this directory (default: a temp dir)")
@@ -95,8 +96,10 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
-// TestMain stops the shared browser after the tests.
+// TestMain stops the shared browser after the tests; the test binary is
+// also the sandbox's helper (sandbox.Main) for the tests that run with it.
 func TestMain(m *testing.M) {
+	sandbox.Main()
 	flag.Parse()
 	code := m.Run()
 	if shared.cancel != nil {
@@ -129,11 +132,28 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
+	keepShot(t, name, b, 800, 300)
+}
+
+// viewportShot saves what the (emulated) viewport shows.
+func viewportShot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	keepShot(t, name, b, 300, 300)
+}
+
+// keepShot checks a screenshot decodes to at least minW x minH and keeps
+// it in -screenshots (default: a temp dir).
+func keepShot(t *testing.T, name string, b []byte, minW, minH int) {
+	t.Helper()
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		t.Fatalf("screenshot %s is not a PNG: %v", name, err)
 	}
-	if r := img.Bounds(); r.Dx() < 800 || r.Dy() < 300 {
+	if r := img.Bounds(); r.Dx() < minW || r.Dy() < minH {
 		t.Errorf("screenshot %s is %v", name, r)
 	}
 	dir := *screenshots

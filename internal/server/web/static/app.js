@@ -247,8 +247,17 @@
       scroll();
     }
 
-    // covers names the prefixes an approval for the session covers.
-    const covers = (ps) => ps.map((p) => "`" + p + "`").join(ps.length > 2 ? ", " : " and ");
+    // sessionLabel: "Don't ask again for <code>git push</code> in this
+    // session", naming the prefixes allowing for the session covers.
+    function sessionLabel(button, ps) {
+      if (!ps.length) { button.textContent = "Allow for this session"; return; }
+      button.append("Don't ask again for ");
+      ps.forEach((p, i) => {
+        if (i > 0) button.append(i === ps.length - 1 ? " and " : ", ");
+        button.append(el("code", "", p));
+      });
+      button.append(" in this session");
+    }
 
     // approval shows a question: allow once, allow for the session (naming
     // what it covers), or deny with a reason the agent reads. A question
@@ -280,8 +289,8 @@
       if (chat.dataset.readonly !== "true") {
         const prefixes = ev.prefixes || [];
         const once = el("button", "primary approve", "Allow once");
-        const session = el("button", "session", prefixes.length
-          ? "Don't ask again for " + covers(prefixes) + " in this session" : "Allow for this session");
+        const session = el("button", "session");
+        sessionLabel(session, prefixes);
         const no = el("button", "deny", "Deny…");
         once.type = session.type = no.type = "button";
         once.onclick = () => answer(true, false);
