@@ -298,7 +298,7 @@ func (m *Model) dialog(vw *view) []string {
 	if c := a.Covers(); c != "" {
 		session = "don't ask again for " + c + " in this session"
 	}
-	b.WriteString("\n\n[y] allow once   [a] " + session + "   [n] deny (with a reason)")
+	b.WriteString("\n\n[y] allow once\n[a] " + session + "\n[n] deny (with a reason)")
 	if len(m.approvals) > 1 {
 		fmt.Fprintf(&b, "   (%d more waiting)", len(m.approvals)-1)
 	}

@@ -134,7 +134,7 @@ func TestScreens(t *testing.T) {
 			protocol.ToolStarted{ToolCallID: "c3", ToolName: "read", Arguments: `{"path":"README.md"}`},
 		}},
 		{name: "approval", keys: []string{"touch it", "enter"}, evs: []protocol.Event{
-			protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "touch x (not known to be safe)", Body: str("touch x")},
+			protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "touch x (not known to be safe)", Body: str("touch x"), Prefixes: []string{"touch"}},
 		}},
 		{name: "steer_and_status", keys: []string{"go", "enter", "also this", "enter"}, evs: []protocol.Event{
 			protocol.UsageEvent{Usage: protocol.Usage{PromptTokens: 25000, CompletionTokens: 500, PromptCacheHitTokens: 20000, PromptCacheMissTokens: 5000}},
