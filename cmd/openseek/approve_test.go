@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
+	"github.com/openseek/openseek/internal/server/httpapi"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -128,4 +131,73 @@ func TestTUIAutoApprovals(t *testing.T) {
 	if got := strings.Join(answers, " | "); got != "allowed_for_session: | rejected:commit after the review | allowed_once:" {
 		t.Errorf("recorded answers: %s", got)
 	}
+}
+
+// serve --http asks through the web app by default (auto), with the
+// sandbox on: the question reaches the stream, a client that opens the
+// session while it waits gets it too (first, without an id), a denial's
+// reason reaches the model, and the session page shows the question and
+// its answer from the log.
+func TestServeHTTPAutoApprovals(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "s0", Name: "shell", Args: `{"cmd":"echo step-0 >> bench.log"}`}),
+		llmtest.Calls(llmtest.Call{ID: "n1", Name: "shell", Args: `{"cmd":"sudo apt-get install -y jq"}`}),
+		llmtest.Text("fine, no jq"),
+	)
+	s := startHTTP(t, ws, home, append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
+	if code, body, _ := s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil); code != 201 {
+		t.Fatalf("POST /v1/sessions = %d %s", code, body)
+	}
+	first := s.events(t, "web", "")
+	readUntil(t, first, "session_started")
+	if code, body, _ := s.do(t, "POST", "/v1/sessions/web/commands", `{"command":"prompt","content":"install jq"}`, nil); code != 202 {
+		t.Fatalf("prompt = %d %s", code, body)
+	}
+	got := readUntil(t, first, "approval_requested")
+	ask := got[len(got)-1]
+	var req struct {
+		ID, Body string
+		Prefixes []string
+	}
+	json.Unmarshal([]byte(ask.Data), &req)
+	if req.Body != "sudo apt-get install -y jq" || strings.Join(req.Prefixes, ",") != "sudo apt-get install" {
+		t.Errorf("approval_requested %s", ask.Data)
+	}
+	for _, e := range got {
+		if e.Type == "approval_requested" && strings.Contains(e.Data, "echo step-0") {
+			t.Errorf("the contained write was asked about: %s", e.Data)
+		}
+	}
+	// A client that comes now, from the newest event, sees the question.
+	_, _, h := s.do(t, "GET", "/v1/sessions/web", "", nil)
+	late := s.events(t, "web", h.Get(httpapi.LastEventHeader))
+	if again := readUntil(t, late, "approval_requested"); len(again) != 1 || again[0].Data != ask.Data || again[0].LastEventID != "" {
+		t.Errorf("the late client got %+v, want the question first without an id of its own", again)
+	}
+	if code, body, _ := s.do(t, "POST", "/v1/sessions/web/commands", `{"command":"approval","id":"`+req.ID+`","allow":false,"reason":"jq is vendored in tools/"}`, nil); code != 202 {
+		t.Fatalf("approval = %d %s", code, body)
+	}
+	readUntil(t, late, "turn_summary")
+	reqs := srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(string(reqs[2].Messages[len(reqs[2].Messages)-1]), "The user said: jq is vendored in tools/") {
+		t.Errorf("the reason did not reach the model (%d requests)", len(reqs))
+	}
+	if len(reqs) == 3 && strings.Contains(string(reqs[2].Body), session.ApprovalPrefix) {
+		t.Error("the approval records in the log reached the model")
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "bench.log")); string(b) != "step-0\n" {
+		t.Errorf("bench.log = %q, %v", b, err)
+	}
+	code, page, _ := s.do(t, "GET", "/sessions/web", "", nil)
+	if code != 200 || !strings.Contains(page, `class="card approval record resolved"`) || !strings.Contains(page, "jq is vendored in tools/") ||
+		!strings.Contains(page, "sudo apt-get install -y jq") {
+		t.Errorf("the session page does not show the recorded approval (%d)", code)
+	}
+}
+
+// The auto approval tests again as an ordinary user, as most people run
+// them.
+func TestAutoApprovalsAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^(TestTUIAutoApprovals|TestServeHTTPAutoApprovals)$")
 }
