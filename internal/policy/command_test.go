@@ -265,3 +265,13 @@ func BenchmarkCheckCommand(b *testing.B) {
 		p.CheckCommand(script)
 	}
 }
+
+// BenchmarkCheckCommandAuto is BenchmarkCheckCommand in auto mode with a
+// sandbox, which also looks for the network and writes outside.
+func BenchmarkCheckCommandAuto(b *testing.B) {
+	p := &Policy{Mode: ModeAuto, Rules: testRules(), Workspace: "/w", Sandboxed: true}
+	const script = "cd sub && go vet ./... && git diff --stat | head -20; find . -name '*.go' -exec grep -l needle {} + | xargs wc -l > /w/out.txt"
+	for b.Loop() {
+		p.CheckCommand(script)
+	}
+}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -27,28 +28,40 @@ func networkUse(argv []arg) string {
 		return ""
 	}
 	sub := subcommand(argv)
-	nets := map[string][]string{
-		"git":    {"push", "pull", "fetch", "clone", "ls-remote"},
-		"npm":    {"install", "i", "ci", "add", "update", "publish", "view"},
-		"pnpm":   {"install", "i", "add", "update", "publish"},
-		"yarn":   {"install", "add", "upgrade", "publish"},
-		"pip":    {"install", "download"},
-		"pip3":   {"install", "download"},
-		"go":     {"get", "install"},
-		"cargo":  {"install", "fetch", "update", "publish", "search"},
-		"gem":    {"install", "update", "push"},
-		"apt":    {"install", "update", "upgrade"},
-		"docker": {"pull", "push", "login"},
-	}
-	for _, s := range nets[name] {
-		if sub == s {
-			return name + " " + sub + " uses the network"
-		}
+	if slices.Contains(fetching(name), sub) {
+		return name + " " + sub + " uses the network"
 	}
 	if name == "go" && sub == "mod" && len(argv) > 2 && argv[2].static && argv[2].s == "download" {
 		return "go mod download uses the network"
 	}
 	return ""
+}
+
+// fetching lists the subcommands of prog that fetch or publish.
+func fetching(prog string) []string {
+	switch prog {
+	case "git":
+		return []string{"push", "pull", "fetch", "clone", "ls-remote"}
+	case "npm":
+		return []string{"install", "i", "ci", "add", "update", "publish", "view"}
+	case "pnpm":
+		return []string{"install", "i", "add", "update", "publish"}
+	case "yarn":
+		return []string{"install", "add", "upgrade", "publish"}
+	case "pip", "pip3":
+		return []string{"install", "download"}
+	case "go":
+		return []string{"get", "install"}
+	case "cargo":
+		return []string{"install", "fetch", "update", "publish", "search"}
+	case "gem":
+		return []string{"install", "update", "push"}
+	case "apt", "apt-get":
+		return []string{"install", "update", "upgrade"}
+	case "docker":
+		return []string{"pull", "push", "login"}
+	}
+	return nil
 }
 
 // subcommand is the first word after the program that is not an option
