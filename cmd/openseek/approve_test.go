@@ -199,5 +199,31 @@ func TestServeHTTPAutoApprovals(t *testing.T) {
 // The auto approval tests again as an ordinary user, as most people run
 // them.
 func TestAutoApprovalsAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestTUIAutoApprovals|TestServeHTTPAutoApprovals)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestTUIAutoApprovals|TestServeHTTPAutoApprovals|TestTUIAttachSeesWaitingApproval)$")
+}
+
+// A terminal UI attached to serve --http while an approval waits shows it
+// and answers it.
+func TestTUIAttachSeesWaitingApproval(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "n1", Name: "shell", Args: `{"cmd":"curl -s http://127.0.0.1:9/ || touch curled.txt"}`}),
+		llmtest.Text("checked"),
+	)
+	s := startHTTP(t, ws, home, append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
+	if code, body, _ := s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil); code != 201 {
+		t.Fatalf("POST /v1/sessions = %d %s", code, body)
+	}
+	stream := s.events(t, "web", "")
+	if code, body, _ := s.do(t, "POST", "/v1/sessions/web/commands", `{"command":"prompt","content":"is the port open?"}`, nil); code != 202 {
+		t.Fatalf("prompt = %d %s", code, body)
+	}
+	readUntil(t, stream, "approval_requested")
+	p := startTmux(t, ws, []string{"HOME=" + home}, "--session", "web", "tui", "--attach", s.url.String())
+	p.waitFor("`curl` in this session")
+	p.keys("y")
+	readUntil(t, stream, "turn_summary")
+	if _, err := os.Stat(filepath.Join(ws, "curled.txt")); err != nil {
+		t.Errorf("the command allowed from the attached UI did not run: %v", err)
+	}
 }
