@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	sse "github.com/tmaxmax/go-sse"
+
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 	"github.com/openseek/openseek/internal/server/httpapi"
@@ -133,6 +135,23 @@ func TestTUIAutoApprovals(t *testing.T) {
 	}
 }
 
+// serveAndPrompt starts serve --http with its defaults, opens session
+// "web", follows its stream and sends prompt.
+func serveAndPrompt(t *testing.T, ws, home string, srv *llmtest.Server, prompt string) (*httpServer, func() (sse.Event, error, bool)) {
+	t.Helper()
+	s := startHTTP(t, ws, home, append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
+	if code, body, _ := s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil); code != 201 {
+		t.Fatalf("POST /v1/sessions = %d %s", code, body)
+	}
+	stream := s.events(t, "web", "")
+	readUntil(t, stream, "session_started")
+	cmd, _ := json.Marshal(map[string]string{"command": "prompt", "content": prompt})
+	if code, body, _ := s.do(t, "POST", "/v1/sessions/web/commands", string(cmd), nil); code != 202 {
+		t.Fatalf("prompt = %d %s", code, body)
+	}
+	return s, stream
+}
+
 // serve --http asks through the web app by default (auto), with the
 // sandbox on: the question reaches the stream, a client that opens the
 // session while it waits gets it too (first, without an id), a denial's
@@ -145,15 +164,7 @@ func TestServeHTTPAutoApprovals(t *testing.T) {
 		llmtest.Calls(llmtest.Call{ID: "n1", Name: "shell", Args: `{"cmd":"sudo apt-get install -y jq"}`}),
 		llmtest.Text("fine, no jq"),
 	)
-	s := startHTTP(t, ws, home, append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
-	if code, body, _ := s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil); code != 201 {
-		t.Fatalf("POST /v1/sessions = %d %s", code, body)
-	}
-	first := s.events(t, "web", "")
-	readUntil(t, first, "session_started")
-	if code, body, _ := s.do(t, "POST", "/v1/sessions/web/commands", `{"command":"prompt","content":"install jq"}`, nil); code != 202 {
-		t.Fatalf("prompt = %d %s", code, body)
-	}
+	s, first := serveAndPrompt(t, ws, home, srv, "install jq")
 	got := readUntil(t, first, "approval_requested")
 	ask := got[len(got)-1]
 	var req struct {
@@ -210,14 +221,7 @@ func TestTUIAttachSeesWaitingApproval(t *testing.T) {
 		llmtest.Calls(llmtest.Call{ID: "n1", Name: "shell", Args: `{"cmd":"curl -s http://127.0.0.1:9/ || touch curled.txt"}`}),
 		llmtest.Text("checked"),
 	)
-	s := startHTTP(t, ws, home, append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
-	if code, body, _ := s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil); code != 201 {
-		t.Fatalf("POST /v1/sessions = %d %s", code, body)
-	}
-	stream := s.events(t, "web", "")
-	if code, body, _ := s.do(t, "POST", "/v1/sessions/web/commands", `{"command":"prompt","content":"is the port open?"}`, nil); code != 202 {
-		t.Fatalf("prompt = %d %s", code, body)
-	}
+	s, stream := serveAndPrompt(t, ws, home, srv, "is the port open?")
 	readUntil(t, stream, "approval_requested")
 	p := startTmux(t, ws, []string{"HOME=" + home}, "--session", "web", "tui", "--attach", s.url.String())
 	p.waitFor("`curl` in this session")
