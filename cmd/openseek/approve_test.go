@@ -133,6 +133,12 @@ func TestTUIAutoApprovals(t *testing.T) {
 	if got := strings.Join(answers, " | "); got != "allowed_for_session: | rejected:commit after the review | allowed_once:" {
 		t.Errorf("recorded answers: %s", got)
 	}
+	r := openseek(t, ws, "", []string{"HOME=" + home}, "sessions", "show", "auto1", "--format", "text")
+	for _, want := range []string{"approval ap-1 asked: shell wants to run git push origin a", "approval ap-1: allowed for session", "approval ap-2: rejected — commit after the review"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, r.stdout)
+		}
+	}
 }
 
 // serveAndPrompt starts serve --http with its defaults, opens session

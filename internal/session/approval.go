@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/openseek/openseek/protocol"
@@ -32,4 +33,25 @@ func ParseApproval(c string) (protocol.Event, bool) {
 		return e, true
 	}
 	return nil, false
+}
+
+// DescribeApproval is one line of words for an approval event, as
+// transcripts and timelines show it: "approval ap-1 asked: shell wants to
+// run git push origin a — <why>", "approval ap-1: rejected — <reason>".
+func DescribeApproval(e protocol.Event) string {
+	switch e := e.(type) {
+	case protocol.ApprovalRequested:
+		s := fmt.Sprintf("approval %s asked: %s wants to run", e.ID, e.ToolName)
+		if e.Body != nil {
+			s += " " + strings.Join(strings.Fields(*e.Body), " ")
+		}
+		return s + " — " + e.Detail
+	case protocol.ApprovalResolved:
+		s := fmt.Sprintf("approval %s: %s", e.ID, strings.ReplaceAll(e.Outcome, "_", " "))
+		if e.Reason != "" {
+			s += " — " + e.Reason
+		}
+		return s
+	}
+	return ""
 }

@@ -89,7 +89,7 @@ func (m *Model) handle(e protocol.Event) {
 				break
 			}
 		}
-		m.note(kindNote, "", approvalNote(e))
+		m.note(kindNote, "", session.DescribeApproval(e))
 	case protocol.SteerApplied:
 		text := contentText(e.Content)
 		for i, p := range m.pending {
@@ -256,12 +256,9 @@ func (m *Model) loadHistory(h *session.Session) {
 			}
 			c.finish(it.IsError, contentText(it.Content), diffOf(it.Data), it.Brief, m.opts.Now())
 		case *session.Notice:
-			switch a, _ := session.ParseApproval(it.Content); a := a.(type) {
-			case protocol.ApprovalRequested:
-				m.note(kindNote, "", approvalAsked(a))
-			case protocol.ApprovalResolved:
-				m.note(kindNote, "", approvalNote(a))
-			default:
+			if a, ok := session.ParseApproval(it.Content); ok {
+				m.note(kindNote, "", session.DescribeApproval(a))
+			} else {
 				m.note(kindNote, "", it.Content)
 			}
 		case *session.Summary:
@@ -298,22 +295,4 @@ func diffOf(data []byte) string {
 		return ""
 	}
 	return d.Diff
-}
-
-// approvalNote is how an answered approval reads in the transcript.
-func approvalNote(e protocol.ApprovalResolved) string {
-	s := fmt.Sprintf("approval %s: %s", e.ID, strings.ReplaceAll(e.Outcome, "_", " "))
-	if e.Reason != "" {
-		s += " — " + e.Reason
-	}
-	return s
-}
-
-// approvalAsked is how a recorded approval question reads in the history.
-func approvalAsked(a protocol.ApprovalRequested) string {
-	s := fmt.Sprintf("approval %s asked: %s wants to run", a.ID, a.ToolName)
-	if a.Body != nil {
-		s += " " + oneLine(*a.Body)
-	}
-	return s + " — " + a.Detail
 }

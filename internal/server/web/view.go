@@ -276,14 +276,8 @@ func timeline(s *session.Session) []row {
 			}
 		case *session.Notice:
 			r.What = it.Content
-			switch ev, _ := session.ParseApproval(it.Content); ev := ev.(type) {
-			case protocol.ApprovalRequested:
-				r.Kind, r.What = "approval", fmt.Sprintf("%s asked: %s %s — %s", ev.ID, ev.ToolName, deref(ev.Body), ev.Detail)
-			case protocol.ApprovalResolved:
-				r.Kind, r.What = "approval", ev.ID+": "+strings.ReplaceAll(ev.Outcome, "_", " ")
-				if ev.Reason != "" {
-					r.What += " — " + ev.Reason
-				}
+			if ev, ok := session.ParseApproval(it.Content); ok {
+				r.Kind, r.What = "approval", session.DescribeApproval(ev)
 			}
 		case *session.Summary:
 			r.What = fmt.Sprintf("summary of events %d–%d", it.From, it.To)
