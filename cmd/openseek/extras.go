@@ -57,8 +57,8 @@ func (c *cli) mcpCmd() *cobra.Command {
 		Short: "Offer OpenSeek itself as an MCP server over stdio (tools: run, continue)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if c.g.approval == "ask" {
-				return errors.New("--approval ask needs a controller to ask; mcp serve has none")
+			if c.asksApproval() {
+				return fmt.Errorf("--approval %s needs a controller to ask; mcp serve has none", c.g.approval)
 			}
 			if _, _, err := prepareDir(c.g.dir); err != nil {
 				return err

@@ -27,6 +27,7 @@ type httpFlags struct {
 // serveHTTP is `openseek serve --http`: the HTTP + SSE API and the web app
 // over the workspace host, until a signal ends ctx.
 func (c *cli) serveHTTP(cmd *cobra.Command, hf httpFlags, sysFile, addendum string) error {
+	c.interactiveApproval(cmd) // the web app answers
 	if _, _, err := prepareDir(c.g.dir); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openseek/openseek/internal/policy"
 	"io"
 	"os"
 	"os/signal"
@@ -144,7 +145,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.session, "session", "", "create or resume this durable session id")
 	f.StringVar(&c.g.sessionRoot, "session-root", ".openseek", "directory holding sessions (relative roots resolve under --dir)")
 	f.StringVar(&c.g.dir, "dir", ".", "workspace root; its last component is created if its parent exists")
-	f.StringVar(&c.g.approval, "approval", envOr(c.getenv, "OPENSEEK_APPROVAL", "never"), "permission mode: never (refuse escalation), ask (ask the controller; serve only), always, plan (read-only) or full-access (no sandbox) [env OPENSEEK_APPROVAL]")
+	f.StringVar(&c.g.approval, "approval", envOr(c.getenv, "OPENSEEK_APPROVAL", "never"), "permission mode: auto (run what the sandbox contains, ask for more; the default of the terminal UI, serve --http and acp), never (refuse escalation; the default elsewhere), ask (ask for anything not read-only), always, plan (read-only) or full-access (no sandbox) [env OPENSEEK_APPROVAL]")
 	f.BoolVar(&c.g.noSandbox, "no-sandbox", c.getenv("OPENSEEK_SANDBOX") == "off", "run commands without the OS sandbox [env OPENSEEK_SANDBOX=off]")
 	f.BoolVar(&c.g.network, "network", c.getenv("OPENSEEK_NETWORK") == "on", "let sandboxed commands use the network [env OPENSEEK_NETWORK=on]")
 	f.StringVar(&c.g.mcpConfig, "mcp-config", c.getenv("OPENSEEK_MCP_CONFIG"), "a JSON file of MCP servers ({\"mcpServers\": …}), trusted by being named [env OPENSEEK_MCP_CONFIG]")
@@ -316,3 +317,17 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// interactiveApproval makes auto the permission mode of a face a person
+// answers (the terminal UI, the web app, an editor), unless --approval or
+// OPENSEEK_APPROVAL chose one: what the sandbox contains runs unasked,
+// what needs more is asked about.
+func (c *cli) interactiveApproval(cmd *cobra.Command) {
+	if !cmd.Flags().Changed("approval") && c.getenv("OPENSEEK_APPROVAL") == "" {
+		c.g.approval = "auto"
+	}
+}
+
+// asksApproval: the chosen permission mode asks a controller (auto, ask),
+// which a face nobody answers (run, a worker, mcp serve) must refuse.
+func (c *cli) asksApproval() bool { return policy.Mode(c.g.approval).Asks() }

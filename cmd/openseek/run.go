@@ -52,8 +52,8 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 			if task == "" {
 				return errors.New(`a task is required: openseek run "what to do"`)
 			}
-			if c.g.approval == "ask" {
-				return errors.New("--approval ask needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)")
+			if c.asksApproval() {
+				return fmt.Errorf("--approval %s needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)", c.g.approval)
 			}
 			if noSession && (c.g.session != "" || cont) {
 				return errors.New("--no-session contradicts --session; pick one behavior")

@@ -64,8 +64,8 @@ func (c *cli) runBestOf(cmd *cobra.Command, args []string, b *bestOfFlags, forma
 			return fmt.Errorf("--%s does not go with --runs: each run has its own new session", name)
 		}
 	}
-	if c.g.approval == "ask" {
-		return errors.New("--approval ask needs a controller to ask: runs are unattended, so use never or always")
+	if c.asksApproval() {
+		return fmt.Errorf("--approval %s needs a controller to ask: runs are unattended, so use never or always", c.g.approval)
 	}
 	task, err := c.taskWords(args)
 	if err != nil {

@@ -51,10 +51,7 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 	if tf.cont && c.g.session != "" {
 		return errors.New("--continue contradicts --session; pick one session")
 	}
-	// Interactive sessions ask before escalating, unless told otherwise.
-	if !cmd.Flags().Changed("approval") && c.getenv("OPENSEEK_APPROVAL") == "" {
-		c.g.approval = "ask"
-	}
+	c.interactiveApproval(cmd)
 	opts := tui.Options{
 		Open:     tui.OpenRequest{ID: c.g.session, Continue: tf.cont},
 		NoColor:  c.getenv("NO_COLOR") != "",

@@ -83,7 +83,9 @@ func TestTUIInTmux(t *testing.T) {
 		llmtest.Reply{Reasoning: "now the file", Calls: []llmtest.Call{{ID: "c2", Name: "shell", Args: `{"cmd":"touch approved.txt"}`}}},
 		llmtest.Reply{Text: "## Done\n\nAll **good**: the file exists.\n", ChunkSize: 4, Delay: 5 * time.Millisecond},
 	)
-	p := startTmux(t, ws, []string{"HOME=" + t.TempDir()}, append(modelArgs(srv), "--session", "tui1", "tui")...)
+	// ask mode asks about the touch, which the default (auto) runs
+	// unasked in the sandbox (TestTUIAutoApprovals covers the default).
+	p := startTmux(t, ws, []string{"HOME=" + t.TempDir()}, append(modelArgs(srv), "--approval", "ask", "--session", "tui1", "tui")...)
 	p.waitFor("/help for commands")
 	p.typeText("make the file")
 	p.keys("Enter")

@@ -65,7 +65,7 @@ type Options struct {
 	TrustWorkspace bool
 	MCPConfig      string // --mcp-config: a file of MCP servers, trusted by being named
 
-	// Approval is the permission mode: never (default), ask, always, plan
+	// Approval is the permission mode: never (default), auto, ask, always, plan
 	// or full-access (see package policy).
 	Approval string
 	// NoSandbox runs commands without the OS sandbox (an explicit choice);
@@ -144,7 +144,7 @@ type Engine struct {
 	memory         string // project memory (AGENTS.md), read once, shared with sub-agents
 	hooks          *hookAdapter
 	base           *tool.Registry // the tools without the agent tool
-	broker         *policy.Broker // pending approvals (--approval ask)
+	broker         *policy.Broker // pending approvals (--approval auto or ask)
 	mcp            *mcp.Manager
 	subagents      []agents.Agent
 	children       childCounter

@@ -18,6 +18,7 @@ import (
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/trust"
 	"github.com/openseek/openseek/protocol"
 )
@@ -67,11 +68,12 @@ func (e *Engine) setupSafety() error {
 	if err != nil {
 		return err
 	}
-	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles()}
+	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles(),
+		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && e.sandboxPolicy.Network}
 	pol.Pin() // now, before any command of the session can rename a protected directory
 	guard := &policy.Guard{Policy: pol}
-	if mode == policy.ModeAsk {
-		e.broker = policy.NewBroker(e.opts.Emit)
+	if mode.Asks() {
+		e.broker = policy.NewBroker(e.recordApproval)
 		guard.Broker = e.broker
 	}
 	e.env.Guard = guard
@@ -371,13 +373,26 @@ func (e *Engine) sandboxConfig() (sandboxConfig, error) {
 	return doc.Sandbox, nil
 }
 
-// ResolveApproval answers an approval_requested question. An unknown id
-// is an error and approves nothing.
-func (e *Engine) ResolveApproval(id string, allow, remember bool) error {
+// ResolveApproval answers an approval_requested question (reason: the
+// user's word on a rejection, for the model). An unknown id is an error
+// and approves nothing.
+func (e *Engine) ResolveApproval(id string, allow, remember bool, reason string) error {
 	if e.broker == nil {
-		return fmt.Errorf("no approval request with id %s is pending (approvals are asked only with --approval ask)", id)
+		return fmt.Errorf("no approval request with id %s is pending (approvals are asked only with --approval auto or ask)", id)
 	}
-	return e.broker.Resolve(id, allow, remember)
+	return e.broker.Resolve(id, policy.Answer{Allow: allow, Remember: remember, Reason: reason})
+}
+
+// recordApproval keeps an approval question or answer in the session log
+// (a marker the model never sees, which the viewer and a resumed session
+// show), then emits it.
+func (e *Engine) recordApproval(ev protocol.Event) {
+	if e.log != nil {
+		if _, err := e.log.Append(&session.Notice{Content: session.ApprovalMarker(ev)}); err != nil {
+			e.opts.Emit(protocol.SessionError{Error: err.Error()})
+		}
+	}
+	e.opts.Emit(ev)
 }
 
 // startMCP connects the configured MCP servers; their tools join the

@@ -198,7 +198,7 @@ func (s *Session) Apply(cmd protocol.Command) error {
 			return agent.Outcome{}, nil
 		}})
 	case protocol.ApprovalCmd:
-		return s.eng.ResolveApproval(c.ID, c.Allow, c.Remember)
+		return s.eng.ResolveApproval(c.ID, c.Allow, c.Remember, c.Reason)
 	case protocol.JobsSnapshotCmd:
 		s.hub.Publish(protocol.JobsSnapshot{RequestID: c.RequestID, Jobs: s.eng.Jobs()})
 	case protocol.JobStopCmd:

@@ -47,7 +47,11 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 			}
 			fmt.Fprintf(w, "%s%s %s: %s\n", prefix, mark, it.ToolName, clipLines(it.Content.Text(), 6))
 		case *session.Notice:
-			fmt.Fprintf(w, "%s» %s\n", prefix, clipLines(it.Content, 4))
+			text := it.Content
+			if ev, ok := session.ParseApproval(text); ok {
+				text = session.DescribeApproval(ev)
+			}
+			fmt.Fprintf(w, "%s» %s\n", prefix, clipLines(text, 4))
 		case *session.Summary:
 			fmt.Fprintf(w, "%s≡ summary of events %d..%d:\n%s\n", prefix, it.From, it.To, indentAll(it.Content))
 		case *session.Terminal:

@@ -169,12 +169,15 @@ func (s *Session) rewound() []bool {
 	return hidden
 }
 
-// isMarker reports whether a notice is a snapshot or rewind marker,
+// isMarker reports whether a notice is a snapshot, rewind or approval marker,
 // which the projection never shows the model.
 func isMarker(c string) bool {
 	if _, _, ok := parseSnapshot(c); ok {
 		return true
 	}
-	_, ok := parseRewind(c)
+	if _, ok := parseRewind(c); ok {
+		return true
+	}
+	_, ok := ParseApproval(c)
 	return ok
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/openseek/openseek/internal/render"
+	"slices"
 	"strings"
 
 	"github.com/openseek/openseek/internal/session"
@@ -80,7 +81,9 @@ func (m *Model) handle(e protocol.Event) {
 		m.busy = true
 		m.reasoning = nil
 	case protocol.ApprovalRequested:
-		m.approvals = append(m.approvals, e)
+		if !slices.ContainsFunc(m.approvals, func(a protocol.ApprovalRequested) bool { return a.ID == e.ID }) {
+			m.approvals = append(m.approvals, e) // a replayed question is shown once
+		}
 	case protocol.ApprovalResolved:
 		for i, a := range m.approvals {
 			if a.ID == e.ID {
@@ -91,7 +94,7 @@ func (m *Model) handle(e protocol.Event) {
 				break
 			}
 		}
-		m.note(kindNote, "", fmt.Sprintf("approval %s: %s", e.ID, strings.ReplaceAll(e.Outcome, "_", " ")))
+		m.note(kindNote, "", session.DescribeApproval(e))
 	case protocol.SteerApplied:
 		text := contentText(e.Content)
 		for i, p := range m.pending {
@@ -258,7 +261,11 @@ func (m *Model) loadHistory(h *session.Session) {
 			}
 			c.finish(it.IsError, contentText(it.Content), diffOf(it.Data), it.Brief, m.opts.Now())
 		case *session.Notice:
-			m.note(kindNote, "", it.Content)
+			if a, ok := session.ParseApproval(it.Content); ok {
+				m.note(kindNote, "", session.DescribeApproval(a))
+			} else {
+				m.note(kindNote, "", it.Content)
+			}
 		case *session.Summary:
 			m.note(kindNote, "", fmt.Sprintf("history compacted (events %d–%d summarised)", it.From, it.To))
 		case *session.Terminal:

@@ -190,22 +190,14 @@ func (m *Model) approvalKey(s string) tea.Cmd {
 }
 
 // answerApproval answers the first waiting approval; a deny reason goes
-// to the model as a steer.
+// with the answer, and the model reads it in the refused tool's result.
 func (m *Model) answerApproval(allow, remember bool, reason string) tea.Cmd {
 	if len(m.approvals) == 0 {
 		return nil
 	}
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
-	m.apply(protocol.ApprovalCmd{ID: a.ID, Allow: allow, Remember: remember})
-	if !allow && reason != "" {
-		m.steerN++
-		id := fmt.Sprintf("tui-steer-%d", m.steerN)
-		text := fmt.Sprintf("I denied %s (%s): %s", a.ToolName, oneLine(a.Detail), reason)
-		if m.apply(protocol.SteerCmd{Kind: protocol.SteerPrompt, Content: protocol.Text(text), SubmissionID: &id}) {
-			m.pending = append(m.pending, pendingSteer{id: id, text: text})
-		}
-	}
+	m.apply(protocol.ApprovalCmd{ID: a.ID, Allow: allow, Remember: remember, Reason: reason})
 	return nil
 }
 

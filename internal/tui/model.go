@@ -296,7 +296,11 @@ func (m *Model) dialog(vw *view) []string {
 		}
 		b.WriteString("\n" + strings.Join(body, "\n"))
 	}
-	b.WriteString("\n\n[y] allow once   [a] allow for this session   [n] deny (with a reason)")
+	session := "allow for this session"
+	if c := a.Covers(); c != "" {
+		session = "don't ask again for " + c + " in this session"
+	}
+	b.WriteString("\n\n[y] allow once\n[a] " + session + "\n[n] deny (with a reason)")
 	if len(m.approvals) > 1 {
 		fmt.Fprintf(&b, "   (%d more waiting)", len(m.approvals)-1)
 	}

@@ -17,8 +17,9 @@ Commands:
   /compact            summarise the history to free context
   /goal TEXT          set the standing goal (/goal clear removes it)
   /plan               next session turn read-only (plan mode)
-  /auto               run commands without asking (always)
-  /ask                ask before escalating commands (default)
+  /auto               run what the sandbox contains, ask for more (default)
+  /ask                ask before any command that is not read-only
+  /always             run commands without asking
   /model NAME         use another model from the next turn
   /sessions           pick a session to resume
   /new                start a new session
@@ -51,9 +52,11 @@ func (m *Model) slash(line string) tea.Cmd {
 	case "plan":
 		return m.reopen("plan", "", "plan mode: the agent reads and plans, it changes nothing")
 	case "auto":
-		return m.reopen("always", "", "auto mode: commands run without asking")
+		return m.reopen("auto", "", "auto mode: what the sandbox contains runs unasked; commands that need more wait for your approval")
 	case "ask":
-		return m.reopen("ask", "", "ask mode: escalating commands wait for your approval")
+		return m.reopen("ask", "", "ask mode: every command that is not read-only waits for your approval")
+	case "always":
+		return m.reopen("always", "", "always mode: commands run without asking")
 	case "model":
 		if arg == "" {
 			m.note(kindNote, "", "model: "+m.model+" — /model NAME switches from the next turn")

@@ -134,7 +134,7 @@ func TestScreens(t *testing.T) {
 			protocol.ToolStarted{ToolCallID: "c3", ToolName: "read", Arguments: `{"path":"README.md"}`},
 		}},
 		{name: "approval", keys: []string{"touch it", "enter"}, evs: []protocol.Event{
-			protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "touch x (not known to be safe)", Body: str("touch x")},
+			protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "touch x (not known to be safe)", Body: str("touch x"), Prefixes: []string{"touch"}},
 		}},
 		{name: "steer_and_status", keys: []string{"go", "enter", "also this", "enter"}, evs: []protocol.Event{
 			protocol.UsageEvent{Usage: protocol.Usage{PromptTokens: 25000, CompletionTokens: 500, PromptCacheHitTokens: 20000, PromptCacheMissTokens: 5000}},
@@ -197,8 +197,7 @@ func TestCommandsFromKeys(t *testing.T) {
 		{"allow for the session", []protocol.Event{protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "x"}}, []string{"a"},
 			[]string{`{"command":"approval","id":"ap-1","allow":true,"remember":true}`}},
 		{"deny with a reason", []protocol.Event{protocol.AgentStep{Step: 1}, protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "rm -rf x"}},
-			[]string{"n", "keep x", "enter"}, []string{`{"command":"approval","id":"ap-1","allow":false}`,
-				`{"command":"steer","kind":"prompt","content":"I denied shell (rm -rf x): keep x","submission_id":"tui-steer-1"}`}},
+			[]string{"n", "keep x", "enter"}, []string{`{"command":"approval","id":"ap-1","allow":false,"reason":"keep x"}`}},
 		{"compact", nil, []string{"/compact", "enter"}, []string{`{"command":"compact"}`}},
 		{"goal", nil, []string{"/goal ship it", "enter"}, []string{`{"command":"goal","action":"set","text":"ship it"}`}},
 		{"goal clear", nil, []string{"/goal clear", "enter"}, []string{`{"command":"goal","action":"clear"}`}},

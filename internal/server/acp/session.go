@@ -71,6 +71,12 @@ func (s *acpSession) pump() {
 func (s *acpSession) deliver(e engine.Entry) error {
 	switch ev := e.Event.(type) {
 	case protocol.ApprovalRequested:
+		s.mu.Lock()
+		_, asked := s.asking[ev.ID]
+		s.mu.Unlock()
+		if asked {
+			return nil // a replay of a question the editor has already
+		}
 		req := s.tr.permission(ev)
 		ctx, cancel := context.WithCancel(s.ctx)
 		s.mu.Lock()
@@ -94,7 +100,7 @@ func (s *acpSession) deliver(e engine.Entry) error {
 			return err
 		}
 	}
-	if e.Seq > 0 {
+	if e.Seq > 0 && !e.Replay {
 		s.mu.Lock()
 		s.seen = e.Seq
 		s.cond.Broadcast()

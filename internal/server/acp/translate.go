@@ -161,10 +161,19 @@ func (t *translator) permission(ap protocol.ApprovalRequested) sdk.RequestPermis
 		ToolCall: tc,
 		Options: []sdk.PermissionOption{
 			{Kind: sdk.PermissionOptionKindAllowOnce, Name: "Allow once", OptionId: optAllowOnce},
-			{Kind: sdk.PermissionOptionKindAllowAlways, Name: "Allow for this session", OptionId: optAllowAlways},
+			{Kind: sdk.PermissionOptionKindAllowAlways, Name: sessionOption(ap), OptionId: optAllowAlways},
 			{Kind: sdk.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: optReject},
 		},
 	}
+}
+
+// sessionOption names what allowing for the session covers, in plain
+// words: "Don't ask again for `git push` in this session".
+func sessionOption(ap protocol.ApprovalRequested) string {
+	if len(ap.Prefixes) == 0 {
+		return "Allow for this session"
+	}
+	return "Don't ask again for " + ap.Covers() + " in this session"
 }
 
 // toolArgs are the argument keys the built-in tools share.

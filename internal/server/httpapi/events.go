@@ -120,10 +120,15 @@ type stream struct {
 	buf     []byte
 }
 
+// entry writes an event; a replayed approval request (engine.Entry.Replay)
+// has no id line, so the client's Last-Event-ID stays where it was.
 func (st *stream) entry(e engine.Entry) {
-	st.buf = append(st.buf, "id: "...)
-	st.buf = strconv.AppendInt(st.buf, e.Seq, 10)
-	st.buf = append(st.buf, "\nevent: "...)
+	if !e.Replay {
+		st.buf = append(st.buf, "id: "...)
+		st.buf = strconv.AppendInt(st.buf, e.Seq, 10)
+		st.buf = append(st.buf, '\n')
+	}
+	st.buf = append(st.buf, "event: "...)
 	st.buf = append(st.buf, e.Event.EventName()...)
 	st.buf = append(st.buf, "\ndata: "...)
 	st.buf = append(st.buf, e.Line...)

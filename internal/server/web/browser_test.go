@@ -1,8 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"flag"
+	"image/png"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/server/web/browsertest"
 )
 
@@ -38,8 +41,12 @@ func serve(t *testing.T, h *engine.Host, o Options) string {
 	return srv.URL
 }
 
+// browser opens a tab in the package's shared headless Chromium.
+func browser(t *testing.T) context.Context { return browsers.Tab(t) }
+
 // TestMain stops the shared browser after the tests.
 func TestMain(m *testing.M) {
+	sandbox.Main()
 	flag.Parse()
 	code := m.Run()
 	browsers.Close()
@@ -54,6 +61,30 @@ var (
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	browsertest.Screenshot(t, ctx, *screenshots, name, 800)
+}
+
+// viewportShot saves what the (emulated) viewport shows.
+func viewportShot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot %s is not a PNG: %v", name, err)
+	}
+	if r := img.Bounds(); r.Dx() < 300 || r.Dy() < 300 {
+		t.Errorf("screenshot %s is %v", name, r)
+	}
+	dir := *screenshots
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %s", filepath.Join(dir, name))
 }
 
 // In a real browser: the list's button starts a session, a prompt typed

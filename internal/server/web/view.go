@@ -30,7 +30,28 @@ type block struct {
 	Answer    template.HTML // an assistant's answer, markdown-ish
 	Reasoning string
 	Tool      *card
-	From, To  int // a summary's range
+	From, To  int       // a summary's range
+	Approval  *approval // an approval question and its answer
+}
+
+// approval is a recorded approval question (session.ApprovalMarker) and
+// the answer recorded after it.
+type approval struct {
+	ID, Tool, Detail, Body string
+	Covers                 string // the prefixes "for this session" covers
+	Outcome, Reason        string // "" while it waits
+}
+
+// outcomeText is an approval's answer in words.
+func (a *approval) OutcomeText() string {
+	if a.Outcome == "" {
+		return "waiting for an answer"
+	}
+	s := strings.ReplaceAll(a.Outcome, "_", " ")
+	if a.Outcome == "allowed_for_session" && a.Covers != "" {
+		s += " (" + a.Covers + ")"
+	}
+	return s
 }
 
 // card is one tool call and its result.
@@ -69,6 +90,7 @@ type compaction struct{ Seq, From, To int }
 func history(s *session.Session) []block {
 	var out []block
 	cards := map[string]*card{}
+	asked := map[string]*approval{} // the newest question of each id
 	lastAnswer := ""
 	for _, e := range s.Events {
 		b := block{Seq: e.Sequence, Time: clock(e.TS)}
@@ -101,8 +123,23 @@ func history(s *session.Session) []block {
 			}
 			cd.complete(it)
 		case *session.Notice:
-			b.Kind, b.Text = "notice", it.Content
-			out = append(out, b)
+			ev, ok := session.ParseApproval(it.Content)
+			switch ev := ev.(type) {
+			case protocol.ApprovalRequested:
+				a := &approval{ID: ev.ID, Tool: ev.ToolName, Detail: ev.Detail, Body: deref(ev.Body), Covers: ev.Covers()}
+				asked[ev.ID] = a
+				b.Kind, b.Approval = "approval", a
+				out = append(out, b)
+			case protocol.ApprovalResolved:
+				if a := asked[ev.ID]; a != nil {
+					a.Outcome, a.Reason = ev.Outcome, ev.Reason
+					delete(asked, ev.ID)
+				}
+			}
+			if !ok {
+				b.Kind, b.Text = "notice", it.Content
+				out = append(out, b)
+			}
 		case *session.Summary:
 			b.Kind, b.Text, b.From, b.To = "summary", it.Content, it.From, it.To
 			out = append(out, b)
@@ -239,6 +276,9 @@ func timeline(s *session.Session) []row {
 			}
 		case *session.Notice:
 			r.What = it.Content
+			if ev, ok := session.ParseApproval(it.Content); ok {
+				r.Kind, r.What = "approval", session.DescribeApproval(ev)
+			}
 		case *session.Summary:
 			r.What = fmt.Sprintf("summary of events %d–%d", it.From, it.To)
 		case *session.Terminal:

@@ -383,7 +383,25 @@
       scroll();
     }
 
+    // sessionLabel: "Don't ask again for <code>git push</code> in this
+    // session", naming the prefixes allowing for the session covers.
+    function sessionLabel(button, ps) {
+      if (!ps.length) { button.textContent = "Allow for this session"; return; }
+      button.append("Don't ask again for ");
+      ps.forEach((p, i) => {
+        if (i > 0) button.append(i === ps.length - 1 ? " and " : ", ");
+        button.append(el("code", "", p));
+      });
+      button.append(" in this session");
+    }
+
+    // approval shows a question: allow once, allow for the session (naming
+    // what it covers), or deny with a reason the agent reads. A question
+    // already shown (a replay to a late page) is not shown twice; one the
+    // server rendered from the log as waiting becomes this live card.
     function approval(ev) {
+      const old = document.getElementById("approval-" + ev.id);
+      if (old && !old.classList.contains("record")) return;
       endStep();
       const box = el("div", "card approval");
       box.id = "approval-" + ev.id;
@@ -391,31 +409,56 @@
       if (ev.detail) box.append(el("div", "detail", ev.detail));
       if (ev.body) box.append(el("pre", "body", ev.body));
       const row = el("div", "actions");
-      const answer = async (allow) => {
-        row.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+      const buttons = () => box.querySelectorAll("button, input");
+      const answer = async (allow, remember, reason) => {
+        buttons().forEach((b) => { b.disabled = true; });
+        const cmd = { command: "approval", id: ev.id, allow };
+        if (remember) cmd.remember = true;
+        if (reason) cmd.reason = reason;
         try {
-          await post(cmdURL, { command: "approval", id: ev.id, allow });
+          await post(cmdURL, cmd);
         } catch (e) {
           banner("Your answer to the approval was not taken: " + e.message, "error");
-          row.querySelectorAll("button").forEach((b) => { b.disabled = false; });
+          buttons().forEach((b) => { b.disabled = false; });
         }
       };
       if (chat.dataset.readonly !== "true") {
-        const yes = el("button", "primary approve", "Approve");
-        const no = el("button", "deny", "Deny");
-        yes.type = no.type = "button";
-        yes.onclick = () => answer(true);
-        no.onclick = () => answer(false);
-        row.append(yes, no);
+        const prefixes = ev.prefixes || [];
+        const once = el("button", "primary approve", "Allow once");
+        const session = el("button", "session");
+        sessionLabel(session, prefixes);
+        const no = el("button", "deny", "Deny…");
+        once.type = session.type = no.type = "button";
+        once.onclick = () => answer(true, false);
+        session.onclick = () => answer(true, true);
+        const why = el("form", "deny-reason");
+        why.hidden = true;
+        const reason = el("input", "reason");
+        reason.type = "text";
+        reason.placeholder = "Why not? The agent reads your reason (optional)";
+        reason.setAttribute("aria-label", "reason for denying");
+        const send = el("button", "deny-send", "Deny");
+        send.type = "submit";
+        why.append(reason, send);
+        why.addEventListener("submit", (e) => { e.preventDefault(); answer(false, false, reason.value.trim()); });
+        no.onclick = () => { why.hidden = false; no.disabled = true; reason.focus(); };
+        row.append(once, session, no);
+        box.append(row, why);
+      } else {
+        box.append(row);
       }
-      box.append(row);
-      add(box);
+      if (old) old.replaceWith(box); else add(box);
+      scroll();
     }
     function approvalResolved(ev) {
       const box = document.getElementById("approval-" + ev.id);
       if (!box) return;
       box.classList.add("resolved");
-      $(".actions", box).replaceChildren(el("span", "outcome", ev.outcome.replace(/_/g, " ")));
+      const form = $(".deny-reason", box);
+      if (form) form.remove();
+      const out = [el("span", "outcome", ev.outcome.replace(/_/g, " "))];
+      if (ev.reason) out.push(document.createTextNode(" "), el("span", "reason", "— " + ev.reason));
+      $(".actions", box).replaceChildren(...out);
     }
 
     function summary(ev) {
