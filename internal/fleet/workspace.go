@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openseek/openseek/internal/hostgit"
 )
 
 // maxDiff caps the diff kept in a task record (the bucket's values stay
@@ -130,18 +131,13 @@ func verify(ctx context.Context, dir, command string) (bool, string) {
 	return err == nil, string(out)
 }
 
+// git runs git in dir, hardened (hostgit: nothing in the repository or
+// the task's workspace makes it run a program).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(errb.String()))
-		}
-		return "", fmt.Errorf("git %s: %w", args[0], err)
+	out, err := hostgit.Git{Dir: dir}.Output(ctx, args...)
+	var ge *hostgit.Error
+	if errors.As(err, &ge) {
+		return "", fmt.Errorf("git %s: %s", hostgit.Verb(args), ge.Message())
 	}
-	return strings.TrimSpace(out.String()), nil
+	return out, err
 }

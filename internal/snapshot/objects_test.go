@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openseek/openseek/internal/hostgit"
 )
 
 // gitWrapper puts a git first on PATH that logs each invocation's
@@ -333,7 +335,7 @@ func TestSnapshotGitProcesses(t *testing.T) {
 			verbs := func() []string {
 				var out []string
 				for _, line := range invocations(t, log) {
-					out = append(out, gitVerb(strings.Fields(line)))
+					out = append(out, hostgit.Verb(strings.Fields(line)))
 				}
 				return out
 			}
