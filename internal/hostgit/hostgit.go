@@ -23,15 +23,16 @@
 //     ([Git.OwnConfig]), first lists that configuration's keys (git config
 //     --list, which runs nothing) and empties every driver it defines:
 //     filter.<x>.clean, smudge and process (and required=false),
-//     diff.<x>.textconv and command, merge.<x>.driver,
 //     credential.<url>.helper, remote.<x>.uploadpack and receivepack.
 //     A driver's name is the repository's choice, so it cannot be
 //     switched off in advance; a driver that .gitattributes selects
 //     without a definition does nothing.
 //
-// Callers still pass --no-textconv and --no-ext-diff to diffs, and
-// --ignore-submodules=dirty where git would otherwise start itself in a
-// nested repository, whose own configuration was not listed.
+// A diff driver's textconv and command, and diff.external, cannot be
+// switched off by a setting: diff, log and show get --no-ext-diff and
+// --no-textconv. Callers pass --ignore-submodules=dirty where git would
+// otherwise start itself in a nested repository, whose own configuration
+// was not listed.
 package hostgit
 
 import (
@@ -57,7 +58,6 @@ var hardening = []string{
 	"core.askPass=",
 	"core.alternateRefsCommand=",
 	"credential.helper=",
-	"diff.external=",
 	"diff.ignoreSubmodules=dirty",
 	"submodule.recurse=false",
 	"log.showSignature=false",
@@ -104,17 +104,30 @@ var ErrNotInstalled = errors.New("the git binary is not installed (apt-get insta
 // Verb is the subcommand of a git command line (after any -c pairs and
 // global options).
 func Verb(args []string) string {
+	if i := verbAt(args); i >= 0 {
+		return args[i]
+	}
+	return ""
+}
+
+func verbAt(args []string) int {
 	for i := 0; i < len(args); i++ {
 		switch {
 		case args[i] == "-c" || args[i] == "-C":
 			i++
 		case strings.HasPrefix(args[i], "-"):
 		default:
-			return args[i]
+			return i
 		}
 	}
-	return ""
+	return -1
 }
+
+// diffVerbs are the commands that run diff drivers (textconv, command)
+// and diff.external unless told not to; each gets --no-ext-diff and
+// --no-textconv. OpenSeek runs no other command that does (blame, merges,
+// git apply --3way).
+var diffVerbs = map[string]bool{"diff": true, "log": true, "show": true}
 
 // Output runs git and returns its standard output, trimmed.
 func (g Git) Output(ctx context.Context, args ...string) (string, error) {
@@ -144,6 +157,12 @@ func (g Git) run(ctx context.Context, extra, args []string) (string, string, err
 		full = append(full, "-c", kv)
 	}
 	full = append(full, args...)
+	if v := verbAt(args); v >= 0 && diffVerbs[args[v]] {
+		// A diff driver's textconv or command, and diff.external, have no
+		// value that switches them off: only these options do.
+		at := len(full) - len(args) + v + 1
+		full = append(full[:at], append([]string{"--no-ext-diff", "--no-textconv"}, full[at:]...)...)
+	}
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = g.Dir
 	cmd.Env = Environ(g.Env...)
@@ -195,9 +214,6 @@ var driverKeys = map[[2]string]string{
 	{"filter", "smudge"}:      "",
 	{"filter", "process"}:     "",
 	{"filter", "required"}:    "false",
-	{"diff", "textconv"}:      "",
-	{"diff", "command"}:       "",
-	{"merge", "driver"}:       "",
 	{"credential", "helper"}:  "",
 	{"remote", "uploadpack"}:  "git-upload-pack",
 	{"remote", "receivepack"}: "git-receive-pack",
