@@ -61,7 +61,7 @@ func sideGit(t *testing.T, r *Repo, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = r.workspace
-	cmd.Env = append(r.env(true), env...)
+	cmd.Env = hostgit.Environ(append(r.env(true), env...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
