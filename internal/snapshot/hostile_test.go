@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // marks lists the marker files the planted programs wrote.
@@ -225,4 +228,32 @@ func TestEarlierStoreMovesIntoTheNewOne(t *testing.T) {
 		t.Errorf("ran %v", m)
 	}
 	fsck(t, r)
+}
+
+// A .git/info/exclude of the model's making that is a FIFO or a link to
+// /dev/zero neither blocks a snapshot nor fills the memory: it is read
+// only when it is a regular file, and at most 1 MiB of it.
+func TestSpecialExcludeFilesDoNotStallSnapshots(t *testing.T) {
+	for _, kind := range []string{"fifo", "symlink"} {
+		t.Run(kind, func(t *testing.T) {
+			ws := t.TempDir()
+			write(t, ws, map[string]string{"a.txt": "a\n"})
+			os.MkdirAll(filepath.Join(ws, ".git", "info"), 0o755)
+			p := filepath.Join(ws, ".git", "info", "exclude")
+			var err error
+			if kind == "fifo" {
+				err = unix.Mkfifo(p, 0o644)
+			} else {
+				err = os.Symlink("/dev/zero", p)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if _, err := open(t, ws).Take(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

@@ -40,6 +40,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -491,7 +492,7 @@ func (r *Repo) writeExcludes() error {
 		b.WriteString("# nested git repositories\n")
 		b.Write(nested)
 	}
-	if user, err := os.ReadFile(filepath.Join(r.workspace, ".git", "info", "exclude")); err == nil {
+	if user, err := readRegular(filepath.Join(r.workspace, ".git", "info", "exclude"), maxExclude); err == nil {
 		b.WriteString("# from the workspace's .git/info/exclude\n")
 		b.Write(user)
 		b.WriteString("\n")
@@ -500,6 +501,24 @@ func (r *Repo) writeExcludes() error {
 		return err
 	}
 	return writeIfChanged(filepath.Join(r.gitDir, "info", "attributes"), []byte(attributes))
+}
+
+// maxExclude caps what is read of the workspace's .git/info/exclude.
+const maxExclude = 1 << 20
+
+// readRegular reads at most limit bytes of the regular file at path,
+// not following a symlink there: a file in the workspace may be a FIFO
+// (which would block the snapshot) or a link to /dev/zero.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // writeIfChanged writes data to path unless it holds data already.
