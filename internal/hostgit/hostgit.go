@@ -14,11 +14,11 @@
 //   - reads no system or global configuration (GIT_CONFIG_NOSYSTEM,
 //     GIT_CONFIG_GLOBAL=/dev/null) and no GIT_* variable of the caller's
 //     (GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_PARAMETERS, …);
-//   - gets, at command-line precedence (above any repository's), the
-//     settings that leave out fsmonitor, hooks, pager, editor,
-//     external diff, signature check, ssh command of a repository's,
-//     askpass, credential helper, ext:: transport, submodule recursion or
-//     implicitly found bare repository;
+//   - gets, at command-line precedence (-c, above any repository's),
+//     settings that turn off fsmonitor, hooks, the pager, editors, a
+//     repository's ssh command, askpass, credential helpers, signature
+//     checks, the ext:: transport, submodule recursion and implicitly
+//     found bare repositories;
 //   - unless the repository's configuration is OpenSeek's own
 //     ([Git.OwnConfig]), first lists that configuration's keys (git config
 //     --list, which runs nothing) and empties every driver it defines:
@@ -29,10 +29,12 @@
 //     without a definition does nothing.
 //
 // A diff driver's textconv and command, and diff.external, cannot be
-// switched off by a setting: diff, log and show get --no-ext-diff and
-// --no-textconv. Callers pass --ignore-submodules=dirty where git would
-// otherwise start itself in a nested repository, whose own configuration
-// was not listed.
+// switched off by a setting (an empty one is run, and fails): diff, log
+// and show get --no-ext-diff and --no-textconv. Callers pass
+// --ignore-submodules=dirty where git would otherwise start itself in a
+// nested repository, whose own configuration was not listed. Merges and
+// network operations in an existing repository (whose multi-valued
+// core.gitProxy no -c can override) are not run through here.
 package hostgit
 
 import (
