@@ -51,7 +51,7 @@ func TestNothingInTheWorkspaceRunsOnTheHost(t *testing.T) {
 	home := t.TempDir()
 	// The check verify runs calls git in the workspace: it runs in the
 	// sandbox, where the payload's marks land in a private /tmp.
-	mkdirs(t, home, map[string]string{".openseek/config.toml": "[verify]\ncommand = \"git status --porcelain >/dev/null; git diff HEAD >/dev/null; true\"\n"})
+	writeConfig(t, home, "[verify]\ncommand = \"git status --porcelain >/dev/null; git diff HEAD >/dev/null; true\"\n")
 	nested := "printf '[core]\\n\\tfsmonitor = \"touch " + filepath.Join(marks, "nested-fsmonitor") + "\"\\n[filter \"evil\"]\\n\\tclean = \"touch " + filepath.Join(marks, "nested-clean") + "\"\\n' >> sub/.git/config"
 	attempts := []struct{ id, cmd string }{
 		{"attributes", "printf '* filter=evil diff=evil\\n' > .gitattributes"},
@@ -97,7 +97,7 @@ func TestNothingInTheWorkspaceRunsOnTheHost(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
 		}
 	}
-	if ran := dirNames(t, marks); len(ran) != 0 {
+	if ran := marked(marks); len(ran) != 0 {
 		t.Errorf("programs the workspace named ran on the host: %v", ran)
 	}
 
@@ -114,7 +114,7 @@ func TestNothingInTheWorkspaceRunsOnTheHost(t *testing.T) {
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull)
 	cmd.Run()
-	if ran := dirNames(t, marks); len(ran) == 0 {
+	if ran := marked(marks); len(ran) == 0 {
 		t.Error("plain git status ran none of the planted programs: the test's payload is not live")
 	}
 }
@@ -161,17 +161,10 @@ func TestRewindWritesNothingThroughASymlink(t *testing.T) {
 	}
 }
 
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
+// marked lists the marks the planted programs left.
+func marked(dir string) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, "*"))
+	return m
 }
 
 // TestHostGitAsOrdinaryUser runs the tests of the host's git, the
