@@ -365,7 +365,7 @@ func (r *Repo) Restore(ctx context.Context, id string) (Restored, error) {
 		return Restored{}, fmt.Errorf("%w %q: a snapshot id is a hexadecimal commit id", ErrUnknownSnapshot, id)
 	}
 	if !isRepo(r.gitDir) && (r.legacy == "" || !isRepo(r.legacy)) {
-		return Restored{}, fmt.Errorf("%w %s: there is no snapshot repository at %s (snapshots are kept in the home directory of the user who ran the session)", ErrUnknownSnapshot, id, r.gitDir)
+		return Restored{}, fmt.Errorf("%w %s: there is no snapshot repository at %s (snapshots are kept per user and per workspace path: run as the user who ran the session, in the same directory)", ErrUnknownSnapshot, id, r.gitDir)
 	}
 	unlock, err := r.lock()
 	if err != nil {
