@@ -3,7 +3,6 @@ package fleet
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -134,10 +133,5 @@ func verify(ctx context.Context, dir, command string) (bool, string) {
 // git runs git in dir, hardened (hostgit: nothing in the repository or
 // the task's workspace makes it run a program).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	out, err := hostgit.Git{Dir: dir}.Output(ctx, args...)
-	var ge *hostgit.Error
-	if errors.As(err, &ge) {
-		return "", fmt.Errorf("git %s: %s", hostgit.Verb(args), ge.Message())
-	}
-	return out, err
+	return hostgit.Git{Dir: dir}.Output(ctx, args...)
 }
