@@ -85,6 +85,12 @@ func TestNothingInTheWorkspaceRunsOnTheHost(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, ".gitattributes")); !strings.Contains(string(b), "filter=evil") {
 		t.Fatalf("the model's .gitattributes is not there: %q", b)
 	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "sub", ".git", "config")); !strings.Contains(string(b), "nested-fsmonitor") {
+		t.Fatalf("the model's nested repository is not there: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); strings.Contains(string(b), "hooksPath = /tmp") {
+		t.Error("the sandbox let the model rewrite .git/config")
+	}
 	if r := openseek(t, ws, "", env, "rewind", "s1", "--turn", "1"); r.code != 0 {
 		t.Fatalf("rewind: %s", r.stderr)
 	}
