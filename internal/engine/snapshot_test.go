@@ -344,8 +344,7 @@ func TestRewindOfASessionFromTheWorkspaceStore(t *testing.T) {
 			if _, err := os.Stat(old); err == nil {
 				t.Error("the old store is still there")
 			}
-			// The old chain lives on: the undo snapshot's parent is the
-			// last snapshot the old store took.
+			// The new store carries on: the rewind's undo restores.
 			if _, err := RestoreSnapshot(context.Background(), e.opts.Home, ws, root, r.Files.Saved); err != nil {
 				t.Fatal(err)
 			}
