@@ -22,13 +22,13 @@ var tempFile = regexp.MustCompile(`^\..*\.openseek-[0-9a-f]+$`)
 type raceTarget struct{ dir, file string }
 
 // raceTargets: a core.fsmonitor planted in .git/config would run at the
-// user's next git status, one in the snapshot store's config on the host
-// at the next turn's snapshot, a hook at the next commit.
+// user's next git status, a hook at the next commit. (The snapshot store
+// lives outside the workspace, in ~/.openseek/snapshots, where no
+// workspace path leads.)
 var raceTargets = []raceTarget{
 	{".git", "config"},
 	{".git/hooks", "pre-commit"},
 	{".openseek", "config.toml"},
-	{".openseek/snapshots", "config"},
 }
 
 // fsmonitor is the payload: what a write that reached .git/config plants.
@@ -36,8 +36,8 @@ func fsmonitor(ws string) string {
 	return "[core]\n\tfsmonitor = touch " + filepath.Join(ws, "pwned") + "\n"
 }
 
-// raceWorkspace is a workspace with a repository, project config, session
-// and snapshot stores (made by a first run, with home as HOME), and for
+// raceWorkspace is a workspace with a repository, project config and
+// session store (made by a first run, with home as HOME), and for
 // each of raceTargets a directory d<i> and a symlink link<i> to the target.
 // It returns the workspace and the state of the protected files.
 func raceWorkspace(t *testing.T, home string) (string, map[string]string) {
@@ -182,9 +182,8 @@ func checkProtected(t *testing.T, ws string, before map[string]string) {
 			t.Errorf("temporary file left: %s", p)
 		}
 		rel, _ := filepath.Rel(ws, p)
-		// (The session log records the calls, and the snapshot store's
-		// objects the real d's content, compressed.)
-		logged := strings.HasPrefix(rel, ".openseek/sessions/") || strings.HasPrefix(rel, ".openseek/snapshots/objects/")
+		// (The session log records the calls.)
+		logged := strings.HasPrefix(rel, ".openseek/sessions/")
 		if inside := strings.HasPrefix(rel, ".git/") || strings.HasPrefix(rel, ".openseek/"); inside && !logged && de.Type().IsRegular() {
 			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "fsmonitor") {
 				t.Errorf("the payload reached %s", rel)
