@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/openseek/openseek/internal/e2etest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,9 +29,8 @@ const (
 // test: the real client is what the ACP server promises to work with.
 func acpSDK(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is needed to run %s: %v (apt-get install nodejs npm)", acpSDKPkg, err)
-	}
+	e2etest.Need(t, "apt-get install nodejs npm", "node")
+	e2etest.Need(t, "apt-get install npm", "npm")
 	base := os.Getenv("XDG_CACHE_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/openseek/openseek/internal/e2etest"
 	"io"
 	"net"
 	"os"
@@ -245,8 +246,12 @@ func TestNetwork(t *testing.T) {
 		{"bash dev tcp", "exec 3<>/dev/tcp/127.0.0.1/" + port + " && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"},
 		{"getent hosts", "getent hosts " + dnsName},
 	}
+	install := map[string]string{"curl": "apt-get install curl", "wget": "apt-get install wget", "nc": "apt-get install netcat-openbsd", "getent hosts": "apt-get install libc-bin"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if i, ok := install[tt.name]; ok {
+				e2etest.Need(t, i, strings.Fields(tt.name)[0])
+			}
 			ws, pol := workspace(t)
 			on := pol
 			on.Network = true

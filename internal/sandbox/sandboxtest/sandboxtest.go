@@ -4,12 +4,14 @@
 // the sandbox's start paths (BothStartPaths).
 //
 // The user is $OPENSEEK_TEST_USER, else "openseek-test"; CI creates it
-// with `useradd -M openseek-test`. It must exist: a root run without it
-// fails, naming the command that creates it.
+// with `useradd -M openseek-test`. A root run without it logs the command
+// that creates it and keeps the root results; under OPENSEEK_E2E=1 (CI)
+// it fails.
 package sandboxtest
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -49,7 +51,14 @@ func AsOrdinaryUser(t *testing.T, pattern string) {
 	}
 	u, err := user.Lookup(name)
 	if err != nil {
-		t.Fatalf("the sandbox tests run a second time as an ordinary user, but user %q does not exist (%v): create it with `useradd -M %s` (or set OPENSEEK_TEST_USER)", name, err, name)
+		msg := fmt.Sprintf("the sandbox tests run a second time as an ordinary user, but user %q does not exist (%v): create it with `useradd -M %s` (or set OPENSEEK_TEST_USER)", name, err, name)
+		if os.Getenv("OPENSEEK_E2E") == "1" {
+			t.Fatal(msg)
+		}
+		// A machine with Go and git alone: the root run stands; say
+		// what was not run.
+		t.Log(msg + "; the ordinary-user run is skipped")
+		return
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
