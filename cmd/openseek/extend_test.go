@@ -312,19 +312,27 @@ func TestAnthropicEndToEnd(t *testing.T) {
 
 // `openseek mcp serve` offers the agent to another agent: a real go-sdk
 // client starts it over stdio, runs a task and continues the session.
-func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
-	ws := t.TempDir()
-	srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
-	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--dir", ws, "mcp", "serve")...)
+// mcpServe starts `openseek [args] mcp serve` in ws under a real go-sdk
+// client and completes the MCP handshake.
+func mcpServe(t *testing.T, ws string, args ...string) (context.Context, *sdk.ClientSession) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append(args, "--dir", ws, "mcp", "serve")...)
 	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "GORACE=atexit_sleep_ms=0"}
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the MCP handshake failed: %v", err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return ctx, cs
+}
+
+func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
+	ctx, cs := mcpServe(t, ws, modelArgs(srv)...)
 	call := func(name string, args map[string]any) map[string]any {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
@@ -364,17 +372,7 @@ func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
 // its tools; the missing key is the tool call's error, which the client
 // shows.
 func TestMCPServeWithoutAKeyReportsItOnTheCall(t *testing.T) {
-	ws := t.TempDir()
-	cmd := exec.Command(os.Args[0], "--dir", ws, "mcp", "serve")
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "GORACE=atexit_sleep_ms=0"}
-	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("the handshake failed without a key: %v", err)
-	}
-	defer cs.Close()
+	ctx, cs := mcpServe(t, t.TempDir()) // no key anywhere
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 2 {
 		t.Fatalf("tools: %v %+v", err, tools)
