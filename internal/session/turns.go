@@ -169,9 +169,10 @@ func (s *Session) rewound() []bool {
 	return hidden
 }
 
-// isMarker reports whether a notice is a snapshot or rewind marker,
-// which the projection never shows the model.
-func isMarker(c string) bool {
+// IsMarker reports whether a notice is a snapshot or rewind marker:
+// bookkeeping that the projection never shows the model and a
+// conversation view never shows a person.
+func IsMarker(c string) bool {
 	if _, _, ok := parseSnapshot(c); ok {
 		return true
 	}
