@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +260,72 @@ func TestBrowserStreamReconnects(t *testing.T) {
 	if got := textOf(t, ctx, ".msg.assistant .answer"); strings.TrimSpace(got) != strings.TrimSpace(words) {
 		t.Errorf("the answer after the reconnect:\n%q\nwant\n%q", got, words)
 	}
+}
+
+// The everyday page: the workspace's warning shows once in a notice area
+// that does not stick over the conversation and can be dismissed; the
+// page has a favicon; Cancel shows only while a turn runs; a live shell
+// card shows an exit badge, not the footer meant for the model; the
+// totals under the log follow each turn in the server's words; every
+// time on the page has one format.
+func TestBrowserEverydayPage(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "e1", Name: "shell", Args: `{"cmd":"echo from-the-shell"}`}),
+		llmtest.Text("It printed from-the-shell."),
+	)
+	// A base URL: the host warns that requests go to its /chat/completions.
+	h := newHost(t, srv, func(o *engine.Options) { o.APIURL = strings.TrimSuffix(srv.URL(), "/chat/completions") })
+	if len(h.Warnings()) == 0 {
+		t.Fatal("no base-URL warning")
+	}
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible("#banners .banner.warn .close"))
+	if pos, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("#banners")).position`)); pos == "sticky" || pos == "fixed" {
+		t.Errorf("the notice area is %s over the conversation", pos)
+	}
+	icon, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => { const l = document.querySelector("link[rel=icon]"); if (!l) return "no icon";
+		const r = await fetch(l.href); return r.status + " " + r.headers.get("content-type"); })()`, chromedp.EvalAwaitPromise))
+	if err != nil || icon != "200 image/svg+xml" {
+		t.Errorf("favicon: %q %v", icon, err)
+	}
+	do(t, ctx, "dismiss the warning", chromedp.Click("#banners .banner.warn .close"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#banners .banner").length === 0`))
+	do(t, ctx, "start a session", chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#banners .banner").length`)); n != 0 {
+		t.Errorf("a dismissed warning shows again: %d banners", n)
+	}
+	if hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#cancel").offsetParent === null`)); !hidden {
+		t.Error("Cancel shows on an idle session")
+	}
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "echo it"+kb.Enter), chromedp.WaitVisible("#tool-e1.done"), chromedp.WaitVisible(".msg.turn-summary"))
+	card := textOf(t, ctx, "#tool-e1")
+	if strings.Contains(card, "<system>") || strings.Contains(card, "exit=") || !strings.Contains(card, "from-the-shell") {
+		t.Errorf("live card %q", card)
+	}
+	if got := textOf(t, ctx, "#tool-e1 .exit"); got != "exit 0" {
+		t.Errorf("live exit badge %q", got)
+	}
+	if hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#cancel").offsetParent === null`)); !hidden {
+		t.Error("Cancel shows after the turn")
+	}
+	live := textOf(t, ctx, "#totals")
+	if !regexp.MustCompile(`^tokens: [1-9][0-9]* in \([0-9]+% cache hits\), [1-9][0-9]* out · cost unknown$`).MatchString(live) {
+		t.Errorf("totals after the turn %q", live)
+	}
+	liveTime := textOf(t, ctx, ".msg.user .time")
+	do(t, ctx, "reload", chromedp.Reload(), chromedp.WaitVisible("#tool-e1.done"))
+	if got := textOf(t, ctx, "#totals"); got != live {
+		t.Errorf("totals: live %q, rendered %q", live, got)
+	}
+	if got := textOf(t, ctx, "#tool-e1 .exit"); got != "exit 0" {
+		t.Errorf("rendered exit badge %q", got)
+	}
+	if got := textOf(t, ctx, ".msg.user .time"); !regexp.MustCompile(`^\d\d:\d\d:\d\d$`).MatchString(liveTime) || len(got) != len(liveTime) {
+		t.Errorf("times: live %q, rendered %q", liveTime, got)
+	}
+	if body := textOf(t, ctx, "#log"); strings.Contains(body, "[snapshot]") {
+		t.Errorf("the conversation shows a snapshot marker: %s", body)
+	}
+	screenshot(t, ctx, "everyday.png")
 }

@@ -38,6 +38,8 @@ type card struct {
 	ID, Name, Args string
 	Done, IsError  bool
 	Brief, Result  string
+	Exit           string   // the shell's exit code, from the result's footer
+	Notes          []string // the rest of the footer, in words
 	Folded         bool
 	Lines          int
 	Diff           []diffLine
@@ -101,6 +103,9 @@ func history(s *session.Session) []block {
 			}
 			cd.complete(it)
 		case *session.Notice:
+			if session.IsMarker(it.Content) {
+				continue // snapshot and rewind bookkeeping (the viewer's timeline has them)
+			}
 			b.Kind, b.Text = "notice", it.Content
 			out = append(out, b)
 		case *session.Summary:
@@ -125,6 +130,9 @@ func (c *card) complete(r *session.ToolResult) {
 		c.Brief = *r.Brief
 	}
 	c.Result = r.Content.Text()
+	if body, f, ok := render.SplitFooter(c.Result); ok {
+		c.Result, c.Exit, c.Notes = body, f.Exit, f.Notes
+	}
 	c.Lines = strings.Count(strings.TrimRight(c.Result, "\n"), "\n") + 1
 	c.Folded = c.Lines > foldLines || len(c.Result) > foldBytes
 	c.Diff = diffLines(diffOf(r.Data))
@@ -239,6 +247,13 @@ func timeline(s *session.Session) []row {
 			}
 		case *session.Notice:
 			r.What = it.Content
+			if session.IsMarker(it.Content) {
+				// bookkeeping: a small marker row, not the notice's raw text
+				r.Kind, r.What = "rewind", "later events hidden"
+				if strings.HasPrefix(it.Content, session.SnapshotPrefix) {
+					r.Kind, r.What = "snapshot", "workspace snapshot"
+				}
+			}
 		case *session.Summary:
 			r.What = fmt.Sprintf("summary of events %d–%d", it.From, it.To)
 		case *session.Terminal:
