@@ -160,6 +160,15 @@ func (m *Model) handle(e protocol.Event) {
 		return
 	}
 	if w, ok := protocol.Warning(e); ok {
+		if _, retry := e.(protocol.StreamRetry); !retry {
+			if m.warned[w] {
+				return
+			}
+			if m.warned == nil {
+				m.warned = map[string]bool{}
+			}
+			m.warned[w] = true
+		}
 		m.note(kindWarn, "⚠ ", w)
 	} else if w, ok := e.(warner); ok {
 		m.note(kindWarn, "⚠ ", w.Warning())
@@ -254,6 +263,9 @@ func (m *Model) loadHistory(h *session.Session) {
 			}
 			c.finish(it.IsError, contentText(it.Content), diffOf(it.Data), it.Brief, m.opts.Now())
 		case *session.Notice:
+			if session.IsMarker(it.Content) {
+				continue // snapshot and rewind bookkeeping
+			}
 			m.note(kindNote, "", it.Content)
 		case *session.Summary:
 			m.note(kindNote, "", fmt.Sprintf("history compacted (events %d–%d summarised)", it.From, it.To))

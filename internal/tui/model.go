@@ -77,6 +77,7 @@ type Model struct {
 	stat       statusInfo
 	wantOutput string
 	replaying  bool // a reopened session replays its start-up warnings, already shown
+	warned     map[string]bool // warnings shown: each once (a retry may recur)
 	model      string
 	mode       string
 	loadErr    string
