@@ -329,3 +329,50 @@ func TestBrowserEverydayPage(t *testing.T) {
 	}
 	screenshot(t, ctx, "everyday.png")
 }
+
+// The session page (a warning, tool cards with an exit badge, a turn's
+// summary) and the viewer, at a desktop's and a phone's size: nothing is
+// wider than the screen. With -screenshots DIR the PNGs are kept there.
+func TestBrowserScreens(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "s1", Name: "shell", Args: `{"cmd":"printf 'ok\\n'; exit 3"}`}),
+		llmtest.Text("The command failed with **exit code 3**; its output was `ok`."),
+	)
+	h := newHost(t, srv, func(o *engine.Options) { o.APIURL = strings.TrimSuffix(srv.URL(), "/chat/completions") })
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "start a session", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"),
+		chromedp.WaitVisible("#prompt"), chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "run it"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
+	if got := textOf(t, ctx, "#tool-s1 .exit"); got != "exit 3" {
+		t.Errorf("exit badge %q", got)
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#tool-s1 .brief").length`)); n != 0 {
+		t.Errorf("the card repeats the command its arguments show")
+	}
+	ids, _ := h.SessionInfos()
+	vurl := serve(t, h, Options{ReadOnly: true})
+	for _, size := range []struct {
+		name string
+		w, h int64
+	}{{"1280x900", 1280, 900}, {"390x844", 390, 844}} {
+		do(t, ctx, "resize", chromedp.EmulateViewport(size.w, size.h), chromedp.WaitVisible("#banners .banner.warn"))
+		wide, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		if int64(wide) > size.w {
+			t.Errorf("%s: the session page is %dpx wide", size.name, wide)
+		}
+		browsertest.Screenshot(t, ctx, *screenshots, "polish-session-"+size.name+".png", int(size.w))
+	}
+	vctx := browsers.Tab(t)
+	do(t, vctx, "open the viewer", chromedp.Navigate(vurl+"/sessions/"+ids[0].ID+"#token="+testToken), chromedp.WaitVisible("#timeline"))
+	for _, size := range []struct {
+		name string
+		w, h int64
+	}{{"1280x900", 1280, 900}, {"390x844", 390, 844}} {
+		do(t, vctx, "resize", chromedp.EmulateViewport(size.w, size.h), chromedp.WaitVisible("#timeline"))
+		wide, _ := chromedp.Run(vctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		if int64(wide) > size.w {
+			t.Errorf("%s: the viewer is %dpx wide", size.name, wide)
+		}
+		browsertest.Screenshot(t, vctx, *screenshots, "polish-viewer-"+size.name+".png", int(size.w))
+	}
+}

@@ -58,9 +58,9 @@ type step struct {
 
 // row is one event of the timeline.
 type row struct {
-	Seq        int
-	Time, Kind string
-	What       string
+	Seq              int
+	Time, Date, Kind string // Time as the chat shows it; Date in full, on hover
+	What             string
 }
 
 // compaction is one summarised range of the log.
@@ -126,8 +126,8 @@ func history(s *session.Session) []block {
 // complete fills a card with its result.
 func (c *card) complete(r *session.ToolResult) {
 	c.Done, c.IsError = true, r.IsError
-	if r.Brief != nil {
-		c.Brief = *r.Brief
+	if r.Brief != nil && !strings.Contains(c.Args, *r.Brief) {
+		c.Brief = *r.Brief // a brief the arguments already say is not repeated
 	}
 	c.Result = r.Content.Text()
 	if body, f, ok := render.SplitFooter(c.Result); ok {
@@ -223,7 +223,7 @@ func timeline(s *session.Session) []row {
 	for _, e := range s.Events {
 		r := row{Seq: e.Sequence, Kind: e.Item.ItemKind()}
 		if e.TS > 0 {
-			r.Time = time.UnixMilli(e.TS).Local().Format(time.DateTime)
+			r.Time, r.Date = clock(e.TS), time.UnixMilli(e.TS).Local().Format(time.DateTime)
 		}
 		switch it := e.Item.(type) {
 		case *session.User:

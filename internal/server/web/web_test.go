@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -477,6 +478,9 @@ func TestPagesHideInternals(t *testing.T) {
 	if got := text(one(t, ok, "pre.result")); !strings.HasSuffix(got, "done") {
 		t.Errorf("result %q", got)
 	}
+	if n := len(all(ok, ".brief")); n != 0 {
+		t.Errorf("the card repeats the command its arguments show: %s", rendered(ok))
+	}
 	if got := text(one(t, failed, ".exit")); got != "exit 2" || !strings.Contains(attr(one(t, failed, ".exit"), "class"), "bad") {
 		t.Errorf("failed exit badge %q", got)
 	}
@@ -491,6 +495,11 @@ func TestPagesHideInternals(t *testing.T) {
 	row := one(t, view, "#ev-1")
 	if attr(row, "class") != "k-snapshot" || strings.Contains(text(row), "commit=") {
 		t.Errorf("snapshot row %s", rendered(row))
+	}
+	// One time format on the page: the chat's and the timeline's.
+	clockRE := regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
+	if chat, tl := text(one(t, one(t, view, ".msg.user"), ".time")), text(one(t, one(t, view, "#ev-2"), "time")); !clockRE.MatchString(chat) || chat != tl {
+		t.Errorf("times: chat %q, timeline %q", chat, tl)
 	}
 	if got := text(one(t, view, "#ev-4")); !strings.Contains(got, "shell: make") {
 		t.Errorf("timeline row %q", got)

@@ -396,7 +396,8 @@
       head.querySelectorAll(".spinner").forEach((s) => s.remove());
       const t = $(".elapsed", head);
       if (t) t.classList.add("final");
-      if (ev.brief) head.append(" ", el("span", "brief", ev.brief));
+      // A brief the arguments already say is not repeated.
+      if (ev.brief && !($(".args", head)?.textContent || "").includes(ev.brief)) head.append(" ", el("span", "brief", ev.brief));
       let text = ev.content || "";
       const foot = splitFooter(text);
       if (foot) {
