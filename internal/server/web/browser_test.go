@@ -290,8 +290,7 @@ func TestBrowserEverydayPage(t *testing.T) {
 	}
 	do(t, ctx, "dismiss the warning", chromedp.Click("#banners .banner.warn .close"),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#banners .banner").length === 0`))
-	do(t, ctx, "start a session", chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
-		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	startSession(t, ctx, "")
 	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#banners .banner").length`)); n != 0 {
 		t.Errorf("a dismissed warning shows again: %d banners", n)
 	}
@@ -340,8 +339,7 @@ func TestBrowserScreens(t *testing.T) {
 	)
 	h := newHost(t, srv, func(o *engine.Options) { o.APIURL = strings.TrimSuffix(srv.URL(), "/chat/completions") })
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "start a session", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"),
-		chromedp.WaitVisible("#prompt"), chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	startSession(t, ctx, url)
 	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "run it"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
 	if got := textOf(t, ctx, "#tool-s1 .exit"); got != "exit 3" {
 		t.Errorf("exit badge %q", got)
@@ -351,28 +349,34 @@ func TestBrowserScreens(t *testing.T) {
 	}
 	ids, _ := h.SessionInfos()
 	vurl := serve(t, h, Options{ReadOnly: true})
-	for _, size := range []struct {
-		name string
-		w, h int64
-	}{{"1280x900", 1280, 900}, {"390x844", 390, 844}} {
-		do(t, ctx, "resize", chromedp.EmulateViewport(size.w, size.h), chromedp.WaitVisible("#banners .banner.warn"))
-		wide, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-		if int64(wide) > size.w {
-			t.Errorf("%s: the session page is %dpx wide", size.name, wide)
+	sizes := func(ctx context.Context, page, ready string) {
+		for _, size := range []struct {
+			name string
+			w, h int64
+		}{{"1280x900", 1280, 900}, {"390x844", 390, 844}} {
+			do(t, ctx, "resize", chromedp.EmulateViewport(size.w, size.h), chromedp.WaitVisible(ready))
+			wide, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+			if int64(wide) > size.w {
+				t.Errorf("%s: the %s page is %dpx wide", size.name, page, wide)
+			}
+			browsertest.Screenshot(t, ctx, *screenshots, "polish-"+page+"-"+size.name+".png", int(size.w))
 		}
-		browsertest.Screenshot(t, ctx, *screenshots, "polish-session-"+size.name+".png", int(size.w))
 	}
+	sizes(ctx, "session", "#banners .banner.warn")
 	vctx := browsers.Tab(t)
 	do(t, vctx, "open the viewer", chromedp.Navigate(vurl+"/sessions/"+ids[0].ID+"#token="+testToken), chromedp.WaitVisible("#timeline"))
-	for _, size := range []struct {
-		name string
-		w, h int64
-	}{{"1280x900", 1280, 900}, {"390x844", 390, 844}} {
-		do(t, vctx, "resize", chromedp.EmulateViewport(size.w, size.h), chromedp.WaitVisible("#timeline"))
-		wide, _ := chromedp.Run(vctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-		if int64(wide) > size.w {
-			t.Errorf("%s: the viewer is %dpx wide", size.name, wide)
-		}
-		browsertest.Screenshot(t, vctx, *screenshots, "polish-viewer-"+size.name+".png", int(size.w))
+	sizes(vctx, "viewer", "#timeline")
+}
+
+// startSession opens the list at url (with the token; "" = the page the
+// tab shows), starts a session and waits until its stream is live.
+func startSession(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	var steps []chromedp.Action[chromedp.Void]
+	if url != "" {
+		steps = append(steps, chromedp.Navigate(url+"/#token="+testToken))
 	}
+	steps = append(steps, chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	do(t, ctx, "start a session", steps...)
 }

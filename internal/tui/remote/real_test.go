@@ -52,20 +52,7 @@ func TestAttachToTheRealServer(t *testing.T) {
 	sub.Close()
 	s.Close()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httpapi.New(h, httpapi.Options{Token: "real-token"})
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
-
-	b, err := New(httpapi.URL(ln, "/", "real-token"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := attachTo(t, h)
 	c, err := b.Open(context.Background(), tui.OpenRequest{ID: "ondisk"})
 	if err != nil {
 		t.Fatal(err)
@@ -126,19 +113,7 @@ func TestAttachShowsTheServedModel(t *testing.T) {
 	}
 	defer s.Close()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httpapi.New(h, httpapi.Options{Token: "real-token"})
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
-	b, err := New(httpapi.URL(ln, "/", "real-token"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := attachTo(t, h)
 	for _, c := range []struct {
 		id, model string
 		window    int
@@ -152,4 +127,24 @@ func TestAttachShowsTheServedModel(t *testing.T) {
 		}
 		conn.Close()
 	}
+}
+
+// attachTo serves h over the real HTTP server (stopped at the test's end)
+// and returns a client attached with the URL it prints.
+func attachTo(t *testing.T, h *engine.Host) *Backend {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httpapi.New(h, httpapi.Options{Token: "real-token"})
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-served })
+	b, err := New(httpapi.URL(ln, "/", "real-token"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
