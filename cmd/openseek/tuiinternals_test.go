@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
 // The real binary in a real terminal, sandbox on: the transcript shows no
@@ -77,4 +78,10 @@ func quitTUI(t *testing.T, p *tmuxPane, ws string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestPolishAsOrdinaryUser runs the face tests above (the TUI in tmux,
+// `tasks logs | head`) again as an ordinary user.
+func TestPolishAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^(TestTUIShowsNoInternalsInTmux|TestTasksLogsIntoAClosedPipe)$")
 }
