@@ -33,7 +33,9 @@ func TestTUIShowsNoInternalsInTmux(t *testing.T) {
 	quitTUI(t, p, ws)
 
 	p = startTmux(t, ws, []string{"HOME=" + home}, args...)
-	s = p.waitFor("resumed session tui-internals")
+	p.waitFor("resumed session tui-internals")
+	// The start-up warning arrives on the stream after the history is drawn.
+	s = p.waitFor("is a base URL")
 	t.Logf("resumed screen:\n%s", s)
 	checkNoInternals(t, "resumed", s)
 	log, err := os.ReadFile(filepath.Join(ws, ".openseek", "sessions", "tui-internals", "openseek_session-tui-internals.jsonl"))
