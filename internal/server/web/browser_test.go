@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"flag"
 	"net/http/httptest"
 	"os"
@@ -379,4 +380,31 @@ func startSession(t *testing.T, ctx context.Context, url string) {
 	steps = append(steps, chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "start a session", steps...)
+}
+
+// A session on disk that the page resumes is followed from the start of
+// its stream, which replays the workspace's warnings: each still shows
+// once, and one dismissed in this tab not at all.
+func TestBrowserWarningShowsOnce(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	h := newHost(t, srv, func(o *engine.Options) { o.APIURL = strings.TrimSuffix(srv.URL(), "/chat/completions") })
+	seed(t, h, "diffdemo")
+	url, ctx := browse(t, h, Options{})
+	count := `[...document.querySelectorAll("#banners .banner-text")].filter(b => b.textContent.includes("is a base URL")).length`
+	do(t, ctx, "open the session", chromedp.Navigate(url+"/sessions/diffdemo#token="+testToken),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat")?.dataset.live === "true"`))
+	s, open := h.Get("diffdemo")
+	if !open || s.Hub().Head() == 0 {
+		t.Fatalf("the page did not resume the session (open %v), or its stream is empty", open)
+	}
+	// The replayed warning is in the stream: wait until the page read it all.
+	do(t, ctx, "the stream caught up", chromedp.Poll[chromedp.Void](fmt.Sprintf(`Number(document.querySelector("#chat").dataset.seq) >= %d`, s.Hub().Head())))
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](count)); n != 1 {
+		t.Errorf("the warning shows %d times", n)
+	}
+	do(t, ctx, "dismiss it and reload", chromedp.Click("#banners .banner.warn .close"), chromedp.Reload(),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat")?.dataset.live === "true"`))
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](count)); n != 0 {
+		t.Errorf("a dismissed warning shows %d times after a reload", n)
+	}
 }

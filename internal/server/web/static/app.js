@@ -22,7 +22,7 @@
 
   // banner shows a message the user must see; kind is "warn" or "error".
   // A message shows once: not again while it is on the page, and a
-  // dismissed warning not again in this tab.
+  // dismissed workspace warning not again in this tab.
   function banner(text, kind = "warn") {
     const box = $("#banners");
     if (!box || dismissed().includes(text)) return;
@@ -46,12 +46,13 @@
       if (dismissed().includes($(".banner-text", b).textContent)) b.remove();
     }
   }
-  // dismiss closes a notice; a warning stays dismissed in this tab.
+  // dismiss closes a notice; a workspace warning (the server renders them
+  // on every page) stays dismissed in this tab.
   function dismiss(e) {
     const x = e.target instanceof Element ? e.target.closest(".banner .close") : null;
     if (!x) return;
     const b = x.closest(".banner");
-    if (b.classList.contains("warn")) {
+    if (b.classList.contains("workspace")) {
       sessionStorage.setItem(DISMISSED_KEY, JSON.stringify([...dismissed(), $(".banner-text", b).textContent].slice(-50)));
     }
     b.remove();
@@ -134,7 +135,7 @@
         for (const line of lines) {
           if (line === "") {
             if (id !== null) last = id;
-            if (data.length) cb.event(name || "message", data.join("\n"));
+            if (data.length) cb.event(name || "message", data.join("\n"), id);
             name = ""; data = []; id = null;
             continue;
           }
@@ -567,7 +568,8 @@
       };
       let lost = false;
       events("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since), {
-        event: (name, data) => {
+        event: (name, data, seq) => {
+          if (seq !== null) chat.dataset.seq = seq; // the newest event read (tests wait on it)
           const fn = on[name];
           if (!fn) return;
           let ev;
