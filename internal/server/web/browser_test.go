@@ -2,8 +2,8 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"flag"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
