@@ -295,6 +295,9 @@ func (c *cli) printTask(t *fleet.Task, indent string) {
 	row("error", t.Error)
 }
 
+// errOutputClosed stops reading a task's events for a reader that left.
+var errOutputClosed = errors.New("standard output was closed")
+
 func (c *cli) tasksLogsCmd(ff *fleetFlags) *cobra.Command {
 	var (
 		follow bool
@@ -314,7 +317,14 @@ func (c *cli) tasksLogsCmd(ff *fleetFlags) *cobra.Command {
 				return err
 			}
 			defer fc.Close()
-			return fc.Events(cmd.Context(), args[0], follow, func(e fleet.Event) error {
+			// `tasks logs ID | head`: once the reader has closed stdout
+			// (the run's context is cancelled then), the loop ends, and
+			// quietly: the reader has what it wanted.
+			closed := func() bool { o, ok := c.stdout.(*outWriter); return ok && o.failed.Load() }
+			err = fc.Events(cmd.Context(), args[0], follow, func(e fleet.Event) error {
+				if closed() {
+					return errOutputClosed
+				}
 				if e.End != "" {
 					fmt.Fprintf(c.stderr, "task %s: %s\n", args[0], e.End)
 					return nil
@@ -324,6 +334,10 @@ func (c *cli) tasksLogsCmd(ff *fleetFlags) *cobra.Command {
 				}
 				return nil
 			})
+			if closed() {
+				return nil
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events until the task ends")

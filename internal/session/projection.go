@@ -89,7 +89,7 @@ func (p *projector) add(item Item) {
 		p.flush()
 		p.msgs = append(p.msgs, chat.Message{Role: chat.User, Content: it.Content})
 	case *Notice:
-		if isMarker(it.Content) {
+		if IsMarker(it.Content) {
 			return // snapshot and rewind bookkeeping, not for the model
 		}
 		p.flush()

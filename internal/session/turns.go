@@ -169,9 +169,11 @@ func (s *Session) rewound() []bool {
 	return hidden
 }
 
-// isMarker reports whether a notice is a snapshot, rewind or approval marker,
-// which the projection never shows the model.
-func isMarker(c string) bool {
+// IsMarker reports whether a notice is a snapshot, rewind or approval
+// marker: bookkeeping that the projection never shows the model. A
+// conversation view shows approvals (ParseApproval first) and hides the
+// rest.
+func IsMarker(c string) bool {
 	if _, _, ok := parseSnapshot(c); ok {
 		return true
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/openseek/openseek/internal/render"
 )
 
 // view is what a block needs to render itself.
@@ -126,9 +128,16 @@ func (c *toolCard) lines(v *view) []string {
 	if c.isErr {
 		mark, st = v.st.err.Render("✗"), "error"
 	}
-	output, code, ok := exitStatus(c.output)
-	if ok {
-		st = "exit " + code
+	output := c.output
+	if body, f, ok := render.SplitFooter(output); ok {
+		// The footer is for the model: an exit code and words for people.
+		output = body
+		if f.Exit != "" {
+			st = "exit " + f.Exit
+		}
+		if len(f.Notes) > 0 {
+			st += " · " + strings.Join(f.Notes, " · ")
+		}
 	}
 	head := fmt.Sprintf("%s %s %s", mark, v.st.title.Render(c.name), c.brief)
 	out := []string{truncate(head, v.width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
@@ -178,17 +187,6 @@ func (c *toolCard) finish(isErr bool, output, diff string, brief *string, at tim
 		c.brief = *brief
 	}
 	c.cache = nil
-}
-
-// exitStatus takes the shell's trailing <system>exit=N</system> line off
-// its output.
-func exitStatus(out string) (rest, code string, ok bool) {
-	t := strings.TrimRight(out, "\n")
-	i := strings.LastIndex(t, "<system>exit=")
-	if i < 0 || !strings.HasSuffix(t, "</system>") || strings.Contains(t[i:], "\n") {
-		return out, "", false
-	}
-	return t[:i], strings.TrimSuffix(t[i+len("<system>exit="):], "</system>"), true
 }
 
 // briefOf picks the telling argument of a tool call for its card.

@@ -167,6 +167,15 @@ func (m *Model) handle(e protocol.Event) {
 		return
 	}
 	if w, ok := protocol.Warning(e); ok {
+		if _, retry := e.(protocol.StreamRetry); !retry {
+			if m.warned[w] {
+				return
+			}
+			if m.warned == nil {
+				m.warned = map[string]bool{}
+			}
+			m.warned[w] = true
+		}
 		m.note(kindWarn, "⚠ ", w)
 	} else if w, ok := e.(warner); ok {
 		m.note(kindWarn, "⚠ ", w.Warning())
@@ -263,7 +272,7 @@ func (m *Model) loadHistory(h *session.Session) {
 		case *session.Notice:
 			if a, ok := session.ParseApproval(it.Content); ok {
 				m.note(kindNote, "", session.DescribeApproval(a))
-			} else {
+			} else if !session.IsMarker(it.Content) { // snapshot and rewind bookkeeping stay out
 				m.note(kindNote, "", it.Content)
 			}
 		case *session.Summary:

@@ -77,7 +77,8 @@ type Model struct {
 	pasteN     int
 	stat       statusInfo
 	wantOutput string
-	replaying  bool // a reopened session replays its start-up warnings, already shown
+	replaying  bool            // a reopened session replays its start-up warnings, already shown
+	warned     map[string]bool // warnings shown: each once (a retry may recur)
 	model      string
 	mode       string
 	loadErr    string

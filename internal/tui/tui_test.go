@@ -148,6 +148,18 @@ func TestScreens(t *testing.T) {
 			{Sequence: 4, Item: &session.Assistant{Content: "Two Go files: `a.go` and `b.go`."}},
 			{Sequence: 5, Item: &session.Terminal{Kind: session.Finished}},
 		}}},
+		{name: "no_internals", hist: &session.Session{ID: "old", Events: []session.Event{
+			{Sequence: 1, Item: &session.Notice{Content: session.SnapshotMarkerFor("3f2a9c1d0e", 1)}},
+			{Sequence: 2, Item: &session.User{Content: protocol.Text("build it")}},
+			{Sequence: 3, Item: &session.Assistant{ToolCalls: []chatCall{{ID: "c1", Name: "shell", Arguments: `{"cmd":"make"}`}}}},
+			{Sequence: 4, Item: &session.ToolResult{ToolCallID: "c1", ToolName: "shell", Content: protocol.Text("cc main.c\n[… 900 characters omitted …]\ndone\n<system>exit=0 truncated=true shown_chars=12000 total_chars=12900</system>")}},
+			{Sequence: 5, Item: &session.Terminal{Kind: session.Finished}},
+		}}, keys: []string{"again", "enter"}, evs: []protocol.Event{
+			protocol.BackgroundNotice{Content: "[api-url] http://127.0.0.1:1 is a base URL; requests go to http://127.0.0.1:1/chat/completions"},
+			protocol.ToolStarted{ToolCallID: "c2", ToolName: "shell", Arguments: `{"cmd":"make test"}`},
+			protocol.ToolResult{ToolCallID: "c2", ToolName: "shell", IsError: true, Content: "FAIL\n<system>exit=2</system>"},
+			protocol.BackgroundNotice{Content: "[api-url] http://127.0.0.1:1 is a base URL; requests go to http://127.0.0.1:1/chat/completions"},
+		}},
 		{name: "model_error", keys: []string{"go", "enter"}, evs: []protocol.Event{
 			protocol.StreamRetry{Attempt: 2, MaxAttempts: 4, Reason: "HTTP 503"},
 			protocol.TurnFailed{Error: "HTTP 401: invalid api key"},
@@ -307,19 +319,7 @@ func TestProgram(t *testing.T) {
 	}
 }
 
-func TestExitStatusAndBrief(t *testing.T) {
-	cases := []struct{ out, rest, code string }{
-		{"hi\n<system>exit=0</system>", "hi\n", "0"},
-		{"<system>exit=2</system>\n", "", "2"},
-		{"no status", "no status", ""},
-		{"<system>exit=1</system> trailing", "<system>exit=1</system> trailing", ""},
-	}
-	for _, c := range cases {
-		rest, code, _ := exitStatus(c.out)
-		if rest != c.rest || code != c.code {
-			t.Errorf("exitStatus(%q) = %q, %q", c.out, rest, code)
-		}
-	}
+func TestBrief(t *testing.T) {
 	briefs := map[string]string{
 		`{"cmd":"ls -la\nmore"}`:    "ls -la …",
 		`{"path":"a.go","old":"x"}`: "a.go",

@@ -147,7 +147,9 @@ func (s *acpSession) prompt(ctx context.Context, content protocol.Content) (sdk.
 	// Workspace warnings (rules ignored until trusted, MCP servers that
 	// failed) came before the client could see the session: shown once.
 	for _, w := range warnings {
-		_ = s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: sdk.UpdateAgentThoughtText("[openseek] " + w + "\n")})
+		if s.a.warnOnce(w) {
+			_ = s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: notice(w)})
+		}
 	}
 	out, err := s.s.Prompt(ctx, content, nil)
 	s.wait(s.s.Hub().Head())

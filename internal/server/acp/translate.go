@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -24,6 +25,7 @@ type translator struct {
 	thought   bool             // reasoning came as deltas since the last message
 	checks    int              // build checks shown, for their call ids
 	check     string           // the call id of the running build check
+	warned    map[string]bool  // warnings already shown: each shows once
 }
 
 // call is a tool call the client was told about.
@@ -32,7 +34,7 @@ type call struct {
 }
 
 func newTranslator(workspace string) *translator {
-	return &translator{workspace: workspace, calls: map[string]*call{}}
+	return &translator{workspace: workspace, calls: map[string]*call{}, warned: map[string]bool{}}
 }
 
 // translate maps one event to the updates the client gets (often none).
@@ -75,12 +77,23 @@ func (t *translator) translate(ev protocol.Event) []sdk.SessionUpdate {
 	case protocol.VerifyResult:
 		return t.verifyResult(e)
 	case protocol.StreamReset:
-		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(fmt.Sprintf("\n[openseek] %d events of this session were not shown (%s); reload the session to see them.\n", e.Resume-e.Since-1, e.Reason))}
+		return []sdk.SessionUpdate{notice(fmt.Sprintf("%d events of this session were not shown (%s); reload the session to see them.", e.Resume-e.Since-1, e.Reason))}
 	}
 	if w, ok := protocol.Warning(ev); ok {
-		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText("\n[openseek] " + w + "\n")}
+		if t.warned[w] {
+			return nil
+		}
+		t.warned[w] = true
+		return []sdk.SessionUpdate{notice(w)}
 	}
 	return nil
+}
+
+// notice is a warning for the person at the editor. ACP has no notice
+// update, and a thought is the model's reasoning (editors fold it away):
+// it is a paragraph of the agent's message, quoted.
+func notice(w string) sdk.SessionUpdate {
+	return sdk.UpdateAgentMessageText("\n\n> " + strings.ReplaceAll(strings.TrimSpace(w), "\n", "\n> ") + "\n\n")
 }
 
 // started announces a tool call (and a plan, for the plan tool).
@@ -319,6 +332,19 @@ func resultContent(name, args, content string, isError bool, diff *string, works
 	}
 	if len(out) == 0 && diff != nil && *diff != "" {
 		out = append(out, sdk.ToolContent(sdk.TextBlock("```diff\n"+strings.TrimSuffix(*diff, "\n")+"\n```")))
+	}
+	// The footer is for the model; the call's status says failed, and a
+	// non-zero exit code and what was cut are said in words.
+	if body, f, ok := render.SplitFooter(content); ok {
+		var words []string
+		if f.Exit != "" && f.Exit != "0" {
+			words = append(words, "exit code "+f.Exit)
+		}
+		words = append(words, f.Notes...)
+		content = body
+		if len(words) > 0 {
+			content = strings.TrimLeft(body+"\n\n("+strings.Join(words, "; ")+")", "\n")
+		}
 	}
 	if content != "" {
 		out = append(out, sdk.ToolContent(sdk.TextBlock(content)))

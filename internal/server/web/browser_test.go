@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"image/png"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -289,5 +291,151 @@ func TestBrowserStreamReconnects(t *testing.T) {
 	}
 	if got := textOf(t, ctx, ".msg.assistant .answer"); strings.TrimSpace(got) != strings.TrimSpace(words) {
 		t.Errorf("the answer after the reconnect:\n%q\nwant\n%q", got, words)
+	}
+}
+
+// The everyday page: the workspace's warning shows once in a notice area
+// that does not stick over the conversation and can be dismissed; the
+// page has a favicon; Cancel shows only while a turn runs; a live shell
+// card shows an exit badge, not the footer meant for the model; the
+// totals under the log follow each turn in the server's words; every
+// time on the page has one format.
+func TestBrowserEverydayPage(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "e1", Name: "shell", Args: `{"cmd":"echo from-the-shell"}`}),
+		llmtest.Text("It printed from-the-shell."),
+	)
+	// A base URL: the host warns that requests go to its /chat/completions.
+	h := newHost(t, srv, func(o *engine.Options) { o.APIURL = strings.TrimSuffix(srv.URL(), "/chat/completions") })
+	if len(h.Warnings()) == 0 {
+		t.Fatal("no base-URL warning")
+	}
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible("#banners .banner.warn .close"))
+	if pos, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("#banners")).position`)); pos == "sticky" || pos == "fixed" {
+		t.Errorf("the notice area is %s over the conversation", pos)
+	}
+	icon, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => { const l = document.querySelector("link[rel=icon]"); if (!l) return "no icon";
+		const r = await fetch(l.href); return r.status + " " + r.headers.get("content-type"); })()`, chromedp.EvalAwaitPromise))
+	if err != nil || icon != "200 image/svg+xml" {
+		t.Errorf("favicon: %q %v", icon, err)
+	}
+	do(t, ctx, "dismiss the warning", chromedp.Click("#banners .banner.warn .close"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#banners .banner").length === 0`))
+	startSession(t, ctx, "")
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#banners .banner").length`)); n != 0 {
+		t.Errorf("a dismissed warning shows again: %d banners", n)
+	}
+	if hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#cancel").offsetParent === null`)); !hidden {
+		t.Error("Cancel shows on an idle session")
+	}
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "echo it"+kb.Enter), chromedp.WaitVisible("#tool-e1.done"), chromedp.WaitVisible(".msg.turn-summary"))
+	card := textOf(t, ctx, "#tool-e1")
+	if strings.Contains(card, "<system>") || strings.Contains(card, "exit=") || !strings.Contains(card, "from-the-shell") {
+		t.Errorf("live card %q", card)
+	}
+	if got := textOf(t, ctx, "#tool-e1 .exit"); got != "exit 0" {
+		t.Errorf("live exit badge %q", got)
+	}
+	if hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#cancel").offsetParent === null`)); !hidden {
+		t.Error("Cancel shows after the turn")
+	}
+	live := textOf(t, ctx, "#totals")
+	if !regexp.MustCompile(`^tokens: [1-9][0-9]* in \([0-9]+% cache hits\), [1-9][0-9]* out · cost unknown$`).MatchString(live) {
+		t.Errorf("totals after the turn %q", live)
+	}
+	liveTime := textOf(t, ctx, ".msg.user .time")
+	do(t, ctx, "reload", chromedp.Reload(), chromedp.WaitVisible("#tool-e1.done"))
+	if got := textOf(t, ctx, "#totals"); got != live {
+		t.Errorf("totals: live %q, rendered %q", live, got)
+	}
+	if got := textOf(t, ctx, "#tool-e1 .exit"); got != "exit 0" {
+		t.Errorf("rendered exit badge %q", got)
+	}
+	if got := textOf(t, ctx, ".msg.user .time"); !regexp.MustCompile(`^\d\d:\d\d:\d\d$`).MatchString(liveTime) || len(got) != len(liveTime) {
+		t.Errorf("times: live %q, rendered %q", liveTime, got)
+	}
+	if body := textOf(t, ctx, "#log"); strings.Contains(body, "[snapshot]") {
+		t.Errorf("the conversation shows a snapshot marker: %s", body)
+	}
+	screenshot(t, ctx, "everyday.png")
+}
+
+// The session page (a warning, tool cards with an exit badge, a turn's
+// summary) and the viewer, at a desktop's and a phone's size: nothing is
+// wider than the screen. With -screenshots DIR the PNGs are kept there.
+func TestBrowserScreens(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "s1", Name: "shell", Args: `{"cmd":"printf 'ok\\n'; exit 3"}`}),
+		llmtest.Text("The command failed with **exit code 3**; its output was `ok`."),
+	)
+	h := newHost(t, srv, func(o *engine.Options) { o.APIURL = strings.TrimSuffix(srv.URL(), "/chat/completions") })
+	url, ctx := browse(t, h, Options{})
+	startSession(t, ctx, url)
+	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "run it"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
+	if got := textOf(t, ctx, "#tool-s1 .exit"); got != "exit 3" {
+		t.Errorf("exit badge %q", got)
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#tool-s1 .brief").length`)); n != 0 {
+		t.Errorf("the card repeats the command its arguments show")
+	}
+	ids, _ := h.SessionInfos()
+	vurl := serve(t, h, Options{ReadOnly: true})
+	sizes := func(ctx context.Context, page, ready string) {
+		for _, size := range []struct {
+			name string
+			w, h int64
+		}{{"1280x900", 1280, 900}, {"390x844", 390, 844}} {
+			do(t, ctx, "resize", chromedp.EmulateViewport(size.w, size.h), chromedp.WaitVisible(ready))
+			wide, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+			if int64(wide) > size.w {
+				t.Errorf("%s: the %s page is %dpx wide", size.name, page, wide)
+			}
+			browsertest.Screenshot(t, ctx, *screenshots, "polish-"+page+"-"+size.name+".png", int(size.w))
+		}
+	}
+	sizes(ctx, "session", "#banners .banner.warn")
+	vctx := browsers.Tab(t)
+	do(t, vctx, "open the viewer", chromedp.Navigate(vurl+"/sessions/"+ids[0].ID+"#token="+testToken), chromedp.WaitVisible("#timeline"))
+	sizes(vctx, "viewer", "#timeline")
+}
+
+// startSession opens the list at url (with the token; "" = the page the
+// tab shows), starts a session and waits until its stream is live.
+func startSession(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	var steps []chromedp.Action[chromedp.Void]
+	if url != "" {
+		steps = append(steps, chromedp.Navigate(url+"/#token="+testToken))
+	}
+	steps = append(steps, chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	do(t, ctx, "start a session", steps...)
+}
+
+// A session on disk that the page resumes is followed from the start of
+// its stream, which replays the workspace's warnings: each still shows
+// once, and one dismissed in this tab not at all.
+func TestBrowserWarningShowsOnce(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	h := newHost(t, srv, func(o *engine.Options) { o.APIURL = strings.TrimSuffix(srv.URL(), "/chat/completions") })
+	seed(t, h, "diffdemo")
+	url, ctx := browse(t, h, Options{})
+	count := `[...document.querySelectorAll("#banners .banner-text")].filter(b => b.textContent.includes("is a base URL")).length`
+	do(t, ctx, "open the session", chromedp.Navigate(url+"/sessions/diffdemo#token="+testToken),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat")?.dataset.live === "true"`))
+	s, open := h.Get("diffdemo")
+	if !open || s.Hub().Head() == 0 {
+		t.Fatalf("the page did not resume the session (open %v), or its stream is empty", open)
+	}
+	// The replayed warning is in the stream: wait until the page read it all.
+	do(t, ctx, "the stream caught up", chromedp.Poll[chromedp.Void](fmt.Sprintf(`Number(document.querySelector("#chat").dataset.seq) >= %d`, s.Hub().Head())))
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](count)); n != 1 {
+		t.Errorf("the warning shows %d times", n)
+	}
+	do(t, ctx, "dismiss it and reload", chromedp.Click("#banners .banner.warn .close"), chromedp.Reload(),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat")?.dataset.live === "true"`))
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](count)); n != 0 {
+		t.Errorf("a dismissed warning shows %d times after a reload", n)
 	}
 }

@@ -59,6 +59,8 @@ type card struct {
 	ID, Name, Args string
 	Done, IsError  bool
 	Brief, Result  string
+	Exit           string   // the shell's exit code, from the result's footer
+	Notes          []string // the rest of the footer, in words
 	Folded         bool
 	Lines          int
 	Diff           []diffLine
@@ -77,9 +79,9 @@ type step struct {
 
 // row is one event of the timeline.
 type row struct {
-	Seq        int
-	Time, Kind string
-	What       string
+	Seq              int
+	Time, Date, Kind string // Time as the chat shows it; Date in full, on hover
+	What             string
 }
 
 // compaction is one summarised range of the log.
@@ -136,7 +138,7 @@ func history(s *session.Session) []block {
 					delete(asked, ev.ID)
 				}
 			}
-			if !ok {
+			if !ok && !session.IsMarker(it.Content) { // snapshot and rewind bookkeeping stay out (the viewer's timeline has them)
 				b.Kind, b.Text = "notice", it.Content
 				out = append(out, b)
 			}
@@ -158,10 +160,13 @@ func history(s *session.Session) []block {
 // complete fills a card with its result.
 func (c *card) complete(r *session.ToolResult) {
 	c.Done, c.IsError = true, r.IsError
-	if r.Brief != nil {
-		c.Brief = *r.Brief
+	if r.Brief != nil && !strings.Contains(c.Args, *r.Brief) {
+		c.Brief = *r.Brief // a brief the arguments already say is not repeated
 	}
 	c.Result = r.Content.Text()
+	if body, f, ok := render.SplitFooter(c.Result); ok {
+		c.Result, c.Exit, c.Notes = body, f.Exit, f.Notes
+	}
 	c.Lines = strings.Count(strings.TrimRight(c.Result, "\n"), "\n") + 1
 	c.Folded = c.Lines > foldLines || len(c.Result) > foldBytes
 	c.Diff = diffLines(diffOf(r.Data))
@@ -252,7 +257,7 @@ func timeline(s *session.Session) []row {
 	for _, e := range s.Events {
 		r := row{Seq: e.Sequence, Kind: e.Item.ItemKind()}
 		if e.TS > 0 {
-			r.Time = time.UnixMilli(e.TS).Local().Format(time.DateTime)
+			r.Time, r.Date = clock(e.TS), time.UnixMilli(e.TS).Local().Format(time.DateTime)
 		}
 		switch it := e.Item.(type) {
 		case *session.User:
@@ -278,6 +283,12 @@ func timeline(s *session.Session) []row {
 			r.What = it.Content
 			if ev, ok := session.ParseApproval(it.Content); ok {
 				r.Kind, r.What = "approval", session.DescribeApproval(ev)
+			} else if session.IsMarker(it.Content) {
+				// bookkeeping: a small marker row, not the notice's raw text
+				r.Kind, r.What = "rewind", "later events hidden"
+				if strings.HasPrefix(it.Content, session.SnapshotPrefix) {
+					r.Kind, r.What = "snapshot", "workspace snapshot"
+				}
 			}
 		case *session.Summary:
 			r.What = fmt.Sprintf("summary of events %d–%d", it.From, it.To)

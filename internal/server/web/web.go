@@ -44,6 +44,7 @@ import (
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
 )
 
 // Options configure the pages.
@@ -161,6 +162,9 @@ type sessionPage struct {
 	Blocks    []block
 	Events    int
 	Usage     string // tokens, cache hits and cost of the session
+	Total     protocol.Usage
+	Cost      float64
+	CostKnown bool
 	HitRatio  string
 	Steps     []step
 	Timeline  []row
@@ -199,8 +203,9 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.Blocks, p.Events = history(s), len(s.Events)
-	total := s.Usage()
-	p.Usage, p.HitRatio = render.UsageLine(total, nil)+" · "+render.CostText(s.Cost()), hitRatio(total)
+	p.Total = s.Usage()
+	p.Cost, p.CostKnown = s.Cost()
+	p.Usage, p.HitRatio = render.UsageLine(p.Total, nil)+" · "+render.CostText(p.Cost, p.CostKnown), hitRatio(p.Total)
 	if a.o.ReadOnly {
 		p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
 		if rows, err := a.host.SessionInfos(); err == nil {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -290,8 +292,12 @@ func TestViewer(t *testing.T) {
 		if got := attr(r, "id"); got != "ev-"+strconv.Itoa(snap.Events[i].Sequence) {
 			t.Errorf("row %d id %q", i, got)
 		}
-		if kind := text(all(r, "td")[2]); !strings.HasPrefix(kind, snap.Events[i].Item.ItemKind()) {
-			t.Errorf("row %d kind %q, want %s", i, kind, snap.Events[i].Item.ItemKind())
+		want := snap.Events[i].Item.ItemKind()
+		if n, ok := snap.Events[i].Item.(*session.Notice); ok && strings.HasPrefix(n.Content, session.SnapshotPrefix) {
+			want = "snapshot" // bookkeeping shows as a small marker row
+		}
+		if kind := text(all(r, "td")[2]); !strings.HasPrefix(kind, want) {
+			t.Errorf("row %d kind %q, want %s", i, kind, want)
 		}
 	}
 	steps := all(one(t, doc, "#steps"), "tr")[1:]
@@ -449,4 +455,62 @@ func TestPageHeaders(t *testing.T) {
 			t.Errorf("the shell of %s: %s", c.path, rec.Body)
 		}
 	}
+}
+
+// What a person reads has no internals: the shell's <system> footer
+// becomes an exit badge and words, a snapshot marker is no conversation
+// line (the viewer's timeline keeps a small "snapshot" row), and an idle
+// session's Cancel is hidden.
+func TestPagesHideInternals(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "shelldemo")
+	doc := page(t, New(h, Options{}), "/sessions/shelldemo", 200)
+	if got := text(one(t, doc, "#log")); strings.Contains(got, "<system>") || strings.Contains(got, "[snapshot]") || strings.Contains(got, "commit=") {
+		t.Errorf("the conversation shows internals:\n%s", got)
+	}
+	ok, failed := one(t, doc, "#tool-call_s"), one(t, doc, "#tool-call_f")
+	if got := text(one(t, ok, ".exit")); got != "exit 0" || !strings.Contains(attr(one(t, ok, ".exit"), "class"), "ok") {
+		t.Errorf("exit badge %q %q", got, attr(one(t, ok, ".exit"), "class"))
+	}
+	if got := text(one(t, ok, ".note")); got != "output cut: 12000 of 12900 characters shown" {
+		t.Errorf("note %q", got)
+	}
+	if got := text(one(t, ok, "pre.result")); !strings.HasSuffix(got, "done") {
+		t.Errorf("result %q", got)
+	}
+	if n := len(all(ok, ".brief")); n != 0 {
+		t.Errorf("the card repeats the command its arguments show: %s", rendered(ok))
+	}
+	if got := text(one(t, failed, ".exit")); got != "exit 2" || !strings.Contains(attr(one(t, failed, ".exit"), "class"), "bad") {
+		t.Errorf("failed exit badge %q", got)
+	}
+	if c := one(t, doc, "#cancel"); attr(c, "hidden") == "" && !hasAttr(c, "hidden") {
+		t.Errorf("an idle session shows Cancel: %s", rendered(c))
+	}
+	if got := text(one(t, doc, "#totals")); got != "tokens: 2100 in (48% cache hits), 25 out · cost unknown" {
+		t.Errorf("totals %q", got)
+	}
+
+	view := page(t, New(h, Options{ReadOnly: true}), "/sessions/shelldemo", 200)
+	row := one(t, view, "#ev-1")
+	if attr(row, "class") != "k-snapshot" || strings.Contains(text(row), "commit=") {
+		t.Errorf("snapshot row %s", rendered(row))
+	}
+	// One time format on the page: the chat's and the timeline's.
+	clockRE := regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
+	if chat, tl := text(one(t, one(t, view, ".msg.user"), ".time")), text(one(t, one(t, view, "#ev-2"), "time")); !clockRE.MatchString(chat) || chat != tl {
+		t.Errorf("times: chat %q, timeline %q", chat, tl)
+	}
+	if got := text(one(t, view, "#ev-4")); !strings.Contains(got, "shell: make") {
+		t.Errorf("timeline row %q", got)
+	}
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
 }

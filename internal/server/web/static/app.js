@@ -21,18 +21,41 @@
   };
 
   // banner shows a message the user must see; kind is "warn" or "error".
+  // A message shows once: not again while it is on the page, and a
+  // dismissed workspace warning not again in this tab.
   function banner(text, kind = "warn") {
     const box = $("#banners");
-    if (!box) return;
+    if (!box || dismissed().includes(text)) return;
+    for (const t of box.querySelectorAll(".banner-text")) if (t.textContent === text) return;
     const b = el("div", "banner " + kind);
     b.setAttribute("role", kind === "error" ? "alert" : "status");
     b.append(el("span", "banner-text", text));
     const x = el("button", "close", "×");
     x.type = "button";
     x.title = "dismiss";
-    x.onclick = () => b.remove();
+    x.setAttribute("aria-label", "dismiss");
     b.append(x);
     box.append(b);
+  }
+  const DISMISSED_KEY = "openseek.dismissed";
+  const dismissed = () => { try { return JSON.parse(sessionStorage.getItem(DISMISSED_KEY)) || []; } catch (_) { return []; } };
+  // banners drops the warnings this tab dismissed before from the notice
+  // area (the server renders the workspace's warnings there).
+  function banners() {
+    for (const b of document.querySelectorAll("#banners .banner")) {
+      if (dismissed().includes($(".banner-text", b).textContent)) b.remove();
+    }
+  }
+  // dismiss closes a notice; a workspace warning (the server renders them
+  // on every page) stays dismissed in this tab.
+  function dismiss(e) {
+    const x = e.target instanceof Element ? e.target.closest(".banner .close") : null;
+    if (!x) return;
+    const b = x.closest(".banner");
+    if (b.classList.contains("workspace")) {
+      sessionStorage.setItem(DISMISSED_KEY, JSON.stringify([...dismissed(), $(".banner-text", b).textContent].slice(-50)));
+    }
+    b.remove();
   }
 
   // errorText reads {"error": "..."} from a failed response.
@@ -112,7 +135,7 @@
         for (const line of lines) {
           if (line === "") {
             if (id !== null) last = id;
-            if (data.length) cb.event(name || "message", data.join("\n"));
+            if (data.length) cb.event(name || "message", data.join("\n"), id);
             name = ""; data = []; id = null;
             continue;
           }
@@ -180,6 +203,55 @@
     return out.join("");
   }
 
+  // splitFooter reads a tool result's closing <system>k=v …</system> line,
+  // written for the model, as an exit code and plain words; kept alike
+  // with render.SplitFooter. null when the text has no footer it knows.
+  function splitFooter(text) {
+    const t = text.replace(/\n+$/, "");
+    const i = t.lastIndexOf("<system>");
+    if (!t.endsWith("</system>") || i < 0 || t.slice(i).includes("\n")) return null;
+    let line = t.slice(i + 8, t.length - 9);
+    const kv = new Map();
+    const j = line.indexOf("note=");
+    if (j >= 0) { kv.set("note", line.slice(j + 5)); line = line.slice(0, j); }
+    for (const tok of line.split(/\s+/).filter(Boolean)) {
+      const eq = tok.indexOf("=");
+      const k = tok === "directory" ? tok : eq < 0 ? "state" : tok.slice(0, eq);
+      if (kv.has(k)) return null;
+      kv.set(k, eq < 0 ? tok : tok.slice(eq + 1));
+    }
+    if (kv.size === 0) return null;
+    const notes = [];
+    for (const [k, v] of kv) {
+      switch (k) {
+        case "exit": case "shown_chars": case "total_chars": case "shown_lines": case "total_lines":
+        case "start_line": case "shown_entries": case "window_offset": case "directory": case "entries": break;
+        case "job": notes.push("background job " + v); break;
+        case "state": case "note": notes.push(v); break;
+        case "truncated":
+          if (v !== "true") break;
+          if (kv.get("total_chars")) {
+            notes.push("output cut: " + kv.get("shown_chars") + " of " + kv.get("total_chars") + " characters shown" +
+              (kv.get("window_offset") ? " from character " + kv.get("window_offset") : ""));
+          } else if (kv.get("total_lines")) {
+            const start = Number(kv.get("start_line")), shown = Number(kv.get("shown_lines"));
+            notes.push("lines " + start + "–" + (start + shown - 1) + " of " + kv.get("total_lines") + " shown");
+          } else if (kv.get("shown_entries")) notes.push(kv.get("shown_entries") + " of " + kv.get("entries") + " entries shown");
+          else notes.push("output cut");
+          break;
+        case "output_dropped_at_cap": notes.push("output past the size cap was not kept"); break;
+        case "killed_at_output_cap": notes.push("stopped: the output reached the size cap"); break;
+        case "binary_output": notes.push("binary output"); break;
+        case "output_not_saved": notes.push("the output could not be saved"); break;
+        default: return null;
+      }
+    }
+    return { body: t.slice(0, i).replace(/\n+$/, ""), exit: kv.get("exit") || "", notes };
+  }
+
+  // clock is a time of day as the server renders it (15:04:05).
+  const clock = (d = new Date()) => [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+
   // --- the session list ---
   function sessionsPage() {
     const btn = $("#new-session");
@@ -203,6 +275,8 @@
     const cmdURL = "/v1/sessions/" + encodeURIComponent(id) + "/commands";
     const state = $("#state");
     const input = $("#prompt");
+    const cancel = $("#cancel");
+    const totals = $("#totals");
     let busy = chat.dataset.busy === "true";
     let cur = null; // the assistant message of the running step
     const timers = new Map(); // tool call id -> interval
@@ -214,6 +288,7 @@
         state.textContent = b ? "working…" : "idle";
         state.classList.toggle("busy", b);
       }
+      if (cancel) cancel.hidden = !b;
       if (input) input.placeholder = b ? "Steer the running turn (Enter sends)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
     }
     const scroll = () => window.scrollTo(0, document.body.scrollHeight);
@@ -222,7 +297,7 @@
     function userMsg(text, label = "you") {
       const m = el("div", "msg user");
       const who = el("div", "who", label + " ");
-      who.append(el("span", "time", new Date().toLocaleTimeString()));
+      who.append(el("span", "time", clock()));
       m.append(who, el("div", "text", text));
       add(m);
     }
@@ -330,8 +405,19 @@
       head.querySelectorAll(".spinner").forEach((s) => s.remove());
       const t = $(".elapsed", head);
       if (t) t.classList.add("final");
-      if (ev.brief) head.append(" ", el("span", "brief", ev.brief));
-      const text = ev.content || "";
+      // A brief the arguments already say is not repeated.
+      if (ev.brief && !($(".args", head)?.textContent || "").includes(ev.brief)) head.append(" ", el("span", "brief", ev.brief));
+      let text = ev.content || "";
+      const foot = splitFooter(text);
+      if (foot) {
+        text = foot.body;
+        if (foot.exit) {
+          const x = el("span", "exit " + (foot.exit === "0" ? "ok" : "bad"), "exit " + foot.exit);
+          x.title = "exit code";
+          head.append(" ", x);
+        }
+        for (const n of foot.notes) head.append(" ", el("span", "note", n));
+      }
       const lines = text.replace(/\n$/, "").split("\n").length;
       if (lines > 12 || text.length > 1500) {
         const d = el("details", "result");
@@ -471,6 +557,22 @@
       // The one cost rule (render.CostText): a turn with an unknown price says so.
       text += ev.cost_usd !== null && ev.cost_usd !== undefined ? " · cost $" + ev.cost_usd.toFixed(4) : " · cost unknown";
       add(el("div", "msg turn-summary", text));
+      addTotals(u, ev.cost_usd);
+    }
+
+    // addTotals adds a turn to the session's totals under the log, in the
+    // server's words (render.UsageLine, render.CostText).
+    function addTotals(u, cost) {
+      if (!totals) return;
+      const d = totals.dataset;
+      const n = (k, v) => { d[k] = String(Number(d[k] || 0) + (v || 0)); return Number(d[k]); };
+      const tin = n("in", u.prompt_tokens), hit = n("hit", u.prompt_cache_hit_tokens), out = n("out", u.completion_tokens);
+      const known = d.costKnown !== "false" && cost !== null && cost !== undefined;
+      d.costKnown = String(known);
+      const usd = known ? n("cost", cost) : 0;
+      totals.textContent = "tokens: " + tin + " in (" + (tin ? Math.round(100 * hit / tin) : 0) + "% cache hits), " + out + " out · cost " +
+        (known ? "$" + usd.toFixed(4) : "unknown");
+      totals.hidden = false;
     }
 
     // warning mirrors protocol.Warning: the sentence a person must see.
@@ -558,7 +660,8 @@
       };
       let lost = false;
       events("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since), {
-        event: (name, data) => {
+        event: (name, data, seq) => {
+          if (seq !== null) chat.dataset.seq = seq; // the newest event read (tests wait on it)
           const fn = on[name];
           if (!fn) return;
           let ev;
@@ -642,6 +745,7 @@
     const doc = new DOMParser().parseFromString(await res.text(), "text/html");
     document.title = doc.title;
     document.body.replaceWith(document.importNode(doc.body, true));
+    banners();
     sessionsPage();
     const chat = $("#chat");
     if (chat) chatPage(chat);
@@ -652,6 +756,7 @@
   }
 
   for (const type of ["pointerdown", "focusin", "contextmenu"]) document.addEventListener(type, carryToken, true);
+  document.addEventListener("click", dismiss);
   // The printed URL pasted into a tab already showing this page changes
   // only the fragment: no page load, so take the token and load again.
   window.addEventListener("hashchange", () => {
@@ -664,6 +769,7 @@
     if (document.body.dataset.shell === "true") load();
     else {
       takeToken();
+      banners();
       sessionsPage();
       const chat = $("#chat");
       if (chat) chatPage(chat);
