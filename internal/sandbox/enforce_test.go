@@ -445,6 +445,7 @@ func waitGone(t *testing.T, marks []string, deadline time.Time) {
 // (itself in /tmp here) is still the host's.
 func TestPrivateTmp(t *testing.T) {
 	t.Parallel()
+	e2etest.Need(t, "apt-get install netcat-openbsd", "nc") // reaches a host socket
 	ws, pol := workspace(t)
 	hostDir := t.TempDir()
 	hostFile := filepath.Join(hostDir, "host.txt")
