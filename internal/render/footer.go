@@ -14,6 +14,28 @@ type Footer struct {
 	Notes []string // everything else the line says, in words
 }
 
+// ForPeople is a tool result as a person reads it in plain text: the
+// body, then the footer in words on a line of its own ("exit 1 · output
+// cut: …"); text without a known footer comes back whole.
+func ForPeople(text string) string {
+	body, f, ok := SplitFooter(text)
+	if !ok {
+		return text
+	}
+	var words []string
+	if f.Exit != "" {
+		words = append(words, "exit "+f.Exit)
+	}
+	words = append(words, f.Notes...)
+	if len(words) == 0 {
+		return body
+	}
+	if body == "" {
+		return "(" + strings.Join(words, " · ") + ")"
+	}
+	return body + "\n(" + strings.Join(words, " · ") + ")"
+}
+
 // SplitFooter takes the closing footer off a tool result's text. ok is
 // false, and text comes back whole, when the text does not end with a
 // footer of the shell, job_output or read tools, or the footer holds a

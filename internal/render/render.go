@@ -139,7 +139,7 @@ func (t *Text) Emit(e protocol.Event) {
 		}
 		fmt.Fprintf(t.info, "%s %s\n", t.style(map[bool]string{false: "32", true: "31"}[e.IsError], mark), oneLine(label, 100))
 		if e.IsError {
-			fmt.Fprintf(t.info, "  %s\n", tailLines(e.Content, 20))
+			fmt.Fprintf(t.info, "  %s\n", tailLines(ForPeople(e.Content), 20))
 		}
 	case protocol.ToolCallDecodeError:
 		t.breakLine()

@@ -210,3 +210,24 @@ func TestTextShowsTheRunningCheck(t *testing.T) {
 		t.Errorf("live result replaces the line: %q", got)
 	}
 }
+
+// What people read carries no internals: sessions show leaves out
+// snapshot markers and says a shell footer in words; run's text mode does
+// the same for a failed command's output.
+func TestPlainTextShowsNoInternals(t *testing.T) {
+	s := &session.Session{ID: "t", Events: []session.Event{
+		{Sequence: 1, Item: &session.User{Content: protocol.Text("go")}},
+		{Sequence: 2, Item: &session.Notice{Content: session.SnapshotMarkerFor("0123abcd", 1)}},
+		{Sequence: 3, Item: &session.ToolResult{ToolCallID: "c", ToolName: "shell", IsError: true, Content: protocol.Text("boom\n<system>exit=2</system>")}},
+	}}
+	var b bytes.Buffer
+	Transcript(&b, s)
+	if got := b.String(); strings.Contains(got, "[snapshot]") || strings.Contains(got, "<system>") || !strings.Contains(got, "boom") || !strings.Contains(got, "(exit 2)") {
+		t.Errorf("transcript:\n%s", got)
+	}
+	var out, info bytes.Buffer
+	NewText(&out, &info, Options{}).Emit(protocol.ToolResult{ToolCallID: "c", ToolName: "shell", IsError: true, Content: "boom\n<system>exit=2 truncated=true shown_chars=4 total_chars=9</system>"})
+	if got := info.String(); strings.Contains(got, "<system>") || !strings.Contains(got, "(exit 2 · output cut: 4 of 9 characters shown)") {
+		t.Errorf("run's text mode: %q", got)
+	}
+}

@@ -45,11 +45,13 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 			if it.IsError {
 				mark = "✗"
 			}
-			fmt.Fprintf(w, "%s%s %s: %s\n", prefix, mark, it.ToolName, clipLines(it.Content.Text(), 6))
+			fmt.Fprintf(w, "%s%s %s: %s\n", prefix, mark, it.ToolName, clipLines(ForPeople(it.Content.Text()), 6))
 		case *session.Notice:
 			text := it.Content
 			if ev, ok := session.ParseApproval(text); ok {
 				text = session.DescribeApproval(ev)
+			} else if session.IsMarker(text) {
+				continue // snapshot and rewind bookkeeping (rewind --list shows the turns)
 			}
 			fmt.Fprintf(w, "%s» %s\n", prefix, clipLines(text, 4))
 		case *session.Summary:
