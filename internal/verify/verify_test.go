@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"github.com/openseek/openseek/internal/e2etest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,12 +71,7 @@ func TestDetect(t *testing.T) {
 // get it; with OPENSEEK_E2E=1 (CI) a missing one is a failure.
 func needTool(t *testing.T, name, install string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("OPENSEEK_E2E") == "1" {
-			t.Fatalf("%s is not installed: %s", name, install)
-		}
-		t.Skipf("%s is not installed (%s)", name, install)
-	}
+	e2etest.Need(t, install, name)
 }
 
 func git(t *testing.T, dir string, args ...string) string {
