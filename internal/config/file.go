@@ -216,8 +216,7 @@ func parseFile(path string, data []byte) (*file, error) {
 				f.profiles[name] = d.profile(name, p, full)
 			})
 		default:
-			if !slices.Contains(Sections, key) {
-				d.fail(p, "unknown key %s%s; known keys: %s", quoteKey(key), didYouMean(key, topKeys()), joinList(topKeys()))
+			if !d.known(p, []string{key}) {
 				continue
 			}
 			var v any
@@ -231,6 +230,50 @@ func parseFile(path string, data []byte) (*file, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// known checks a key of a table another package reads against the key
+// table (Keys), and the keys below it: an unknown one is an error with
+// the known ones.
+func (d *decoder) known(p toml.Primitive, path []string) bool {
+	_, container, ok := classOf(Keys(), path)
+	if !ok {
+		parent := path[:len(path)-1]
+		known := knownBelow(Keys(), parent)
+		last := path[len(path)-1]
+		d.fail(p, "unknown key %s%s; known keys: %s", dotted(path), didYouMean(last, known), joinList(known))
+		return false
+	}
+	if !container {
+		return true
+	}
+	var v any
+	_ = d.md.PrimitiveDecode(p, &v)
+	var tables []map[string]toml.Primitive
+	switch v.(type) {
+	case map[string]any:
+		var t map[string]toml.Primitive
+		_ = d.md.PrimitiveDecode(p, &t)
+		tables = append(tables, t)
+	case []map[string]any: // [[rules]]
+		_ = d.md.PrimitiveDecode(p, &tables)
+	}
+	// Anything else is not a table: its reader says what it must be.
+	ok = true
+	for _, t := range tables {
+		for _, k := range sortedKeys(t) {
+			ok = d.known(t[k], append(slices.Clone(path), k)) && ok
+		}
+	}
+	return ok
+}
+
+func dotted(path []string) string {
+	q := make([]string, len(path))
+	for i, k := range path {
+		q[i] = quoteKey(k)
+	}
+	return strings.Join(q, ".")
 }
 
 func (d *decoder) provider(p toml.Primitive, key string) fileProvider {
