@@ -116,7 +116,7 @@ func costFunc(p llm.Price) render.CostFunc {
 // session does not record which model's prices apply.
 func (c *cli) costOf() (render.CostFunc, string) {
 	dir, _ := filepath.Abs(c.g.dir)
-	cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv)
+	cfg, err := engine.LoadConfig(c.getenv("HOME"), dir, c.getenv, c.g.trustWS)
 	if err != nil {
 		return nil, ""
 	}

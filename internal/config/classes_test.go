@@ -115,7 +115,7 @@ func concrete(pattern, sample string) string {
 // setting cannot be read without being given a class.
 func TestUnclassifiedKeyIsUnknown(t *testing.T) {
 	for body, want := range map[string]string{
-		"[fleet]\nurl = \"nats://a\"\n":  ":2:8: unknown key fleet.url; known keys: nats",
+		"[fleet]\nurl = \"nats://a\"\n":   ":2:8: unknown key fleet.url; known keys: nats",
 		"[sandbox]\nnetwrok = true\n":     "unknown key sandbox.netwrok (did you mean network?); known keys: allow_env, enabled, network, writable_roots",
 		"[[rules]]\nallow = \"ls\"\n":     "unknown key rules.allow; known keys: decision, pattern",
 		"[telemetry]\nendpoint = \"x\"\n": "unknown key telemetry (did you mean fleet?); known keys: budget, fleet, model, models, profiles, providers, rules, sandbox, tools, verify",
