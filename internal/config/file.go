@@ -226,6 +226,16 @@ func parseFile(path string, data []byte) (*file, error) {
 			f.raw[key] = v
 		}
 	}
+	if len(d.errs) == 0 {
+		// Every key read must have a class: a key the parsers above accept
+		// but Keys lacks would escape the trust filter, so it is refused
+		// until it is given one.
+		for _, k := range md.Keys() {
+			if _, _, ok := classOf(Keys(), k); !ok {
+				d.errs = append(d.errs, &FileError{Path: path, Line: 1, Col: 1, Message: fmt.Sprintf("key %s has no class in config.Keys: a repository could set it unchecked", dotted(k))})
+			}
+		}
+	}
 	if err := d.err(); err != nil {
 		return nil, err
 	}
