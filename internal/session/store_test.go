@@ -228,16 +228,10 @@ func TestStaleSnapshotRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestStore(t)
-			writeSession(t, s, "s1", hdr+ev1)
-			w, err := s.OpenWriter("s1", "sys", "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
+			s, w := openedSession(t)
 			tt.tamper(t, s)
 			before, _ := os.ReadFile(s.Path("s1"))
-			_, err = w.Append(&Notice{Content: "mine"})
+			_, err := w.Append(&Notice{Content: "mine"})
 			if !errors.Is(err, ErrStale) || !strings.HasSuffix(err.Error(), tt.err) {
 				t.Fatalf("err = %v, want %q", err, tt.err)
 			}
@@ -349,17 +343,11 @@ func TestGoneSessionFile(t *testing.T) {
 		"directory": func(s *Store) error { return os.RemoveAll(s.Dir("s1")) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := newTestStore(t)
-			writeSession(t, s, "s1", hdr+ev1)
-			w, err := s.OpenWriter("s1", "sys", "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
+			s, w := openedSession(t)
 			if err := remove(s); err != nil {
 				t.Fatal(err)
 			}
-			_, err = w.Append(&Notice{Content: "mine"})
+			_, err := w.Append(&Notice{Content: "mine"})
 			var gone *GoneError
 			if !errors.As(err, &gone) || !errors.Is(err, ErrGone) || gone.Path != s.Path("s1") ||
 				!strings.Contains(err.Error(), "was deleted while the session was running") || !strings.Contains(err.Error(), "start a new session") {
@@ -381,4 +369,18 @@ func TestGoneSessionFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openedSession is a store holding session s1 with one event, and its
+// writer (closed at the end of the test).
+func openedSession(t *testing.T) (*Store, *Writer) {
+	t.Helper()
+	s := newTestStore(t)
+	writeSession(t, s, "s1", hdr+ev1)
+	w, err := s.OpenWriter("s1", "sys", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return s, w
 }
