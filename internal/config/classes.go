@@ -1,12 +1,11 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/openseek/openseek/internal/llm"
 )
 
 // Class says who may set a config key. A repository's
@@ -80,21 +79,38 @@ func Keys() []Key {
 	}
 }
 
+// keyTable is Keys with each path split, built once per file read.
+type keyTable []keyRow
+
+type keyRow struct {
+	Key
+	segs []string
+}
+
+func newKeyTable() keyTable {
+	keys := Keys()
+	t := make(keyTable, len(keys))
+	for i, k := range keys {
+		t[i] = keyRow{k, strings.Split(k.Path, ".")}
+	}
+	return t
+}
+
 // classOf finds the row covering a key path; containers of rows
-// ("providers", "providers.x") are known without a class.
-func classOf(keys []Key, path []string) (k Key, container, ok bool) {
-	for _, row := range keys {
-		pat := strings.Split(row.Path, ".")
-		n := min(len(pat), len(path))
-		if !segmentsMatch(pat[:n], path[:n]) {
+// ("providers", "providers.x") are known without a class. depth is the
+// length of the row's path.
+func (t keyTable) classOf(path []string) (row Key, depth int, container, ok bool) {
+	for _, r := range t {
+		n := min(len(r.segs), len(path))
+		if !segmentsMatch(r.segs[:n], path[:n]) {
 			continue
 		}
-		if len(path) >= len(pat) {
-			return row, false, true
+		if len(path) >= len(r.segs) {
+			return r.Key, len(r.segs), false, true
 		}
 		container = true
 	}
-	return Key{}, container, container
+	return Key{}, 0, container, container
 }
 
 func segmentsMatch(pat, path []string) bool {
@@ -108,12 +124,11 @@ func segmentsMatch(pat, path []string) bool {
 
 // knownBelow lists the keys that may follow prefix, for an unknown-key
 // error.
-func knownBelow(keys []Key, prefix []string) []string {
+func (t keyTable) knownBelow(prefix []string) []string {
 	var out []string
-	for _, row := range keys {
-		pat := strings.Split(row.Path, ".")
-		if len(pat) > len(prefix) && segmentsMatch(pat[:len(prefix)], prefix) {
-			out = append(out, pat[len(prefix)])
+	for _, r := range t {
+		if len(r.segs) > len(prefix) && segmentsMatch(r.segs[:len(prefix)], prefix) {
+			out = append(out, r.segs[len(prefix)])
 		}
 	}
 	slices.Sort(out)
@@ -144,49 +159,62 @@ func (h Held) String() string {
 	return fmt.Sprintf("[config] ignored until you trust this workspace: %s in %s (these keys send data elsewhere or run programs); run `openseek trust` in the workspace, or pass --trust-workspace", keys, h.File)
 }
 
-// hold leaves out of a workspace's file (already parsed as f) the keys
-// its trust does not allow, recording them in c.Held, and returns the
-// file without them.
-func (c *Config) hold(f *file, path string, data []byte, trusted bool) (*file, error) {
-	var tree map[string]any
-	md, err := toml.Decode(string(data), &tree)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	keys := Keys()
+// hold leaves out of a workspace's parsed file the keys its trust does
+// not allow, recording them in c.Held.
+func (c *Config) hold(f *file, path string, trusted bool) {
 	held := map[Class][]string{}
 	seen := map[string]bool{}
-	for _, k := range md.Keys() {
-		row, container, ok := classOf(keys, k)
+	for _, k := range f.keys {
+		row, depth, container, ok := f.table.classOf(k)
 		if !ok || container || row.Class == Anywhere || (row.Class == OnceTrusted && trusted) {
 			continue
 		}
-		at := k[:strings.Count(row.Path, ".")+1] // the row's key, not a header below it
+		at := k[:depth] // the row's key, not a header below it
 		name := dotted(at)
 		if seen[name] {
 			continue
 		}
 		seen[name] = true
 		held[row.Class] = append(held[row.Class], name)
-		prune(tree, at)
-	}
-	if len(held) == 0 {
-		return f, nil
+		f.drop(at)
 	}
 	for _, class := range []Class{OnceTrusted, UserOnly} {
 		if len(held[class]) > 0 {
 			c.Held = append(c.Held, Held{File: path, Class: class, Keys: held[class]})
 		}
 	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(tree); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return parseFile(path, buf.Bytes())
 }
 
-// prune deletes the value at path from a decoded document (from every
-// table of an array of tables on the way).
+// drop removes the value at a key path from a parsed file.
+func (f *file) drop(path []string) {
+	switch {
+	case len(path) == 1 && path[0] == "model":
+		f.model = ""
+	case len(path) == 3 && path[0] == "providers":
+		delete(f.providers[path[1]].set, path[2])
+	case len(path) == 3 && path[0] == "models":
+		delete(f.modelSet[path[1]], path[2])
+		m := f.models[path[1]]
+		switch path[2] {
+		case "window":
+			m.Window = 0
+		case "max_output":
+			m.MaxOutput = 0
+		case "price":
+			m.Price = llm.Price{}
+		case "reasoning":
+			m.Reasoning = false
+		}
+		f.models[path[1]] = m
+	case len(path) >= 2 && path[0] == "profiles":
+		delete(f.profiles, path[1])
+	default:
+		prune(f.raw, path)
+	}
+}
+
+// prune deletes the value at path from a decoded table (from every table
+// of an array of tables on the way).
 func prune(tree map[string]any, path []string) {
 	if len(path) == 1 {
 		delete(tree, path[0])

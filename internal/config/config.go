@@ -131,10 +131,7 @@ func LoadTrusting(home, workspace string, getenv func(string) string, trusted Tr
 			return nil, err
 		}
 		if path == project {
-			ok := trusted != nil && trusted(path, data)
-			if f, err = c.hold(f, path, data, ok); err != nil {
-				return nil, err
-			}
+			c.hold(f, path, trusted != nil && trusted(path, data))
 		}
 		c.merge(f)
 		c.Files = append(c.Files, path)

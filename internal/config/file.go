@@ -36,6 +36,8 @@ type file struct {
 	modelSet  map[string]map[string]bool
 	profiles  map[string]Profile
 	raw       map[string]any
+	keys      []toml.Key // every key of the file, for the trust filter
+	table     keyTable
 }
 
 type fileProvider struct {
@@ -74,6 +76,7 @@ type decoder struct {
 	md   *toml.MetaData
 	path string
 	errs []*FileError
+	keys keyTable
 }
 
 type rejecter struct{ msg string }
@@ -181,7 +184,7 @@ func parseFile(path string, data []byte) (*file, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	d := &decoder{md: &md, path: path}
+	d := &decoder{md: &md, path: path, keys: newKeyTable()}
 	f := &file{
 		providers: map[string]fileProvider{},
 		models:    map[string]Model{},
@@ -231,7 +234,7 @@ func parseFile(path string, data []byte) (*file, error) {
 		// but Keys lacks would escape the trust filter, so it is refused
 		// until it is given one.
 		for _, k := range md.Keys() {
-			if _, _, ok := classOf(Keys(), k); !ok {
+			if _, _, _, ok := d.keys.classOf(k); !ok {
 				d.errs = append(d.errs, &FileError{Path: path, Line: 1, Col: 1, Message: fmt.Sprintf("key %s has no class in config.Keys: a repository could set it unchecked", dotted(k))})
 			}
 		}
@@ -239,6 +242,7 @@ func parseFile(path string, data []byte) (*file, error) {
 	if err := d.err(); err != nil {
 		return nil, err
 	}
+	f.keys, f.table = md.Keys(), d.keys
 	return f, nil
 }
 
@@ -246,10 +250,10 @@ func parseFile(path string, data []byte) (*file, error) {
 // table (Keys), and the keys below it: an unknown one is an error with
 // the known ones.
 func (d *decoder) known(p toml.Primitive, path []string) bool {
-	_, container, ok := classOf(Keys(), path)
+	_, _, container, ok := d.keys.classOf(path)
 	if !ok {
 		parent := path[:len(path)-1]
-		known := knownBelow(Keys(), parent)
+		known := d.keys.knownBelow(parent)
 		last := path[len(path)-1]
 		d.fail(p, "unknown key %s%s; known keys: %s", dotted(path), didYouMean(last, known), joinList(known))
 		return false

@@ -5,7 +5,7 @@ import "fmt"
 // topKeys are every top-level key a config file may have: the first
 // words of the key table. Any other is an error, so a typo such as
 // `modle = …` is caught instead of silently ignored.
-func topKeys() []string { return knownBelow(Keys(), nil) }
+func topKeys() []string { return newKeyTable().knownBelow(nil) }
 
 // didYouMean is `; did you mean "x"?` for the known key closest to key,
 // when one is close enough to be a likely typo, else "".
