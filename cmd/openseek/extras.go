@@ -68,9 +68,8 @@ func (c *cli) mcpCmd() *cobra.Command {
 				return err
 			}
 			defer host.Close()
-			if _, err := host.ResolveModel(cmd.Context()); err != nil {
-				return err
-			}
+			// No model check here: a missing key is reported on the tool
+			// call, after the client's handshake, where a person sees it.
 			return mcpserver.Serve(cmd.Context(), hostRunner{host: host}, c.stdin, c.stdout)
 		},
 	}
@@ -84,7 +83,8 @@ func (c *cli) mcpCmd() *cobra.Command {
 type hostRunner struct{ host *engine.Host }
 
 func (r hostRunner) Run(ctx context.Context, task, sessionID string) (string, string, error) {
-	s, err := r.host.Open(ctx, engine.OpenOptions{ID: sessionID, Holder: "openseek mcp serve"})
+	// continue names a session: it must exist (run passes "" for a new one).
+	s, err := r.host.Open(ctx, engine.OpenOptions{ID: sessionID, Existing: sessionID != "", Holder: "openseek mcp serve"})
 	if err != nil {
 		return "", sessionID, err
 	}

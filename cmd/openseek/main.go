@@ -174,7 +174,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	switch {
 	case strings.HasPrefix(msg, "unknown flag: "):
-		return fmt.Errorf("unexpected argument '%s' found", strings.TrimPrefix(msg, "unknown flag: "))
+		flag := strings.TrimPrefix(msg, "unknown flag: ")
+		if near := similarFlag(cmd, strings.TrimPrefix(flag, "--")); near != "" {
+			return fmt.Errorf("unexpected argument '%s' found; did you mean '--%s'?", flag, near)
+		}
+		return fmt.Errorf("unexpected argument '%s' found", flag)
 	case strings.HasPrefix(msg, "unknown shorthand flag: "):
 		var ch string
 		fmt.Sscanf(strings.TrimPrefix(msg, "unknown shorthand flag: "), "%q", &ch)
@@ -266,4 +270,49 @@ func (c *cli) rawStdout() io.Writer {
 		return o.w
 	}
 	return c.stdout
+}
+
+// similarFlag is the command's flag (its own or inherited) nearest to a
+// mistyped name, at an edit distance of at most 2 (a swap counts one), or
+// "" when none is that near.
+func similarFlag(cmd *cobra.Command, name string) string {
+	best, bestD := "", 3
+	visit := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of neighbours.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }

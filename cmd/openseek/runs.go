@@ -16,6 +16,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/fleet"
+	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/verify"
 )
 
@@ -139,7 +140,7 @@ func (c *cli) printBestOf(rep *fleet.LocalReport, apply bool) {
 		if a.VerifyOK != nil {
 			fmt.Fprintf(w, "  verify:  %s (%s)\n", map[bool]string{true: "passed", false: "failed"}[*a.VerifyOK], rep.Verify)
 		}
-		fmt.Fprintf(w, "  changed: %d lines   cost: $%.4f   time: %.1fs\n", a.ChangedLines, a.CostUSD, a.Seconds)
+		fmt.Fprintf(w, "  changed: %d lines   cost: %s   time: %.1fs\n", a.ChangedLines, render.USD(a.CostUSD, !a.CostUnknown), a.Seconds)
 		if a.Error != "" {
 			fmt.Fprintf(w, "  error:   %s\n", oneLine(a.Error, 200))
 		}
@@ -156,7 +157,7 @@ func (c *cli) printBestOf(rep *fleet.LocalReport, apply bool) {
 		}
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", rep.Verdict)
-	fmt.Fprintf(w, "cost:    $%.4f", rep.CostUSD)
+	fmt.Fprintf(w, "cost:    %s", render.USD(rep.CostUSD, !rep.CostUnknown))
 	if rep.JudgeCost > 0 {
 		fmt.Fprintf(w, " (judge $%.4f)", rep.JudgeCost)
 	}

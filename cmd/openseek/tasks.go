@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -204,7 +205,7 @@ func (c *cli) tasksListCmd(ff *fleetFlags) *cobra.Command {
 			w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tSTATE\tATTEMPTS\tCOST\tCREATED\tTASK")
 			for _, t := range ts {
-				fmt.Fprintf(w, "%s\t%s\t%d\t$%.4f\t%s\t%s\n", t.ID, t.State, t.Attempts, t.CostUSD, t.CreatedAt.Local().Format("2006-01-02 15:04"), oneLine(t.Prompt, 60))
+				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", t.ID, t.State, t.Attempts, render.USD(t.CostUSD, !t.CostUnknown), t.CreatedAt.Local().Format("2006-01-02 15:04"), oneLine(t.Prompt, 60))
 			}
 			return w.Flush()
 		},
@@ -284,7 +285,7 @@ func (c *cli) printTask(t *fleet.Task, indent string) {
 	row("worker", t.Worker)
 	row("session", t.Session)
 	row("workspace", t.Workspace)
-	row("cost", fmt.Sprintf("$%.4f", t.CostUSD))
+	row("cost", render.USD(t.CostUSD, !t.CostUnknown))
 	if t.VerifyOK != nil {
 		row("verify", map[bool]string{true: "passed", false: "failed"}[*t.VerifyOK]+" ("+t.Verify+")")
 	}

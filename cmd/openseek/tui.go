@@ -27,7 +27,7 @@ func (c *cli) tuiCmd() *cobra.Command {
 		Long: `Open the full-screen interactive agent in the current workspace. Type a task;
 while a turn runs, what you type steers it. /help lists keys and commands.
 --attach URL drives a running ` + "`openseek serve --http`" + ` instead of an
-in-process engine (the URL it printed, with ?token=…).`,
+in-process engine (the URL it printed, with #token=…).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return c.runTUI(cmd, tf) },
 	}
@@ -38,7 +38,7 @@ in-process engine (the URL it printed, with ?token=…).`,
 func (tf *tuiFlags) bind(cmd *cobra.Command, c *cli) {
 	f := cmd.Flags()
 	f.BoolVar(&tf.cont, "continue", false, "continue the most recent session of the workspace")
-	f.StringVar(&tf.attach, "attach", "", "drive a running `openseek serve --http` at this URL (http://ADDR/?token=TOKEN)")
+	f.StringVar(&tf.attach, "attach", "", "drive a running openseek serve --http at `URL` (the address it printed: http://ADDR/#token=TOKEN)")
 	f.StringVar(&tf.sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
 	f.StringVar(&tf.addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
 }

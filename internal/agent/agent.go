@@ -46,6 +46,11 @@ type Log interface {
 type Config struct {
 	Provider llm.Provider
 	Model    string
+	// Spec names the model in the session log ("provider/name") and Price
+	// prices its responses there (llm.Price.Of); the zero Price records
+	// no cost, which every face then shows as unknown.
+	Spec     string
+	Price    llm.Price
 	Thinking string
 	Tools    *tool.Registry
 	Env      *tool.Env
@@ -124,8 +129,11 @@ type Hooks interface {
 type Outcome struct {
 	Kind   session.TerminalKind
 	Answer string // final answer, or the failure/abort reason
-	Steps  int
-	Usage  protocol.Usage
+	// Steps counts the model's answers: a request cancelled or failed
+	// before the model answered is no step (OpenSeek's run-request
+	// result reports "steps":0 for a run cancelled while it retried).
+	Steps int
+	Usage protocol.Usage
 }
 
 // OK reports whether the turn finished normally.
@@ -311,15 +319,16 @@ func (a *Agent) hasSteers() bool {
 
 // turn is the state of one running turn.
 type turn struct {
-	a     *Agent
-	gate  func() error // see Agent.SetGate; nil once passed
-	ctx   context.Context
-	steps int
-	usage protocol.Usage
-	tools *tool.Registry
-	specs []llm.ToolSpec
-	meter *meter
-	loops loopGuard
+	a        *Agent
+	gate     func() error // see Agent.SetGate; nil once passed
+	ctx      context.Context
+	steps    int // model requests started (AgentStep numbers, --max-steps)
+	answered int // model answers received (Outcome.Steps)
+	usage    protocol.Usage
+	tools    *tool.Registry
+	specs    []llm.ToolSpec
+	meter    *meter
+	loops    loopGuard
 
 	compactFailed  bool // a checkpoint failed this turn: do not retry it
 	goal           session.Goal
@@ -415,6 +424,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			}
 			return t.end(session.Failed, failureText(err))
 		}
+		t.answered++
 		t.meter.observe(t.meter.bytes(hist), resp.Usage.PromptTokens)
 		t.report(resp)
 		if err := t.append(t.assistantItem(resp)); err != nil {
@@ -646,15 +656,20 @@ func (t *turn) report(resp *llm.Response) {
 
 func (t *turn) assistantItem(resp *llm.Response) *session.Assistant {
 	u := resp.Usage
-	return &session.Assistant{
+	a := &session.Assistant{
 		Content:   resp.Content,
 		ToolCalls: append([]chat.ToolCall{}, resp.ToolCalls...),
 		Reasoning: resp.Reasoning,
 		Usage:     &u,
+		Model:     t.a.cfg.Spec,
 
 		ReasoningSignature: resp.ReasoningSignature,
 		ReasoningItems:     resp.ReasoningItems,
 	}
+	if usd, ok := t.a.cfg.Price.Of(u); ok {
+		a.CostUSD = &usd
+	}
+	return a
 }
 
 // runTools runs every call of one assistant message in order and records
@@ -867,7 +882,7 @@ func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
 	// Nothing runs after this: a gate's error changes nothing here.
 	_ = t.passGate()
-	out := Outcome{Kind: kind, Answer: msg, Steps: t.steps, Usage: t.usage}
+	out := Outcome{Kind: kind, Answer: msg, Steps: t.answered, Usage: t.usage}
 	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
 		return out, err
 	}

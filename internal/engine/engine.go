@@ -139,6 +139,7 @@ type Engine struct {
 	provider       llm.Provider
 	window         int
 	price          llm.Price
+	spec           string // the model as the session log names it
 	sys            string
 	memory         string // project memory (AGENTS.md), read once, shared with sub-agents
 	hooks          *hookAdapter
@@ -358,7 +359,7 @@ func New(o Options) (*Engine, error) {
 	if window == 0 {
 		window = res.Window
 	}
-	e.price = res.Price
+	e.price, e.spec = res.Price, res.Spec
 	e.model = model
 	e.provider = provider
 	if e.sandboxBuild != nil {
@@ -375,6 +376,8 @@ func New(o Options) (*Engine, error) {
 		Window:   window,
 		Provider: provider,
 		Model:    model,
+		Spec:     res.Spec,
+		Price:    res.Price,
 		Thinking: o.Thinking,
 		Tools:    reg,
 		Env:      e.env,
@@ -513,12 +516,7 @@ func (e *Engine) Model() string { return e.model }
 
 // Cost prices a usage with the model's price table (USD); ok is false
 // when the price is unknown.
-func (e *Engine) Cost(u protocol.Usage) (float64, bool) {
-	if e.price == (llm.Price{}) {
-		return 0, false
-	}
-	return e.price.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
-}
+func (e *Engine) Cost(u protocol.Usage) (float64, bool) { return e.price.Of(u) }
 
 // Active reports whether a turn is running.
 func (e *Engine) Active() bool { return e.agent.Active() }
@@ -634,6 +632,10 @@ func (e *Engine) Close() error {
 	// never started stays so.
 	if e.sandboxBuild == nil || e.sandboxStarted.Load() {
 		_ = e.waitSandbox()
+	}
+	// The session's helper, and its private /tmp, end with it.
+	if e.sandboxPolicy != nil {
+		e.sandboxPolicy.Release()
 	}
 	for i := len(e.cleanup) - 1; i >= 0; i-- {
 		e.cleanup[i]()

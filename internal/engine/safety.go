@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,6 +67,7 @@ func (e *Engine) setupSafety() error {
 		return err
 	}
 	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles()}
+	pol.Pin() // now, before any command of the session can rename a protected directory
 	guard := &policy.Guard{Policy: pol}
 	if mode == policy.ModeAsk {
 		e.broker = policy.NewBroker(e.opts.Emit)
@@ -105,6 +107,9 @@ func (e *Engine) startSandbox() error {
 		}
 	}
 	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
+	// The session's own sandbox helper: its commands share a private
+	// /tmp that no other session of this process sees; Close ends it.
+	sp.Session = rand.Text()
 	for _, r := range sc.WritableRoots {
 		if strings.HasPrefix(r, "~/") {
 			r = filepath.Join(e.opts.Home, r[2:])

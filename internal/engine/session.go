@@ -181,7 +181,7 @@ func (s *Session) Busy() bool {
 
 // Cost prices a usage with the session model's prices; ok is false when
 // they are unknown.
-func (s *Session) Cost(u protocol.Usage) (float64, bool) { return priceCost(s.res.Price, u) }
+func (s *Session) Cost(u protocol.Usage) (float64, bool) { return s.res.Price.Of(u) }
 
 // Snapshot is the session as recorded so far.
 func (s *Session) Snapshot() *session.Session { return s.eng.Session() }

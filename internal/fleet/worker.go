@@ -366,6 +366,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 	case <-time.After(10 * time.Second):
 	}
 	out, perr, spent, over := tr.Out, tr.Err, tr.Cost, tr.Over
+	unpriced := tr.CostUnknown
 
 	deadlinePassed := tctx.Err() != nil && ctx.Err() == nil
 	var diff string
@@ -381,6 +382,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 	}
 	return func(cur *Task) {
 		cur.CostUSD += spent
+		cur.CostUnknown = cur.CostUnknown || unpriced
 		cur.Diff, cur.ChangedLines, cur.VerifyOK = diff, lines, verifyOK
 		switch {
 		case over:

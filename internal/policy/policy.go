@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Policy is the permission policy of one session: the approval mode, the
@@ -18,6 +20,12 @@ type Policy struct {
 	// Protected are further absolute paths (config files given on the
 	// command line, say) that no write may touch, nor anything below them.
 	Protected []string
+	// Pinned are the protected directories by device and inode (Pin): the
+	// file tools change nothing inside them whatever name they have by
+	// then, so a directory exchanged into a checked path mid-way is caught
+	// even where a command can rename .git (no sandbox). Deeper .git and
+	// .openseek directories are protected by name only.
+	Pinned beneath.Set
 }
 
 // Match is a rule that matched a command.

@@ -162,11 +162,11 @@ func (t *Text) Emit(e protocol.Event) {
 		if state == "" {
 			state = e.Outcome
 		}
-		cost := "cost unknown"
+		cost := CostText(0, false)
 		if e.CostUSD != nil {
-			cost = fmt.Sprintf("cost $%.4f", *e.CostUSD)
+			cost = CostText(*e.CostUSD, true)
 		}
-		fmt.Fprintf(t.info, "— %s · %d steps · %s · %s · %s\n", state, e.Steps, UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond)
+		fmt.Fprintf(t.info, "— %s · %s · %s · %s · %s\n", state, Count(e.Steps, "step"), UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond)
 		t.state, t.usage = "", protocol.Usage{}
 	case protocol.AutoCompactionStarted:
 		fmt.Fprintf(t.info, "summarising events %d..%d to stay within the context window\n", e.FromSequence, e.ToSequence)

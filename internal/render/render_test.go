@@ -53,11 +53,24 @@ func TestTranscript(t *testing.T) {
 		{Sequence: 6, Item: &session.Terminal{Kind: session.Finished, Message: "fixed"}},
 	}}
 	var b bytes.Buffer
-	Transcript(&b, s, nil)
+	Transcript(&b, s)
 	got := b.String()
-	for _, want := range []string{"session t · 6 events", "▶ user: fix it", "(thinking) check first", `→ shell {"cmd":"go test"}`, "✗ shell: FAIL", "… 2 more lines", "» [plan reminder] keep going", "≡ summary of events 1..4", "■ finished: fixed", "tokens: 10 in (0% cache hits), 2 out"} {
+	for _, want := range []string{"session t · 6 events", "▶ user: fix it", "(thinking) check first", `→ shell {"cmd":"go test"}`, "✗ shell: FAIL", "… 2 more lines", "» [plan reminder] keep going", "≡ summary of events 1..4", "■ finished: fixed", "tokens: 10 in (0% cache hits), 2 out · cost unknown"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, got)
+		}
+	}
+	// The recorded costs of the session and of its sub-agents add up.
+	usd := 0.0025
+	s.Events[1].Item.(*session.Assistant).CostUSD = &usd
+	child := &session.Session{ID: "t-sr-1", Events: []session.Event{
+		{Sequence: 1, Item: &session.Assistant{Usage: &protocol.Usage{PromptTokens: 5}, CostUSD: &usd}},
+	}}
+	b.Reset()
+	Transcript(&b, s, child)
+	for _, want := range []string{"sub-agents (1 sessions): tokens: 5 in (0% cache hits), 0 out · cost $0.0025", "tokens: 15 in (0% cache hits), 2 out · cost $0.0050"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("transcript lacks %q:\n%s", want, b.String())
 		}
 	}
 }
@@ -126,5 +139,31 @@ func TestTextShowsFailedOutput(t *testing.T) {
 	r.Emit(protocol.ToolResult{ToolCallID: "a", ToolName: "shell", IsError: true, Content: strings.Join(lines, "\n")})
 	if got := info.String(); !strings.Contains(got, "line 29") || !strings.Contains(got, "line 10") || strings.Contains(got, "line 9\n") || !strings.Contains(got, "10 lines before") {
 		t.Errorf("failed output:\n%s", got)
+	}
+}
+
+// The turn's summary line says "1 step", not "1 steps".
+func TestSummaryCountsSteps(t *testing.T) {
+	for steps, want := range map[int]string{0: "· 0 steps ·", 1: "· 1 step ·", 2: "· 2 steps ·"} {
+		var out, info bytes.Buffer
+		NewText(&out, &info, Options{}).Emit(protocol.TurnSummary{Outcome: "finished", Steps: steps})
+		if !strings.Contains(info.String(), want) {
+			t.Errorf("%d steps: %q lacks %q", steps, info.String(), want)
+		}
+	}
+}
+
+// sessions show --format text prints commands as typed: no \u003e.
+func TestTranscriptShowsArgumentsWithoutEscapes(t *testing.T) {
+	s := &session.Session{ID: "t", Events: []session.Event{
+		{Sequence: 1, Item: &session.Assistant{ToolCalls: []chat.ToolCall{{ID: "c", Name: "shell", Arguments: `{"cmd":"echo a \u003e b \u0026\u0026 cat b"}`}}}},
+		{Sequence: 2, Item: &session.Assistant{ToolCalls: []chat.ToolCall{{ID: "d", Name: "shell", Arguments: `not json <>`}}}},
+	}}
+	var b bytes.Buffer
+	Transcript(&b, s)
+	for _, want := range []string{`→ shell {"cmd":"echo a > b && cat b"}`, `→ shell not json <>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("transcript lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		runEscapes(ws)
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(sandboxtest.StartPaths{M: m})
 }
 
 // run runs command through jobs.Spawn with policy pol (nil: unsandboxed)
@@ -513,7 +513,7 @@ func TestPrivateTmp(t *testing.T) {
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone)$")
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone|SessionsHaveTheirOwnTmp|ReleaseWaitsForRunningCommands)$")
 }
 
 // TestReadOnlyWorkspace checks plan mode's sandbox: the workspace and the

@@ -236,6 +236,13 @@ func decodeAssistant(d *jsontext.Decoder) (Item, error) {
 				return err
 			}
 			a.Usage, err = readUsage(d)
+		case "model":
+			var m *string
+			if m, err = readOptStr(d); err == nil && m != nil {
+				a.Model = *m
+			}
+		case "cost_usd":
+			a.CostUSD, err = readOptFloat(d, "cost_usd")
 		case "reasoning_signature":
 			var sig *string
 			if sig, err = readOptStr(d); err == nil && sig != nil {

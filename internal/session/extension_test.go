@@ -26,3 +26,39 @@ func TestAssistantProviderStateRoundTrips(t *testing.T) {
 		t.Errorf("projection lost the provider state: %+v", m)
 	}
 }
+
+// The model asked and the cost decided when a response arrived round-trip
+// byte for byte; Cost sums them and is unknown as soon as one priced
+// response is missing its cost.
+func TestAssistantModelAndCostRoundTrip(t *testing.T) {
+	usage := `"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"prompt_cache_hit_tokens":4,"prompt_cache_miss_tokens":6}`
+	priced := []byte(`{"sequence":1,"ts":5,"item":{"kind":"assistant","payload":{"content":"a","tool_calls":[],` + usage + `,"model":"deepseek/deepseek-v4-flash","cost_usd":0.00125}}}`)
+	unpriced := []byte(`{"sequence":2,"ts":6,"item":{"kind":"assistant","payload":{"content":"b","tool_calls":[],` + usage + `,"model":"local-model"}}}`)
+	var evs []Event
+	for _, line := range [][]byte{priced, unpriced} {
+		ev, err := ParseEvent(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := MarshalEvent(ev); !bytes.Equal(got, line) {
+			t.Errorf("re-encoded\n%s\nwant\n%s", got, line)
+		}
+		evs = append(evs, ev)
+	}
+	a := evs[0].Item.(*Assistant)
+	if a.Model != "deepseek/deepseek-v4-flash" || a.CostUSD == nil || *a.CostUSD != 0.00125 {
+		t.Fatalf("decoded %+v", a)
+	}
+	if usd, known := (&Session{Events: evs[:1]}).Cost(); !known || usd != 0.00125 {
+		t.Errorf("one priced response: cost %v known %v", usd, known)
+	}
+	if _, known := (&Session{Events: evs}).Cost(); known {
+		t.Error("a response without a recorded cost must make the session's cost unknown")
+	}
+	if usd, known := (&Session{}).Cost(); !known || usd != 0 {
+		t.Errorf("no responses: cost %v known %v, want $0 known", usd, known)
+	}
+	if _, err := ParseEvent([]byte(`{"sequence":1,"ts":5,"item":{"kind":"assistant","payload":{"content":"a","tool_calls":[],"cost_usd":"1"}}}`)); err == nil {
+		t.Error("a string cost_usd must be an error")
+	}
+}

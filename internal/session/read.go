@@ -185,6 +185,22 @@ func readInt(d *jsontext.Decoder, field string) (int, error) {
 	return int(v), nil
 }
 
+// readOptFloat reads a finite number, or null (nil).
+func readOptFloat(d *jsontext.Decoder, field string) (*float64, error) {
+	if isNull, err := readNull(d); isNull || err != nil {
+		return nil, err
+	}
+	num, err := readNumber(d)
+	if err != nil {
+		return nil, err
+	}
+	v, err := strconv.ParseFloat(string(num), 64)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s out of range", field, num)
+	}
+	return &v, nil
+}
+
 // readOptInt reads an integer, or null (nil).
 func readOptInt(d *jsontext.Decoder, field string) (*int, error) {
 	if isNull, err := readNull(d); isNull || err != nil {

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
 	"strings"
 
 	"github.com/openseek/openseek/internal/session"
@@ -123,11 +124,11 @@ func (m *Model) handle(e protocol.Event) {
 		m.closeAnswer()
 		m.finishCards()
 		m.stat.turn(e)
-		cost := ""
+		cost := " · " + tersecost(0, false)
 		if e.CostUSD != nil {
-			cost = fmt.Sprintf(" · $%.4f", *e.CostUSD)
+			cost = " · " + tersecost(*e.CostUSD, true)
 		}
-		m.note(kindNote, "", fmt.Sprintf("— %s · %d steps · %.1fs%s", e.Outcome, e.Steps, float64(e.DurationMs)/1000, cost))
+		m.note(kindNote, "", fmt.Sprintf("— %s · %s · %.1fs%s", e.Outcome, render.Count(e.Steps, "step"), float64(e.DurationMs)/1000, cost))
 	case protocol.JobChanged:
 		m.stat.jobs[e.Job.Generation+"/"+e.Job.ID] = !e.Job.State.Terminal()
 	case protocol.JobsSnapshot:

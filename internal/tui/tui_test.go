@@ -149,7 +149,7 @@ func TestScreens(t *testing.T) {
 			{Sequence: 5, Item: &session.Terminal{Kind: session.Finished}},
 		}}},
 		{name: "model_error", keys: []string{"go", "enter"}, evs: []protocol.Event{
-			protocol.StreamRetry{Attempt: 1, MaxAttempts: 3, Reason: "HTTP 503"},
+			protocol.StreamRetry{Attempt: 2, MaxAttempts: 4, Reason: "HTTP 503"},
 			protocol.TurnFailed{Error: "HTTP 401: invalid api key"},
 			protocol.TurnSummary{Outcome: "failed"},
 		}},

@@ -33,6 +33,7 @@ type client struct {
 	notify    chan struct{}      // a token per update
 	buffers   map[string]string  // files open in the editor, by absolute path
 	reads     []string           // fs/read_text_file requests
+	writes    []string           // fs/write_text_file requests
 	hold      chan sdk.SessionId // when set, questions are not answered
 	withdrawn chan struct{}      // a token per question the agent withdrew
 }
@@ -80,7 +81,10 @@ func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk
 	return sdk.ReadTextFileResponse{}, errors.New("not open in the editor")
 }
 
-func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, p.Path)
 	return sdk.WriteTextFileResponse{}, errors.New("not offered")
 }
 

@@ -1,16 +1,12 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"flag"
-	"image/png"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,32 +15,20 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/server/web/browsertest"
 )
 
 var screenshots = flag.String("screenshots", "", "keep the browser tests' PNG screenshots in this directory (default: a temp dir)")
 
-// chromium finds Debian's chromium ($CHROMIUM overrides). The browser
-// tests need it: CI installs it (apt-get install -y chromium).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	t.Fatal("the web page tests need a Chromium browser: install it (Debian: apt-get install -y chromium) or set CHROMIUM to its path")
-	return ""
-}
+// browsers is the one headless Chromium of the package's tests.
+var browsers browsertest.Browser
 
-// browse serves the pages (and the test API) over h and starts a headless
-// Chromium; it returns the server's URL and the browser's context.
+// browse serves the pages (and the test API) over h and opens a tab in
+// the shared headless Chromium; it returns the server's URL and the tab.
 func browse(t *testing.T, h *engine.Host, o Options) (string, context.Context) {
 	t.Helper()
 	url := serve(t, h, o)
-	return url, browser(t)
+	return url, browsers.Tab(t)
 }
 
 // serve serves the pages and the test API over h.
@@ -54,96 +38,22 @@ func serve(t *testing.T, h *engine.Host, o Options) string {
 	return srv.URL
 }
 
-// shared is the one headless Chromium of the package's tests (started on
-// first use; each test gets its own tab). Starting a browser costs seconds
-// on a busy machine, a tab almost nothing.
-var shared struct {
-	once   sync.Once
-	ctx    context.Context // the browser's first tab
-	err    error
-	cancel func()
-}
-
-// browser opens a tab in the shared headless Chromium; cleanup closes it.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path := chromium(t)
-	shared.once.Do(func() {
-		dir, err := os.MkdirTemp("", "openseek-web-chromium-")
-		if err != nil {
-			shared.err = err
-			return
-		}
-		opts := []chromedp.ExecAllocatorOption{
-			chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-			chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true), chromedp.UserDataDir(dir), chromedp.WindowSize(1100, 900),
-		}
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, cancelTab := chromedp.NewContext(actx)
-		shared.ctx = ctx
-		shared.cancel = func() { cancelTab(); cancelAlloc(); os.RemoveAll(dir) }
-		shared.err = chromedp.Do(ctx) // starts the browser
-	})
-	if shared.err != nil {
-		t.Fatalf("starting %s: %v", path, shared.err)
-	}
-	tab, cancelTab := chromedp.NewContext(shared.ctx)
-	ctx, cancelTime := context.WithTimeout(tab, 60*time.Second)
-	t.Cleanup(func() { cancelTime(); cancelTab() })
-	return ctx
-}
-
 // TestMain stops the shared browser after the tests.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
-	if shared.cancel != nil {
-		shared.cancel()
-	}
+	browsers.Close()
 	os.Exit(code)
 }
 
-func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
+var (
+	do     = browsertest.Do
+	textOf = browsertest.Text
+)
 
-func textOf(t *testing.T, ctx context.Context, sel string) string {
-	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(sel))
-	if err != nil {
-		t.Fatalf("text of %s: %v", sel, err)
-	}
-	return s
-}
-
-// screenshot saves a full-page PNG and checks it decodes to a page-sized
-// image.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("screenshot %s is not a PNG: %v", name, err)
-	}
-	if r := img.Bounds(); r.Dx() < 800 || r.Dy() < 300 {
-		t.Errorf("screenshot %s is %v", name, r)
-	}
-	dir := *screenshots
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot %s", filepath.Join(dir, name))
+	browsertest.Screenshot(t, ctx, *screenshots, name, 800)
 }
 
 // In a real browser: the list's button starts a session, a prompt typed
@@ -159,7 +69,7 @@ func TestBrowserChat(t *testing.T) {
 	url, ctx := browse(t, h, Options{})
 
 	do(t, ctx, "start a session from the list",
-		chromedp.Navigate(url+"/"), chromedp.WaitVisible("#new-session"), chromedp.Click("#new-session"),
+		chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible("#new-session"), chromedp.Click("#new-session"),
 		chromedp.WaitVisible("#prompt"), chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "send a prompt",
 		chromedp.SendKeys("#prompt", "run the echo"), chromedp.SendKeys("#prompt", kb.Enter))
@@ -202,7 +112,7 @@ func TestBrowserChat(t *testing.T) {
 
 	ids, _ := h.SessionInfos()
 	vurl, vctx := serve(t, h, Options{ReadOnly: true}), ctx
-	do(t, vctx, "open the viewer", chromedp.Navigate(vurl+"/sessions/"+ids[0].ID), chromedp.WaitVisible("#timeline"))
+	do(t, vctx, "open the viewer", chromedp.Navigate(vurl+"/sessions/"+ids[0].ID+"#token="+testToken), chromedp.WaitVisible("#timeline"))
 	rows, err := chromedp.Run(vctx, chromedp.Evaluate[int](`document.querySelectorAll("#timeline tbody tr").length`))
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +136,7 @@ func TestBrowserApproval(t *testing.T) {
 	)
 	h := newHost(t, srv, func(o *engine.Options) { o.Approval = "ask" })
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "open the list", chromedp.Navigate(url+"/"), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "make the file"+kb.Enter))
 	do(t, ctx, "the approval shows", chromedp.WaitVisible(".card.approval button.approve"))
@@ -249,7 +159,7 @@ func TestBrowserApproval(t *testing.T) {
 func TestBrowserShowsErrors(t *testing.T) {
 	h := newHost(t, llmtest.NewServer(t), nil)
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "open the list", chromedp.Navigate(url+"/"), chromedp.WaitVisible("#new-session"))
+	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible("#new-session"))
 	h.Close()
 	do(t, ctx, "click", chromedp.Click("#new-session"), chromedp.WaitVisible(".banner.error"))
 	if got := textOf(t, ctx, ".banner.error .banner-text"); !strings.Contains(got, "Could not start a session") || !strings.Contains(got, "shutting down") {
@@ -265,7 +175,7 @@ func TestBrowserSteerAndCancel(t *testing.T) {
 	)
 	h := newHost(t, srv, nil)
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "open a session", chromedp.Navigate(url+"/"), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+	do(t, ctx, "open a session", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "write a lot"+kb.Enter), chromedp.WaitVisible(".answer.streaming"))
 	if st := textOf(t, ctx, "#state"); st != "working…" {
@@ -280,5 +190,73 @@ func TestBrowserSteerAndCancel(t *testing.T) {
 	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".banner.error").length`)); n != 0 {
 		errs, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".banner.error")].map(b => b.textContent).join("; ")`))
 		t.Errorf("errors shown: %s", errs)
+	}
+}
+
+// Without the token (no fragment, a fresh tab) the page shows none of the
+// workspace and says how to open it; a wrong token is refused and not
+// kept; the right one is moved out of the address bar.
+func TestBrowserNeedsTheToken(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open without the token", chromedp.Navigate(url+"/"), chromedp.WaitVisible(".banner.error"))
+	if got := textOf(t, ctx, ".banner.error .banner-text"); !strings.Contains(got, "#token=") {
+		t.Errorf("banner %q", got)
+	}
+	if body := textOf(t, ctx, "body"); strings.Contains(body, "diffdemo") || strings.Contains(body, h.Workspace()) {
+		t.Errorf("the page without the token shows the workspace: %s", body)
+	}
+	do(t, ctx, "open with a wrong token", chromedp.Navigate("about:blank"), chromedp.Navigate(url+"/#token=wrong"),
+		chromedp.WaitVisible(".banner.error"))
+	if got := textOf(t, ctx, ".banner.error .banner-text"); !strings.Contains(got, "refused the token") {
+		t.Errorf("banner %q", got)
+	}
+	if kept, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`String(sessionStorage.getItem("openseek.token"))`)); kept != "null" {
+		t.Errorf("a refused token is kept: %q", kept)
+	}
+	// The printed URL pasted into the same tab changes only the fragment.
+	do(t, ctx, "open with the token", chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible(`.session-row[data-id="diffdemo"]`))
+	if loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`)); loc != url+"/" {
+		t.Errorf("address bar %q", loc)
+	}
+}
+
+// A session on disk that is not open is resumed by the page with a POST
+// (reading its stream would not), then followed live.
+func TestBrowserResumesASessionOnDisk(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t, llmtest.Text("back again")), nil)
+	seed(t, h, "diffdemo")
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open the session", chromedp.Navigate(url+"/sessions/diffdemo#token="+testToken),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat")?.dataset.live === "true"`))
+	if _, open := h.Get("diffdemo"); !open {
+		t.Fatal("the page did not resume the session")
+	}
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "again"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
+	if got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".msg.assistant .answer")].map(e => e.textContent).join("|")`)); !strings.Contains(got, "back again") {
+		t.Errorf("answer %q", got)
+	}
+}
+
+// A stream cut mid-turn is read again from the last event id: the page
+// says it reconnected and the answer comes out whole, nothing lost or
+// doubled.
+func TestBrowserStreamReconnects(t *testing.T) {
+	words := strings.Repeat("every word arrives once ", 40)
+	h := newHost(t, llmtest.NewServer(t, llmtest.Reply{Text: words, ChunkSize: 8, Delay: 10 * time.Millisecond}), nil)
+	srv := httptest.NewServer(apiServer(h, Options{}))
+	t.Cleanup(srv.Close)
+	ctx := browsers.Tab(t)
+	do(t, ctx, "open a session", chromedp.Navigate(srv.URL+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "talk"+kb.Enter), chromedp.WaitVisible(".answer.streaming"))
+	srv.CloseClientConnections()
+	do(t, ctx, "the turn ends", chromedp.WaitVisible(".msg.turn-summary"))
+	if got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".banner")].map(b => b.textContent).join("|")`)); !strings.Contains(got, "reconnected") {
+		t.Errorf("banners %q", got)
+	}
+	if got := textOf(t, ctx, ".msg.assistant .answer"); strings.TrimSpace(got) != strings.TrimSpace(words) {
+		t.Errorf("the answer after the reconnect:\n%q\nwant\n%q", got, words)
 	}
 }

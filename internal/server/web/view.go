@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
 	"html/template"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -259,7 +259,7 @@ func deref(p *string) string {
 }
 
 // steps are the model calls of the log with their usage and cost.
-func steps(s *session.Session, cost render.CostFunc) []step {
+func steps(s *session.Session) []step {
 	var out []step
 	for _, e := range s.Events {
 		a, ok := e.Item.(*session.Assistant)
@@ -269,7 +269,7 @@ func steps(s *session.Session, cost render.CostFunc) []step {
 		u := *a.Usage
 		out = append(out, step{N: len(out) + 1, Seq: e.Sequence, Time: clock(e.TS), Prompt: u.PromptTokens,
 			Hit: u.PromptCacheHitTokens, Miss: u.PromptCacheMissTokens, Completion: u.CompletionTokens,
-			HitRatio: hitRatio(u), Cost: costText(u, cost)})
+			HitRatio: hitRatio(u), Cost: costText(a.CostUSD)})
 	}
 	return out
 }
@@ -281,15 +281,12 @@ func hitRatio(u protocol.Usage) string {
 	return fmt.Sprintf("%.0f%%", 100*float64(u.PromptCacheHitTokens)/float64(u.PromptTokens))
 }
 
-func costText(u protocol.Usage, cost render.CostFunc) string {
-	if cost == nil {
+// costText is one response's recorded cost; "–" when it was unknown.
+func costText(usd *float64) string {
+	if usd == nil {
 		return "–"
 	}
-	usd, ok := cost(u)
-	if !ok {
-		return "–"
-	}
-	return fmt.Sprintf("$%.4f", usd)
+	return render.USD(*usd, true)
 }
 
 // compactions are the summarised ranges of the log.

@@ -40,6 +40,22 @@ func newHost(t *testing.T, srv *llmtest.Server, mod func(*engine.Options)) *engi
 	return h
 }
 
+// pricedModel serves the scripted model as "local/m" at $1 per million
+// tokens of every kind, so the responses record a cost.
+func pricedModel(t *testing.T, srv *llmtest.Server) func(*engine.Options) {
+	return func(o *engine.Options) {
+		conf := "[providers.local]\nbase_url = \"" + strings.TrimSuffix(srv.URL(), "/chat/completions") + "\"\nno_key = true\n\n" +
+			"[models.\"local/m\"]\nwindow = 128000\nprice = { input_hit = 1, input_miss = 1, output = 1 }\n"
+		if err := os.MkdirAll(filepath.Join(o.Home, ".openseek"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(o.Home, ".openseek", "config.toml"), []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o.Model, o.APIURL = "local/m", ""
+	}
+}
+
 // turn opens a session (id "" = a new one) and runs one prompt to its end.
 func turn(t *testing.T, h *engine.Host, id, prompt string) *engine.Session {
 	t.Helper()
@@ -247,7 +263,7 @@ func TestViewer(t *testing.T) {
 		llmtest.Reply{Text: "the summary of it all", Summary: true},
 	)
 	srv.MultiConversation()
-	h := newHost(t, srv, nil)
+	h := newHost(t, srv, pricedModel(t, srv))
 	s := turn(t, h, "p", "delegate the count")
 	if err := s.Apply(protocol.CompactCmd{}); err != nil {
 		t.Fatal(err)
@@ -256,8 +272,7 @@ func TestViewer(t *testing.T) {
 	snap := s.Snapshot()
 	s.Close()
 
-	price := func(u protocol.Usage) (float64, bool) { return float64(u.PromptTokens) / 1e6, true }
-	hd := New(h, Options{ReadOnly: true, Cost: price})
+	hd := New(h, Options{ReadOnly: true})
 	doc := page(t, hd, "/sessions/p", 200)
 	for _, sel := range []string{"textarea", "#cancel", "#new-session", "button.approve"} {
 		if len(all(doc, sel)) != 0 {
@@ -324,7 +339,7 @@ func TestPagesBadInputAndAssets(t *testing.T) {
 		t.Errorf("404 page says %q", got)
 	}
 	page(t, hd, "/sessions/..%2f..%2fetc", 400)
-	for path, want := range map[string]string{"/static/app.js": "EventSource", "/static/app.css": ".card"} {
+	for path, want := range map[string]string{"/static/app.js": "Authorization", "/static/app.css": ".card"} {
 		rec := httptest.NewRecorder()
 		hd.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		body, _ := io.ReadAll(rec.Body)
@@ -408,5 +423,30 @@ func BenchmarkViewerPage(b *testing.B) {
 			b.Fatal(rec.Code)
 		}
 		b.SetBytes(int64(rec.Body.Len()))
+	}
+}
+
+// Every page, the shell and an error page alike, sends no Referer, runs
+// only the app's own script and cannot be framed; the shell holds no
+// data of the workspace.
+func TestPageHeaders(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	pages, shell := New(h, Options{}), Shell()
+	for _, c := range []struct {
+		hd   http.Handler
+		path string
+		code int
+	}{{pages, "/", 200}, {pages, "/sessions/diffdemo", 200}, {pages, "/sessions/nosuch", 404}, {shell, "/sessions/diffdemo", 200}, {shell, "/", 200}} {
+		rec := httptest.NewRecorder()
+		c.hd.ServeHTTP(rec, httptest.NewRequest("GET", c.path, nil))
+		hdr := rec.Header()
+		if rec.Code != c.code || hdr.Get("Referrer-Policy") != "no-referrer" || hdr.Get("X-Frame-Options") != "DENY" ||
+			!strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'self'") || !strings.Contains(hdr.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("GET %s = %d %v", c.path, rec.Code, hdr)
+		}
+		if c.hd == shell && (strings.Contains(rec.Body.String(), "diffdemo") || strings.Contains(rec.Body.String(), h.Workspace()) || !strings.Contains(rec.Body.String(), "/static/app.js")) {
+			t.Errorf("the shell of %s: %s", c.path, rec.Body)
+		}
 	}
 }

@@ -150,6 +150,7 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	f.flag("output_dropped_at_cap", out.Dropped)
 	f.flag("killed_at_output_cap", p.KilledAtOutputCap())
 	f.flag("binary_output", out.InvalidUTF8)
+	f.flag("output_not_saved", out.Unsaved)
 	isErr := code != 0 || p.KilledAtOutputCap() || out.InvalidUTF8
 	return result(withFooter(ex.text, f), isErr, brief, d)
 }

@@ -39,18 +39,23 @@ type Backend struct {
 	Backoff time.Duration
 }
 
-// New parses the URL the server printed (http://ADDR/?token=TOKEN); a URL
-// without a token uses token (from $OPENSEEK_HTTP_TOKEN).
+// New parses the URL the server printed (http://ADDR/#token=TOKEN; the
+// ?token=TOKEN of earlier versions is read too); a URL without a token
+// uses token (from $OPENSEEK_HTTP_TOKEN). The token is sent only as
+// `Authorization: Bearer`.
 func New(raw, token string) (*Backend, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--attach %q is not a server URL: pass the http://ADDR/?token=TOKEN that `openseek serve --http` printed", raw)
+		return nil, fmt.Errorf("--attach %q is not a server URL: pass the http://ADDR/#token=TOKEN that `openseek serve --http` printed", raw)
 	}
 	if t := u.Query().Get("token"); t != "" {
 		token = t
 	}
+	if frag, err := url.ParseQuery(u.Fragment); err == nil && frag.Get("token") != "" {
+		token = frag.Get("token")
+	}
 	if token == "" {
-		return nil, errors.New("--attach needs the server's token: pass the URL with ?token=TOKEN as `openseek serve --http` printed it, or set OPENSEEK_HTTP_TOKEN")
+		return nil, errors.New("--attach needs the server's token: pass the URL with #token=TOKEN as `openseek serve --http` printed it, or set OPENSEEK_HTTP_TOKEN")
 	}
 	return &Backend{base: u.Scheme + "://" + u.Host, token: token, client: &http.Client{}, Retries: 5, Backoff: 500 * time.Millisecond}, nil
 }
@@ -184,6 +189,13 @@ func (b *Backend) Open(ctx context.Context, req tui.OpenRequest) (tui.Conn, erro
 	}
 	if err != nil {
 		return nil, err
+	}
+	if hist != nil && head == 0 {
+		// On disk, not open: reading its stream does not resume it (no
+		// GET changes anything), this does.
+		if _, err := b.do(ctx, http.MethodPost, "/v1/sessions", fmt.Appendf(nil, `{"id":%q}`, id), nil); err != nil {
+			return nil, err
+		}
 	}
 	c := &conn{b: b, id: id, hist: hist, model: req.Model, ch: make(chan []protocol.Event, 64), last: head}
 	var models []model

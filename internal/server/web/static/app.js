@@ -1,6 +1,14 @@
-// OpenSeek web app: the live half of the server-rendered pages. It follows
-// a session's event stream (SSE) and posts protocol commands; the server
-// renders everything already in the log. No framework, no build step.
+// OpenSeek web app: the live half of the server-rendered pages. It loads
+// the page with the token, follows a session's event stream (SSE) and
+// posts protocol commands; the server renders everything already in the
+// log. No framework, no build step.
+//
+// The token never travels in a cookie or a URL a server sees: the printed
+// URL carries it in the fragment (#token=…), which this script moves into
+// the tab's sessionStorage (it survives reloads and same-tab links) and
+// sends as `Authorization: Bearer` on every request. A browser sends
+// cookies to every port of a host, so a cookie would reach any other
+// program listening on 127.0.0.1.
 "use strict";
 
 (() => {
@@ -37,18 +45,99 @@
     return text;
   }
 
+  // --- the token ---
+  const TOKEN_KEY = "openseek.token";
+  // takeToken moves #token=… from the address bar (and the history entry)
+  // into sessionStorage and returns the tab's token, or null.
+  function takeToken() {
+    if (location.hash.startsWith("#token=")) {
+      const t = decodeURIComponent(location.hash.slice("#token=".length));
+      history.replaceState(history.state, "", location.pathname + location.search);
+      if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    }
+    return sessionStorage.getItem(TOKEN_KEY);
+  }
+  const token = () => sessionStorage.getItem(TOKEN_KEY) || "";
+
+  // api is fetch with the token; no cookie is ever sent.
+  function api(url, init = {}) {
+    const headers = Object.assign({ Authorization: "Bearer " + token() }, init.headers || {});
+    return fetch(url, Object.assign({}, init, { headers, credentials: "omit", cache: "no-store", referrerPolicy: "no-referrer" }));
+  }
+
   async function post(url, body) {
     let res;
     try {
-      res = await fetch(url, {
-        method: "POST", credentials: "same-origin",
-        headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-      });
+      res = await api(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     } catch (e) {
       throw new Error("the server did not answer (" + e.message + ")");
     }
     if (!res.ok) throw new Error(await errorText(res));
     return res.status === 204 ? null : res.json().catch(() => null);
+  }
+
+  // carryToken puts the token in the fragment of a link of this app as
+  // the user is about to follow it, so that a new tab (which starts with
+  // empty sessionStorage) has it too. In-page anchors are left alone.
+  function carryToken(e) {
+    const a = e.target instanceof Element ? e.target.closest("a[href]") : null;
+    if (!a || a.origin !== location.origin || a.getAttribute("href").startsWith("#") || !token()) return;
+    a.hash = "token=" + encodeURIComponent(token());
+  }
+
+  // events reads a server-sent event stream with fetch (an EventSource
+  // cannot send the Authorization header), reconnecting with
+  // Last-Event-ID after a drop. cb.event(name, data) gets each event;
+  // cb.open() and cb.lost(final, why) report the connection.
+  function events(url, cb) {
+    let last = null, wait = 1000;
+    // once reads one connection to its end; it returns why it ended and
+    // whether to give up (nothing live here, or a refusal).
+    async function once() {
+      const headers = { Accept: "text/event-stream" };
+      if (last !== null) headers["Last-Event-ID"] = last;
+      const res = await api(url, { headers });
+      if (res.status === 204) return { why: "the session is not live here", final: true };
+      if (!res.ok) return { why: await errorText(res), final: [401, 403, 404, 409].includes(res.status) };
+      cb.open();
+      wait = 1000;
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "", name = "", data = [], id = null;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return { why: "the stream ended", final: false };
+        buf += value;
+        const lines = buf.split(/\r\n|\r|\n/);
+        buf = lines.pop();
+        for (const line of lines) {
+          if (line === "") {
+            if (id !== null) last = id;
+            if (data.length) cb.event(name || "message", data.join("\n"));
+            name = ""; data = []; id = null;
+            continue;
+          }
+          if (line.startsWith(":")) continue;
+          const i = line.indexOf(":");
+          const field = i < 0 ? line : line.slice(0, i);
+          let v = i < 0 ? "" : line.slice(i + 1);
+          if (v.startsWith(" ")) v = v.slice(1);
+          if (field === "event") name = v;
+          else if (field === "data") data.push(v);
+          else if (field === "id" && !v.includes("\0")) id = v;
+          else if (field === "retry" && /^\d+$/.test(v)) wait = Number(v);
+        }
+      }
+    }
+    (async () => {
+      for (;;) {
+        let end;
+        try { end = await once(); } catch (e) { end = { why: e.message, final: false }; }
+        cb.lost(end.final, end.why);
+        if (end.final) return;
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 15000);
+      }
+    })();
   }
 
   // --- markdown-ish, kept alike with markdown.go ---
@@ -287,9 +376,10 @@
       setBusy(false);
       const u = ev.usage || {};
       const ratio = u.prompt_tokens ? Math.round(100 * u.prompt_cache_hit_tokens / u.prompt_tokens) : 0;
-      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + " steps · " + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
+      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + (ev.steps === 1 ? " step · " : " steps · ") + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
         u.prompt_tokens + " in (" + ratio + "% cache hits), " + u.completion_tokens + " out";
-      if (ev.cost_usd !== null && ev.cost_usd !== undefined) text += " · cost $" + ev.cost_usd.toFixed(4);
+      // The one cost rule (render.CostText): a turn with an unknown price says so.
+      text += ev.cost_usd !== null && ev.cost_usd !== undefined ? " · cost $" + ev.cost_usd.toFixed(4) : " · cost unknown";
       add(el("div", "msg turn-summary", text));
     }
 
@@ -307,7 +397,8 @@
         case "mcp_tool_duplicate": return "MCP server " + ev.server + " offered tool " + ev.tool + " twice; the second was dropped";
         case "mcp_tools_capped": return "MCP server " + ev.server + ": only " + ev.kept + " of its tools were registered (tool cap)";
         case "mcp_server_skipped_over_cap": return "MCP server " + ev.server + " was skipped: the tool cap was reached";
-        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + ev.attempt + " of " + ev.max_attempts;
+        // attempt counts requests (the first retry is attempt 2): show retries.
+        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + Math.max(ev.attempt - 1, 1) + " of " + Math.max(ev.max_attempts - 1, 1);
         case "command_error": return "command refused: " + ev.error;
         case "session_error": return "session error: " + ev.error;
         case "agent_setup_failed": return "the agent could not start: " + ev.error;
@@ -367,23 +458,27 @@
 
     function follow() {
       const since = chat.dataset.since || "0";
-      const src = new EventSource("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since));
-      const on = (name, fn) => src.addEventListener(name, (m) => {
-        let ev;
-        try { ev = JSON.parse(m.data); } catch (_) { return; }
-        fn(ev, name);
-      });
-      for (const [name, fn] of Object.entries(handlers)) on(name, fn);
-      for (const name of warnings) on(name, (ev) => {
+      const on = {};
+      for (const [name, fn] of Object.entries(handlers)) on[name] = fn;
+      for (const name of warnings) on[name] = (ev) => {
         const w = warning(name, ev);
         if (w) banner(w, name.endsWith("error") || name.endsWith("failed") ? "error" : "warn");
-      });
+      };
       let lost = false;
-      src.addEventListener("open", () => { if (lost) banner("Live stream reconnected."); lost = false; chat.dataset.live = "true"; });
-      src.addEventListener("error", () => {
-        chat.dataset.live = "false";
-        if (src.readyState === EventSource.CLOSED) banner("The live stream closed; reload the page to follow the session.", "error");
-        else if (!lost) { lost = true; banner("The live stream was interrupted; reconnecting…"); }
+      events("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since), {
+        event: (name, data) => {
+          const fn = on[name];
+          if (!fn) return;
+          let ev;
+          try { ev = JSON.parse(data); } catch (_) { return; }
+          fn(ev, name);
+        },
+        open: () => { if (lost) banner("Live stream reconnected."); lost = false; chat.dataset.live = "true"; },
+        lost: (final, why) => {
+          chat.dataset.live = "false";
+          if (final) banner("The live stream closed (" + why + "); reload the page to follow the session.", "error");
+          else if (!lost) { lost = true; banner("The live stream was interrupted (" + why + "); reconnecting…"); }
+        },
       });
     }
 
@@ -419,12 +514,67 @@
       try { await post(cmdURL, { command: "cancel" }); } catch (e) { banner("Cancel was not sent: " + e.message, "error"); }
     });
     setBusy(busy);
-    follow();
+    if (chat.dataset.open === "true") follow();
+    else {
+      // A session on disk is resumed by a POST (reading its stream changes
+      // nothing), then followed from the start of its live window.
+      post("/v1/sessions", { id }).then(follow, (e) => banner("Could not resume the session: " + e.message, "error"));
+    }
   }
 
-  document.addEventListener("DOMContentLoaded", () => {
+  // load replaces the shell (the page a navigation gets, with no data)
+  // with the page fetched with the token.
+  async function load() {
+    const t = takeToken();
+    const loading = $("#loading");
+    const say = (text) => { if (loading) loading.textContent = text; };
+    if (!t) {
+      say("");
+      banner("This page needs the server's token: open the URL that `openseek serve --http` (or `openseek inspect`) printed, which ends in #token=…", "error");
+      return;
+    }
+    let res;
+    try {
+      res = await api(location.pathname + location.search, { headers: { Accept: "text/html" } });
+    } catch (e) {
+      say("");
+      banner("The server did not answer (" + e.message + "); is it still running?", "error");
+      return;
+    }
+    if (res.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      say("");
+      banner("The server refused the token (" + await errorText(res) + "); open the URL it printed.", "error");
+      return;
+    }
+    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    document.title = doc.title;
+    document.body.replaceWith(document.importNode(doc.body, true));
     sessionsPage();
     const chat = $("#chat");
     if (chat) chatPage(chat);
+    if (location.hash.length > 1) {
+      const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (target) target.scrollIntoView();
+    }
+  }
+
+  for (const type of ["pointerdown", "focusin", "contextmenu"]) document.addEventListener(type, carryToken, true);
+  // The printed URL pasted into a tab already showing this page changes
+  // only the fragment: no page load, so take the token and load again.
+  window.addEventListener("hashchange", () => {
+    if (location.hash.startsWith("#token=")) {
+      takeToken();
+      location.reload();
+    }
+  });
+  document.addEventListener("DOMContentLoaded", () => {
+    if (document.body.dataset.shell === "true") load();
+    else {
+      takeToken();
+      sessionsPage();
+      const chat = $("#chat");
+      if (chat) chatPage(chat);
+    }
   });
 })();
