@@ -247,8 +247,9 @@ func TestModelsDoctorAndConfigErrors(t *testing.T) {
 		io.WriteString(w, `{"data":[]}`)
 	}))
 	defer models.Close()
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[providers.local]\nbase_url = \""+models.URL+"/v1\"\n"), 0o644)
 	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
-	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[providers.local]\nbase_url = \""+models.URL+"/v1\"\n"), 0o644)
 	r = openseek(t, ws, "", env, "doctor")
 	if !strings.Contains(r.stdout, "sandbox") || !strings.Contains(r.stdout, "local") || strings.Contains(r.stdout, "sk-test-abcdef123456") {
 		t.Errorf("doctor: %q", r.stdout)

@@ -98,13 +98,13 @@ func (r hostRunner) Run(ctx context.Context, task, sessionID string) (string, st
 	return out.Answer, s.ID(), nil
 }
 
-// trustCmd is `openseek trust`: trust the repository's own .mcp.json and
-// .openseek/hooks.json (as they are now).
+// trustCmd is `openseek trust`: trust the repository's own .mcp.json,
+// .openseek/hooks.json and .openseek/config.toml (as they are now).
 func (c *cli) trustCmd() *cobra.Command {
 	var list bool
 	cmd := &cobra.Command{
 		Use:   "trust [file...]",
-		Short: "Trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml allow rules (they run code); --list shows what is trusted",
+		Short: "Trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml (they run programs or send data elsewhere); --list shows what is trusted",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store := trust.Open(c.getenv("HOME"))
 			if list {

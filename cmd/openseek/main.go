@@ -151,7 +151,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.mcpConfig, "mcp-config", c.getenv("OPENSEEK_MCP_CONFIG"), "a JSON file of MCP servers ({\"mcpServers\": …}), trusted by being named [env OPENSEEK_MCP_CONFIG]")
 	f.StringVar(&c.g.skillsDir, "global-skills-dir", c.getenv("OPENSEEK_GLOBAL_SKILLS_DIR"), "user-level skills directory (default ~/.openseek/skills) [env OPENSEEK_GLOBAL_SKILLS_DIR]")
 	f.BoolVar(&c.g.noVerify, "no-verify", c.getenv("OPENSEEK_VERIFY") == "off", "do not run the project's check (build, type check) after a turn that changed files [env OPENSEEK_VERIFY=off]")
-	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
+	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml for this run")
 	f.StringVar(&c.g.tools, "tools", c.getenv("OPENSEEK_TOOLS"), "change the built-in tools: +apply_patch,-multi_edit adds and removes; bare names (read,grep,finish) are the exact set [env OPENSEEK_TOOLS]")
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.tuiCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.AddCommand(c.applyPatchCmd())

@@ -17,7 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/fleet"
 	"github.com/openseek/openseek/protocol"
 )
@@ -34,8 +34,9 @@ func (c *cli) addFleetFlags(cmd *cobra.Command, ff *fleetFlags) {
 }
 
 // fleetConfig is where the fleet commands connect: --nats (or
-// $OPENSEEK_NATS_URL), else [fleet] nats of the config files, else the
-// machine's embedded server.
+// $OPENSEEK_NATS_URL), else [fleet] nats of the config files (the
+// workspace's once it is trusted: a repository must not send your tasks to
+// its own server), else the machine's embedded server.
 func (c *cli) fleetConfig(ff *fleetFlags, name string) (fleet.Config, error) {
 	fc := fleet.Config{URL: ff.nats, From: "--nats", Dir: fleet.DefaultDir(c.getenv("HOME")), Name: name, Replicas: ff.replicas}
 	if ff.nats != "" {
@@ -48,9 +49,12 @@ func (c *cli) fleetConfig(ff *fleetFlags, name string) (fleet.Config, error) {
 	if err != nil {
 		return fc, err
 	}
-	cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv)
+	cfg, err := engine.LoadConfig(c.getenv("HOME"), dir, c.getenv, c.g.trustWS)
 	if err != nil {
 		return fc, err
+	}
+	for _, h := range cfg.Held {
+		fmt.Fprintf(c.stderr, "%s: %s\n", name, h)
 	}
 	url, err := cfg.FleetNATS()
 	if err != nil {

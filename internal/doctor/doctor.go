@@ -130,7 +130,11 @@ func configCheck(c *config.Config) Check {
 	if len(c.Files) == 0 {
 		return Check{Name: "config", Status: "ok", Detail: "no config file; using the built-in providers (~/.openseek/config.toml and .openseek/config.toml are optional)"}
 	}
-	return Check{Name: "config", Status: "ok", Detail: "read " + strings.Join(c.Files, ", ")}
+	ch := Check{Name: "config", Status: "ok", Detail: "read " + strings.Join(c.Files, ", ")}
+	for _, h := range c.Held {
+		ch.Status, ch.Detail = "warn", ch.Detail+"\n"+h.String()
+	}
+	return ch
 }
 
 // keyCheck reports a provider's key and whether its endpoint should be

@@ -178,7 +178,7 @@ func Resolve(o Options) (*config.Resolved, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	cfg, err := config.Load(home, dir, getenv)
+	cfg, err := LoadConfig(home, dir, getenv, o.TrustWorkspace)
 	if err != nil {
 		return nil, err
 	}

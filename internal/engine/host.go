@@ -100,6 +100,9 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 	if h.cfg, err = loadConfig(o); err != nil {
 		return nil, err
 	}
+	for _, n := range heldNotices(h.cfg) {
+		h.notice(n)
+	}
 	if h.opts.MaxCost == 0 {
 		if h.opts.MaxCost, err = h.cfg.MaxCost(); err != nil {
 			return nil, err
@@ -141,7 +144,7 @@ func (h *Host) ResolveModel(ctx context.Context) (*config.Resolved, error) {
 }
 
 func loadConfig(o Options) (*config.Config, error) {
-	cfg, err := config.Load(o.Home, o.Dir, o.Getenv)
+	cfg, err := LoadConfig(o.Home, o.Dir, o.Getenv, o.TrustWorkspace)
 	if err != nil {
 		return nil, err
 	}

@@ -3,15 +3,11 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/llm"
@@ -40,9 +36,12 @@ func (e *Engine) configFiles() []string { return configFiles(e.opts.Home, e.opts
 // from the user's and the workspace's config files.
 func (e *Engine) config() (*config.Config, error) {
 	if e.opts.Config == nil {
-		cfg, err := config.Load(e.opts.Home, e.opts.Dir, e.opts.Getenv)
+		cfg, err := LoadConfig(e.opts.Home, e.opts.Dir, e.opts.Getenv, e.opts.TrustWorkspace)
 		if err != nil {
 			return nil, err
+		}
+		for _, n := range heldNotices(cfg) {
+			e.opts.Emit(n)
 		}
 		e.opts.Config = cfg
 	}
@@ -339,7 +338,8 @@ func droppedRulesNotice(dropped int, dir string) protocol.Event {
 //
 // Only the user's own file may change the sandbox: a repository's
 // .openseek/config.toml could otherwise switch it off for whoever runs
-// the agent there, so a [sandbox] table there is ignored (and reported).
+// the agent there, so the config loader leaves a [sandbox] table there out
+// and reports it (the sandbox keys are "never" in config.Keys).
 type sandboxConfig struct {
 	Enabled       *bool    `toml:"enabled"`
 	Network       *bool    `toml:"network"`
@@ -348,29 +348,12 @@ type sandboxConfig struct {
 }
 
 func (e *Engine) sandboxConfig() (sandboxConfig, error) {
-	files := e.configFiles()
-	var doc struct {
-		Sandbox sandboxConfig `toml:"sandbox"`
+	cfg, err := e.config()
+	if err != nil {
+		return sandboxConfig{}, err
 	}
-	md, err := toml.DecodeFile(files[0], &doc)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return sandboxConfig{}, fmt.Errorf("%s: %w", files[0], err)
-	default:
-		for _, k := range md.Undecoded() {
-			if len(k) == 2 && k[0] == "sandbox" {
-				return sandboxConfig{}, fmt.Errorf("%s: sandbox.%s is not a sandbox setting (enabled, network, writable_roots, allow_env)", files[0], k[1])
-			}
-		}
-	}
-	var ws struct {
-		Sandbox map[string]any `toml:"sandbox"`
-	}
-	if _, err := toml.DecodeFile(files[1], &ws); err == nil && len(ws.Sandbox) > 0 {
-		e.opts.Emit(protocol.BackgroundNotice{Content: "[sandbox] the [sandbox] table of " + files[1] + " is ignored: only ~/.openseek/config.toml may change the sandbox"})
-	}
-	return doc.Sandbox, nil
+	var sc sandboxConfig
+	return sc, cfg.Section("sandbox", &sc)
 }
 
 // ResolveApproval answers an approval_requested question (reason: the

@@ -258,7 +258,7 @@ func TestVerifyIgnoresUntrustedWorkspaceCommand(t *testing.T) {
 	var warned bool
 	rec.mu.Lock()
 	for _, ev := range rec.evs {
-		if n, ok := ev.(protocol.BackgroundNotice); ok && strings.Contains(n.Content, "is ignored until the workspace is trusted") {
+		if n, ok := ev.(protocol.BackgroundNotice); ok && strings.Contains(n.Content, "ignored until you trust this workspace: verify.command") {
 			warned = true
 		}
 	}
