@@ -52,7 +52,7 @@ type Call struct {
 
 // Report is the outcome of a replay.
 type Report struct {
-	Calls int    // recorded tool calls with a result, compared
+	Calls  int    // recorded tool calls with a result, compared
 	Differ []Call // those whose results differ, in log order
 	// Unused is how many recorded model responses the replay never asked
 	// for (the replayed turns ended earlier than the recorded ones).
