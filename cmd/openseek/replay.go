@@ -30,7 +30,7 @@ The calls whose results differ are reported with a diff, and the exit
 status is 1 if any do, 0 if none. No model is asked and no key is needed;
 nothing is recorded. The session must have been recorded with snapshots on
 (the default) by the same user in this workspace. Steering typed during a
-turn and sub-agents' own sessions are not replayed.`,
+turn is not replayed; a session that delegated to sub-agents is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if c.asksApproval() {

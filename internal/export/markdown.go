@@ -50,7 +50,7 @@ func Markdown(w io.Writer, s *session.Session) error {
 			if it.IsError {
 				label = "Error"
 			}
-			fmt.Fprintf(&b, "\n%s of `%s`:\n\n%s\n", label, it.ToolName, fenced(clip(render.ForPeople(it.Content.Text())), ""))
+			fmt.Fprintf(&b, "\n%s of `%s`:\n\n%s\n", label, it.ToolName, fenced(result(it.Content.Text()), ""))
 		case *session.Notice:
 			text := it.Content
 			if ev, ok := session.ParseApproval(text); ok {
@@ -158,6 +158,16 @@ func pretty(raw string) string {
 		return raw
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// result is a tool result as a person reads it (render.ForPeople: the
+// closing footer in words), its body clipped and the footer kept.
+func result(text string) string {
+	body, _, ok := render.SplitFooter(text)
+	if !ok {
+		return clip(text)
+	}
+	return clip(body) + strings.TrimPrefix(render.ForPeople(text), body)
 }
 
 // clip keeps the head of a long result, saying how much was left out.

@@ -72,6 +72,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if turns[0].Snapshot == "" {
 		return Report{}, fmt.Errorf("session %s cannot be replayed: %w (OPENSEEK_SNAPSHOTS=off or plan mode)", s.ID, ErrNoStartingTree)
 	}
+	if n := subAgentCalls(s); n > 0 {
+		// A sub-agent's run would ask this session's model for its own
+		// responses, which the session does not hold (they are in the
+		// sub-agent's session): every answer after it would be off by one.
+		return Report{}, fmt.Errorf("session %s cannot be replayed: it delegated to sub-agents (%d agent calls), whose runs are recorded in sessions of their own that replay does not follow", s.ID, n)
+	}
 	dir, err := freshDir(o.Dir)
 	if err != nil {
 		return Report{}, err
@@ -144,6 +150,21 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// subAgentCalls counts the session's calls of the agent tool.
+func subAgentCalls(s *session.Session) int {
+	n := 0
+	for _, e := range s.Events {
+		if a, ok := e.Item.(*session.Assistant); ok {
+			for _, c := range a.ToolCalls {
+				if c.Name == "agent" {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // prompt is the content of the user item at sequence seq.
