@@ -139,25 +139,15 @@ func orderedKeys(args string, fields map[string]json.RawMessage) []string {
 	return keys
 }
 
-// pretty is JSON re-encoded without HTML escapes (\u003e stays >), compact
-// when short, else indented; text that is not JSON is returned as it is.
+// pretty is JSON as render.ReadableArgs writes it (\u003e stays >),
+// indented when long; text that is not JSON is returned as it is.
 func pretty(raw string) string {
-	var v any
-	d := json.NewDecoder(strings.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		return raw
+	out := render.ReadableArgs(raw)
+	var b bytes.Buffer
+	if len(out) <= 80 || json.Indent(&b, []byte(out), "", "  ") != nil {
+		return out
 	}
-	var b strings.Builder
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if len(raw) > 80 {
-		e.SetIndent("", "  ")
-	}
-	if err := e.Encode(v); err != nil {
-		return raw
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return b.String()
 }
 
 // result is a tool result as a person reads it (render.ForPeople: the
