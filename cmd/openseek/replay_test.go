@@ -83,6 +83,30 @@ func TestReplay(t *testing.T) {
 		}
 	})
 
+	t.Run("turns", func(t *testing.T) {
+		// Each turn's prompt is given in order; the tree is the first
+		// turn's, and the second turn sees what the first one wrote.
+		ws := t.TempDir()
+		os.WriteFile(filepath.Join(ws, "n.txt"), []byte("1\n"), 0o644)
+		srv := llmtest.NewServer(t,
+			llmtest.Calls(llmtest.Call{ID: "t1", Name: "shell", Args: `{"cmd":"echo 2 >> n.txt && cat n.txt"}`}), llmtest.Text("one"),
+			llmtest.Calls(llmtest.Call{ID: "t2", Name: "shell", Args: `{"cmd":"echo 3 >> n.txt && cat n.txt"}`}), llmtest.Text("two"),
+		)
+		for _, task := range []string{"first", "second"} {
+			if r := openseek(t, ws, "", env, append(modelArgs(srv), "--session", "t", "run", task)...); r.code != 0 {
+				t.Fatalf("record %s: exit %d: %s", task, r.code, r.stderr)
+			}
+		}
+		into := filepath.Join(t.TempDir(), "tree")
+		r := openseek(t, ws, "", env, "replay", "t", "--into", into)
+		if r.code != 0 || !strings.Contains(r.stdout, "2 tool calls, every result as recorded") {
+			t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+		if b, _ := os.ReadFile(filepath.Join(into, "n.txt")); string(b) != "1\n2\n3\n" {
+			t.Errorf("n.txt after the replay: %q", b)
+		}
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		srv := llmtest.NewServer(t, llmtest.Text("nothing to do"))
 		noSnap := append([]string{"OPENSEEK_SNAPSHOTS=off"}, env...)
