@@ -38,7 +38,7 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 				fmt.Fprintf(w, "%s◆ %s\n", prefix, indent(it.Content))
 			}
 			for _, c := range it.ToolCalls {
-				fmt.Fprintf(w, "%s→ %s %s\n", prefix, c.Name, oneLine(readableArgs(c.Arguments), 160))
+				fmt.Fprintf(w, "%s→ %s %s\n", prefix, c.Name, oneLine(ReadableArgs(c.Arguments), 160))
 			}
 		case *session.ToolResult:
 			mark := "←"
@@ -82,11 +82,11 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 	fmt.Fprintln(w, UsageLine(total, nil)+" · "+CostText(usd, known))
 }
 
-// readableArgs is a tool call's JSON arguments as a person reads them:
+// ReadableArgs is a tool call's JSON arguments as a person reads them:
 // escapes a model or an encoder chose (\u003e for >, \u0026 for &) are
 // written as the characters they stand for. Arguments that are not JSON
 // are shown as they are.
-func readableArgs(args string) string {
+func ReadableArgs(args string) string {
 	var v any
 	d := json.NewDecoder(strings.NewReader(args))
 	d.UseNumber()

@@ -579,6 +579,11 @@ func isBlank(line []byte) bool {
 	return true
 }
 
+// Parse decodes the bytes of a session file (as Store.Load reads them)
+// for session id: for readers that hold the bytes themselves, such as an
+// export that redacts them first.
+func Parse(id string, data []byte) (*Session, error) { return parseFile(id, data) }
+
 // parseFile decodes a whole session file. The only tolerated defect is an
 // unterminated final line: kept if it decodes, dropped if not, and either
 // way the session is flagged for tail repair. Anything else that fails to

@@ -196,16 +196,7 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	for _, e := range s.Events {
-		if u, ok := e.Item.(*session.User); ok {
-			p.Title = clip(oneLine(u.Content.Text()), 80)
-			break
-		}
-	}
-	p.Blocks, p.Events = history(s), len(s.Events)
-	p.Total = s.Usage()
-	p.Cost, p.CostKnown = s.Cost()
-	p.Usage, p.HitRatio = render.UsageLine(p.Total, nil)+" · "+render.CostText(p.Cost, p.CostKnown), hitRatio(p.Total)
+	p.fill(s)
 	if a.o.ReadOnly {
 		p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
 		if rows, err := a.host.SessionInfos(); err == nil {
@@ -218,6 +209,20 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	a.render(w, a.chat, p)
+}
+
+// fill sets what the page shows of s: its title, history and totals.
+func (p *sessionPage) fill(s *session.Session) {
+	for _, e := range s.Events {
+		if u, ok := e.Item.(*session.User); ok {
+			p.Title = clip(oneLine(u.Content.Text()), 80)
+			break
+		}
+	}
+	p.Blocks, p.Events = history(s), len(s.Events)
+	p.Total = s.Usage()
+	p.Cost, p.CostKnown = s.Cost()
+	p.Usage, p.HitRatio = render.UsageLine(p.Total, nil)+" · "+render.CostText(p.Cost, p.CostKnown), hitRatio(p.Total)
 }
 
 func (a *app) render(w http.ResponseWriter, t *template.Template, data any) {
