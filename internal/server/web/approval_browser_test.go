@@ -29,7 +29,7 @@ func TestBrowserAutoApproval(t *testing.T) {
 	)
 	h := newHost(t, srv, func(o *engine.Options) { o.Approval = "auto"; o.NoSandbox = false })
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "open the list", chromedp.Navigate(url+"/"), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "fetch the installer"+kb.Enter))
 	do(t, ctx, "the approval shows", chromedp.WaitVisible(".card.approval button.session"))
@@ -58,7 +58,7 @@ func TestBrowserAutoApproval(t *testing.T) {
 	// A page opened while the question waits shows it.
 	id := strings.TrimPrefix(evalString(t, ctx, `location.pathname`), "/sessions/")
 	late := browser(t)
-	do(t, late, "open the session late", chromedp.Navigate(url+"/sessions/"+id), chromedp.WaitVisible(".card.approval button.approve"))
+	do(t, late, "open the session late", chromedp.Navigate(url+"/sessions/"+id+"#token="+testToken), chromedp.WaitVisible(".card.approval button.approve"))
 	if n, _ := chromedp.Run(late, chromedp.Evaluate[int](`document.querySelectorAll(".card.approval").length`)); n != 1 {
 		t.Errorf("the late page shows %d approval cards, want 1", n)
 	}
@@ -81,7 +81,7 @@ func TestBrowserAutoApproval(t *testing.T) {
 
 	// The viewer shows the recorded question and its answer.
 	vurl := serve(t, h, Options{ReadOnly: true})
-	do(t, ctx, "the viewer", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(vurl+"/sessions/"+id), chromedp.WaitVisible(".card.approval.record"))
+	do(t, ctx, "the viewer", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(vurl+"/sessions/"+id+"#token="+testToken), chromedp.WaitVisible(".card.approval.record"))
 	rec := textOf(t, ctx, ".card.approval.record")
 	for _, want := range []string{"curl -fsS", "uses the network", "rejected", "no downloads from the internet"} {
 		if !strings.Contains(rec, want) {

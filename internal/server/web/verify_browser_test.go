@@ -35,7 +35,7 @@ func TestBrowserShowsTheRunningCheck(t *testing.T) {
 	)
 	h := newHost(t, srv, func(o *engine.Options) { o.Home = home })
 	url, ctx := browse(t, h, Options{})
-	do(t, ctx, "open a session", chromedp.Navigate(url+"/"), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+	do(t, ctx, "open a session", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "edit main.go"+kb.Enter), chromedp.WaitVisible(".card.check.pending"))
 	if got := textOf(t, ctx, ".card.check.pending .card-head"); !strings.HasPrefix(got, "checking: "+check) {
