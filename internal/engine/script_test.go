@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +156,55 @@ func TestScriptErrorsNameTheLine(t *testing.T) {
 				t.Errorf("the model got %s, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// The user's PreToolUse hooks see the calls a script makes, and may
+// refuse them, like the model's own.
+func TestScriptCallsPassThePreToolUseHooks(t *testing.T) {
+	home := t.TempDir()
+	writeHooks(t, home, map[string]string{
+		"PreToolUse": `if grep -Eq '"tool_name": ?"shell"'; then echo 'no shell in this project' >&2; exit 2; fi; exit 0`,
+	})
+	srv := llmtest.NewServer(t,
+		scriptCall("s1", "r = shell(cmd='echo hi > hooked.txt', check=False)\nprint(r.ok, r.text)\nprint(list())"),
+		llmtest.Text("done"),
+	)
+	e, _, ws := newEngine(t, srv, func(o *Options) { o.Home = home })
+	if out, err := e.Prompt(context.Background(), protocol.Text("go"), nil); err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	got := lastMessage(srv)
+	if !strings.Contains(got, "False error: a PreToolUse hook blocked this call: no shell in this project") {
+		t.Errorf("the script's result: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "hooked.txt")); err == nil {
+		t.Error("a command the hook refused ran")
+	}
+	if kids := children(e.Session(), "s1"); len(kids) != 2 || !kids[0].IsError || kids[1].IsError {
+		t.Errorf("children %+v: want the refused shell and the list", kids)
+	}
+}
+
+// The script tool is offered to every model by default; what it adds to
+// the first request (its name, description and schema) stays under
+// 1.5 KB, and --tools -script takes it out.
+func TestScriptToolCostOfTheFirstRequest(t *testing.T) {
+	first := func(tools string) llmtest.Request {
+		srv := llmtest.NewServer(t, llmtest.Text("ok"))
+		e, _, _ := newEngine(t, srv, func(o *Options) { o.Tools = tools })
+		if _, err := e.Prompt(context.Background(), protocol.Text("hi"), nil); err != nil {
+			t.Fatal(err)
+		}
+		return srv.Requests()[0]
+	}
+	with, without := first(""), first("-script")
+	if !slices.Contains(with.Tools, "script") || slices.Contains(without.Tools, "script") {
+		t.Fatalf("tools %v / with -script %v", with.Tools, without.Tools)
+	}
+	cost := len(with.Body) - len(without.Body)
+	t.Logf("the script tool adds %d bytes to the first request (%d → %d)", cost, len(without.Body), len(with.Body))
+	if cost > 1536 {
+		t.Errorf("the script tool adds %d bytes to every request; keep it under 1.5 KB", cost)
 	}
 }
