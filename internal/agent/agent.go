@@ -757,7 +757,7 @@ func (t *turn) execute(c chat.ToolCall, tokens int) tool.Result {
 	case !t.meter.fits(tokens):
 		return tool.Result{Content: protocol.Text("error: not run: its result might not fit in the model's context window; the turn checkpoints first"), IsError: true}
 	}
-	return t.call(tool.WithCaller(t.ctx, &inner{t: t, parent: c}), c)
+	return t.call(tool.WithCaller(t.ctx, &inner{t: t, parent: c}), c, "")
 }
 
 // record appends a tool's result and reports it.
@@ -819,9 +819,11 @@ func goalStatus(data json.RawMessage) string {
 	return d.Status
 }
 
-// call runs one tool call. Unknown tools, undecodable arguments and panics
-// become error results the model can read; the turn goes on.
-func (t *turn) call(ctx context.Context, c chat.ToolCall) (res tool.Result) {
+// call runs one tool call — the model's, or one a tool made on its own
+// (parent names the call that made it). Unknown tools, undecodable
+// arguments and panics become error results the model can read; the
+// turn goes on.
+func (t *turn) call(ctx context.Context, c chat.ToolCall, parent string) (res tool.Result) {
 	cfg := &t.a.cfg
 	tl, ok := t.tools.Get(c.Name)
 	if !ok {
@@ -849,7 +851,7 @@ func (t *turn) call(ctx context.Context, c chat.ToolCall) (res tool.Result) {
 			args = d.Arguments
 		}
 	}
-	t.emit(protocol.ToolStarted{ToolCallID: c.ID, ToolName: c.Name, Arguments: args})
+	t.emit(protocol.ToolStarted{ToolCallID: c.ID, ToolName: c.Name, Arguments: args, Parent: parent})
 	res, err := tl.Run(ctx, cfg.Env, json.RawMessage(args))
 	var ae *tool.ArgError
 	switch {

@@ -40,7 +40,7 @@ func (in *inner) Call(ctx context.Context, name, args string) tool.Result {
 	if ctx.Err() != nil {
 		res = tool.Result{Content: protocol.Text("error: not run: the call was cancelled"), IsError: true}
 	} else {
-		res = in.t.call(tool.WithCaller(ctx, nil), c)
+		res = in.t.call(tool.WithCaller(ctx, nil), c, in.parent.ID)
 	}
 	item := &session.ToolResult{
 		ToolCallID: id,

@@ -97,10 +97,10 @@ func TestScriptCallsToolsAsChildren(t *testing.T) {
 	defer rec.mu.Unlock()
 	for _, ev := range rec.evs {
 		if st, ok := ev.(protocol.ToolStarted); ok {
-			started = append(started, st.ToolCallID)
+			started = append(started, strings.TrimSuffix(st.ToolCallID+"<"+st.Parent, "<"))
 		}
 	}
-	if strings.Join(started, " ") != "s1 s1.1 s1.2 s1.3" {
+	if strings.Join(started, " ") != "s1 s1.1<s1 s1.2<s1 s1.3<s1" {
 		t.Errorf("tool_started events for %v", started)
 	}
 }
