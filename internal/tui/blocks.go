@@ -198,7 +198,6 @@ func (c *toolCard) nest(lines []string) []string {
 	return lines
 }
 
-
 // finish records the tool's result.
 func (c *toolCard) finish(isErr bool, output, diff string, brief *string, at time.Time) {
 	c.done, c.isErr, c.output, c.diff = true, isErr, output, diff
