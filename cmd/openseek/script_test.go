@@ -20,6 +20,16 @@ func scriptTurn(id, code string) llmtest.Turn {
 	return llmtest.Calls(llmtest.Call{ID: id, Name: "script", Args: string(args)})
 }
 
+// resultOf is the tool_result event of call id.
+func resultOf(evs []protocol.Event, id string) protocol.ToolResult {
+	for _, res := range find[protocol.ToolResult](evs) {
+		if res.ToolCallID == id {
+			return res
+		}
+	}
+	return protocol.ToolResult{}
+}
+
 // A script run by `openseek run` with the default flags reads two files
 // and runs commands in the sandbox: the model gets all of it as the
 // script's result, a command cannot write outside the workspace, and the
@@ -37,12 +47,7 @@ func TestScriptRunsToolsInTheSandbox(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
 	}
-	var script protocol.ToolResult
-	for _, res := range find[protocol.ToolResult](r.events) {
-		if res.ToolCallID == "s1" {
-			script = res
-		}
-	}
+	script := resultOf(r.events, "s1")
 	for _, want := range []string{"alpha", "beta", "ran-42"} {
 		if !strings.Contains(script.Content, want) {
 			t.Errorf("the script's result lacks %q: %q", want, script.Content)
@@ -76,12 +81,7 @@ func TestScriptInPlanModeWritesNothing(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
 	}
-	var script protocol.ToolResult
-	for _, res := range find[protocol.ToolResult](r.events) {
-		if res.ToolCallID == "s1" {
-			script = res
-		}
-	}
+	script := resultOf(r.events, "s1")
 	if !script.IsError || !strings.Contains(script.Content, "start\n") || !strings.Contains(script.Content, "line 2: write failed") || strings.Contains(script.Content, "not reached") {
 		t.Errorf("the script's result: %+v", script)
 	}
