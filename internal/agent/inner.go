@@ -42,6 +42,10 @@ func (in *inner) Call(ctx context.Context, name, args string) tool.Result {
 	} else {
 		res = in.t.call(tool.WithCaller(ctx, nil), c, in.parent.ID)
 	}
+	if res.Control != tool.Respond && !res.IsError {
+		// Only the model ends its turn (finish has no effect to undo).
+		res = tool.Result{Content: protocol.Text("error: " + name + " ends the turn, which a script cannot do; call it yourself after the script"), IsError: true}
+	}
 	item := &session.ToolResult{
 		ToolCallID: id,
 		ToolName:   name,

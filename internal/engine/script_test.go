@@ -208,3 +208,17 @@ func TestScriptToolCostOfTheFirstRequest(t *testing.T) {
 		t.Errorf("the script tool adds %d bytes to every request; keep it under 1.5 KB", cost)
 	}
 }
+
+// Only the model ends its turn: finish called from a script is an error
+// the script sees, and the turn goes on to the model's own answer.
+func TestScriptCannotEndTheTurn(t *testing.T) {
+	srv := llmtest.NewServer(t, scriptCall("s1", "r = finish(answer='from the script', check=False)\nprint(r.ok, r.text)"), llmtest.Text("the model's answer"))
+	e, _, _ := newEngine(t, srv, nil)
+	out, err := e.Prompt(context.Background(), protocol.Text("go"), nil)
+	if err != nil || !out.OK() || out.Answer != "the model's answer" {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if got := lastMessage(srv); !strings.Contains(got, "False error: finish ends the turn, which a script cannot do") {
+		t.Errorf("the script's result: %s", got)
+	}
+}
