@@ -114,12 +114,25 @@ func Run(ctx context.Context, code string, c tool.Caller, l Limits) (out string,
 	}
 	for _, name := range c.Tools() {
 		if name != Name {
-			predeclared[name] = toolFunc(ctx, c, name)
+			// A name that is no identifier (an MCP tool "create-issue")
+			// is called by its spelling with _ for the other characters.
+			predeclared[identifier(name)] = toolFunc(ctx, c, name)
 		}
 	}
 	opts := &syntax.FileOptions{While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true, Set: true}
 	_, err = starlark.ExecFileOptions(opts, thread, "script", code, predeclared)
 	return buf.String(), describe(err, l)
+}
+
+// identifier is name with every character that cannot be in a Starlark
+// identifier replaced by _.
+func identifier(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, name)
 }
 
 // stopAtALine is the step limit's action: it stops the script at the

@@ -20,7 +20,9 @@ type fakeCaller struct {
 	files map[string]string
 }
 
-func (f *fakeCaller) Tools() []string { return []string{"read", "script", "shell"} }
+func (f *fakeCaller) Tools() []string {
+	return []string{"mcp__gh__create-issue", "read", "script", "shell"}
+}
 
 func (f *fakeCaller) Call(ctx context.Context, name, args string) tool.Result {
 	f.mu.Lock()
@@ -37,6 +39,8 @@ func (f *fakeCaller) Call(ctx context.Context, name, args string) tool.Result {
 			return tool.Result{Content: protocol.Text(text)}
 		}
 		return tool.Result{Content: protocol.Text("error: " + p + " does not exist"), IsError: true}
+	case "mcp__gh__create-issue":
+		return tool.Result{Content: protocol.Text("issue #1")}
 	case "shell":
 		if a["cmd"] == "sleep" {
 			<-ctx.Done()
@@ -80,6 +84,8 @@ func TestRun(t *testing.T) {
 			code: "n = 0\nwhile True:\n    n += 1", err: `line 3: the script was stopped after 100000 execution steps \(an endless loop\?\)`},
 		{name: "runaway loop in a function names the function's line",
 			code: "def spin():\n    n = 0\n    while n >= 0:\n        n += 1\n\nspin()", err: `line [34]: the script was stopped after 100000 execution steps`},
+		{name: "a tool whose name is no identifier is called with _",
+			code: "print(mcp__gh__create_issue(title='x'))", out: "issue #1\n", calls: []string{`mcp__gh__create-issue {"title":"x"}`}},
 		{name: "json is available",
 			code: "d = json.decode('{\"a\": [1, 2]}')\nprint(d['a'][1], json.encode({'k': True}))",
 			out:  "2 {\"k\":true}\n"},
