@@ -339,6 +339,11 @@ type turn struct {
 	sincePlan      int  // steps since the plan was last updated or recalled
 	sinceGoalNudge int
 	check          func(context.Context) Verdict // nil: answers are not verified
+
+	// What tools' own calls (see inner) left for the loop: their
+	// notices, appended after the batch like the batch's own.
+	innerMu      sync.Mutex
+	innerNotices []string
 }
 
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
@@ -724,6 +729,10 @@ func (t *turn) runTools(calls []chat.ToolCall, tokens int) (tool.Control, string
 		}
 		i = j
 	}
+	t.innerMu.Lock()
+	notices = append(notices, t.innerNotices...)
+	t.innerNotices = nil
+	t.innerMu.Unlock()
 	for _, n := range notices {
 		if err := t.append(&session.Notice{Content: n}); err != nil {
 			return ctl, "", err
@@ -748,7 +757,7 @@ func (t *turn) execute(c chat.ToolCall, tokens int) tool.Result {
 	case !t.meter.fits(tokens):
 		return tool.Result{Content: protocol.Text("error: not run: its result might not fit in the model's context window; the turn checkpoints first"), IsError: true}
 	}
-	return t.call(c)
+	return t.call(tool.WithCaller(t.ctx, &inner{t: t, parent: c}), c, "")
 }
 
 // record appends a tool's result and reports it.
@@ -810,9 +819,11 @@ func goalStatus(data json.RawMessage) string {
 	return d.Status
 }
 
-// call runs one tool call. Unknown tools, undecodable arguments and panics
-// become error results the model can read; the turn goes on.
-func (t *turn) call(c chat.ToolCall) (res tool.Result) {
+// call runs one tool call — the model's, or one a tool made on its own
+// (parent names the call that made it). Unknown tools, undecodable
+// arguments and panics become error results the model can read; the
+// turn goes on.
+func (t *turn) call(ctx context.Context, c chat.ToolCall, parent string) (res tool.Result) {
 	cfg := &t.a.cfg
 	tl, ok := t.tools.Get(c.Name)
 	if !ok {
@@ -831,7 +842,7 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 	}()
 	var extra string
 	if cfg.Hooks != nil {
-		d := cfg.Hooks.PreToolUse(t.ctx, c)
+		d := cfg.Hooks.PreToolUse(ctx, c)
 		if d.Block {
 			return tool.Result{Content: protocol.Text("error: a PreToolUse hook blocked this call: " + d.Reason), IsError: true}
 		}
@@ -840,8 +851,8 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 			args = d.Arguments
 		}
 	}
-	t.emit(protocol.ToolStarted{ToolCallID: c.ID, ToolName: c.Name, Arguments: args})
-	res, err := tl.Run(t.ctx, cfg.Env, json.RawMessage(args))
+	t.emit(protocol.ToolStarted{ToolCallID: c.ID, ToolName: c.Name, Arguments: args, Parent: parent})
+	res, err := tl.Run(ctx, cfg.Env, json.RawMessage(args))
 	var ae *tool.ArgError
 	switch {
 	case errors.As(err, &ae):
@@ -854,7 +865,7 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 	// event stream or the log through a tool's output.
 	res = cfg.Env.Redact(res)
 	if cfg.Hooks != nil {
-		if fb := cfg.Hooks.PostToolUse(t.ctx, c, res); fb != "" {
+		if fb := cfg.Hooks.PostToolUse(ctx, c, res); fb != "" {
 			extra = strings.TrimSpace(extra + "\n" + fb)
 		}
 	}

@@ -33,6 +33,8 @@ type Text struct {
 	running  *runningCall // the tool call or check shown live, if any
 	stopLive chan struct{}
 	checking time.Time // when the running build check started
+	// children are the running calls that a script made, shown under it.
+	children map[string]bool
 }
 
 // Options are how a Text renderer may draw.
@@ -110,6 +112,12 @@ func (t *Text) Emit(e protocol.Event) {
 	case protocol.ToolStarted:
 		t.endThink()
 		t.breakLine()
+		if e.Parent != "" {
+			if t.children == nil {
+				t.children = map[string]bool{}
+			}
+			t.children[e.ToolCallID] = true
+		}
 		if t.opts.Live {
 			t.startLive(e.ToolName + " " + oneLine(e.Arguments, 80))
 		}
@@ -137,7 +145,12 @@ func (t *Text) Emit(e protocol.Event) {
 		if e.Brief != nil && *e.Brief != "" {
 			label = *e.Brief
 		}
-		fmt.Fprintf(t.info, "%s %s\n", t.style(map[bool]string{false: "32", true: "31"}[e.IsError], mark), oneLine(label, 100))
+		indent := ""
+		if t.children[e.ToolCallID] {
+			delete(t.children, e.ToolCallID)
+			indent = "  ↳ "
+		}
+		fmt.Fprintf(t.info, "%s%s %s\n", indent, t.style(map[bool]string{false: "32", true: "31"}[e.IsError], mark), oneLine(label, 100))
 		if e.IsError {
 			fmt.Fprintf(t.info, "  %s\n", tailLines(ForPeople(e.Content), 20))
 		}

@@ -22,6 +22,10 @@ func TestTextStreamsTheAnswerAndSummarises(t *testing.T) {
 		protocol.AgentStep{Step: 1},
 		protocol.ToolResult{ToolCallID: "a", ToolName: "read", Content: "…", Brief: &brief},
 		protocol.ToolResult{ToolCallID: "b", ToolName: "shell", IsError: true, Content: "exit 1\nboom"},
+		protocol.ToolStarted{ToolCallID: "s", ToolName: "script", Arguments: "{}"},
+		protocol.ToolStarted{ToolCallID: "s.1", ToolName: "grep", Arguments: "{}", Parent: "s"},
+		protocol.ToolResult{ToolCallID: "s.1", ToolName: "grep", Content: "x"},
+		protocol.ToolResult{ToolCallID: "s", ToolName: "script", Content: "x"},
 		protocol.UsageEvent{Usage: protocol.Usage{PromptTokens: 1000, CompletionTokens: 50, PromptCacheHitTokens: 900}},
 		protocol.AgentStep{Step: 2},
 		protocol.AssistantDelta{Content: "All "},
@@ -36,7 +40,7 @@ func TestTextStreamsTheAnswerAndSummarises(t *testing.T) {
 	if out.String() != "All done.\n" {
 		t.Errorf("answer %q", out.String())
 	}
-	for _, want := range []string{"session s1", "✓ read main.go", "✗ shell", "exit 1\n  boom", "done · 2 steps", "1000 in (90% cache hits), 50 out", "cost $0.0123"} {
+	for _, want := range []string{"session s1", "✓ read main.go", "✗ shell", "exit 1\n  boom", "\n  ↳ ✓ grep\n✓ script\n", "done · 2 steps", "1000 in (90% cache hits), 50 out", "cost $0.0123"} {
 		if !strings.Contains(info.String(), want) {
 			t.Errorf("progress lacks %q:\n%s", want, info.String())
 		}
@@ -48,15 +52,16 @@ func TestTranscript(t *testing.T) {
 	s := &session.Session{ID: "t", Events: []session.Event{
 		{Sequence: 1, Item: &session.User{Content: protocol.Text("fix it")}},
 		{Sequence: 2, Item: &session.Assistant{Reasoning: &reason, ToolCalls: []chat.ToolCall{{ID: "c", Name: "shell", Arguments: `{"cmd":"go test"}`}}, Usage: &protocol.Usage{PromptTokens: 10, CompletionTokens: 2}}},
-		{Sequence: 3, Item: &session.ToolResult{ToolCallID: "c", ToolName: "shell", Content: protocol.Text("FAIL\n1\n2\n3\n4\n5\n6\n7"), IsError: true}},
-		{Sequence: 4, Item: &session.Notice{Content: "[plan reminder] keep going"}},
-		{Sequence: 5, Item: &session.Summary{Content: "tests failed", From: 1, To: 4}},
-		{Sequence: 6, Item: &session.Terminal{Kind: session.Finished, Message: "fixed"}},
+		{Sequence: 3, Item: &session.ToolResult{ToolCallID: "c.1", ToolName: "read", Content: protocol.Text("alpha"), Parent: "c", Arguments: `{"path":"a.txt"}`}},
+		{Sequence: 4, Item: &session.ToolResult{ToolCallID: "c", ToolName: "shell", Content: protocol.Text("FAIL\n1\n2\n3\n4\n5\n6\n7"), IsError: true}},
+		{Sequence: 5, Item: &session.Notice{Content: "[plan reminder] keep going"}},
+		{Sequence: 6, Item: &session.Summary{Content: "tests failed", From: 1, To: 5}},
+		{Sequence: 7, Item: &session.Terminal{Kind: session.Finished, Message: "fixed"}},
 	}}
 	var b bytes.Buffer
 	Transcript(&b, s)
 	got := b.String()
-	for _, want := range []string{"session t · 6 events", "▶ user: fix it", "(thinking) check first", `→ shell {"cmd":"go test"}`, "✗ shell: FAIL", "… 2 more lines", "» [plan reminder] keep going", "≡ summary of events 1..4", "■ finished: fixed", "tokens: 10 in (0% cache hits), 2 out · cost unknown"} {
+	for _, want := range []string{"session t · 7 events", "▶ user: fix it", "(thinking) check first", `→ shell {"cmd":"go test"}`, "✗ shell: FAIL", "… 2 more lines", `  ↳ ← read {"path":"a.txt"}: alpha`, "» [plan reminder] keep going", "≡ summary of events 1..5", "■ finished: fixed", "tokens: 10 in (0% cache hits), 2 out · cost unknown"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, got)
 		}

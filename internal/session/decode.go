@@ -352,6 +352,10 @@ func decodeToolResult(d *jsontext.Decoder) (Item, error) {
 			r.Brief, err = readOptStr(d)
 		case "data":
 			r.Data, err = readRaw(d)
+		case "parent":
+			r.Parent, err = readStrOrNull(d)
+		case "arguments":
+			r.Arguments, err = readStrOrNull(d)
 		default:
 			err = skipValue(d)
 		}

@@ -114,6 +114,14 @@ func appendPayload(b []byte, item Item) []byte {
 			b = append(b, `,"data":`...)
 			b = append(b, it.Data...)
 		}
+		if it.Parent != "" {
+			b = append(b, `,"parent":`...)
+			b = appendString(b, it.Parent)
+		}
+		if it.Arguments != "" {
+			b = append(b, `,"arguments":`...)
+			b = appendString(b, it.Arguments)
+		}
 		return append(b, '}')
 	case *Notice:
 		b = append(b, `{"content":`...)

@@ -74,6 +74,14 @@ type ToolResult struct {
 	// Data is machine-readable output kept byte for byte; never projected.
 	// nil means absent.
 	Data json.RawMessage
+	// Parent, an OpenSeek extension, is the id of the tool call that made
+	// this call on its own (the script tool), "" for the model's calls.
+	// Such a result answers no call of the model: the projection leaves
+	// it out, and its call id is synthetic ("<parent>.<n>").
+	Parent string
+	// Arguments are the arguments of a child call (the model's calls have
+	// theirs in the assistant item); "" when absent.
+	Arguments string
 }
 
 // Notice is runtime-injected context (plan reminders, goal markers, job

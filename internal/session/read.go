@@ -144,6 +144,15 @@ func readOptStr(d *jsontext.Decoder) (*string, error) {
 	return &v, nil
 }
 
+// readStrOrNull reads a string; null reads as "".
+func readStrOrNull(d *jsontext.Decoder) (string, error) {
+	v, err := readOptStr(d)
+	if v == nil {
+		return "", err
+	}
+	return *v, err
+}
+
 // readBool reads true or false.
 func readBool(d *jsontext.Decoder) (bool, error) {
 	tok, err := d.ReadToken()

@@ -110,16 +110,21 @@ type toolCard struct {
 	cacheW          int
 	cacheExp        bool
 	cache           []string
+	child           bool // a call a script made (shown under the script's card)
 }
 
 // foldLines is how many output lines a finished card shows folded.
 const foldLines = 3
 
 func (c *toolCard) lines(v *view) []string {
+	width := v.width
+	if c.child {
+		width -= 4 // room for nest's indent
+	}
 	if !c.done {
 		el := v.now.Sub(c.started).Truncate(100 * time.Millisecond)
 		head := fmt.Sprintf("%s %s %s", v.spin, v.st.title.Render(c.name), c.brief)
-		return []string{truncate(head, v.width-8) + v.st.dim.Render(fmt.Sprintf(" %.1fs", el.Seconds()))}
+		return c.nest([]string{truncate(head, width-8) + v.st.dim.Render(fmt.Sprintf(" %.1fs", el.Seconds()))})
 	}
 	if c.cacheW == v.width && c.cacheExp == v.expand && c.cache != nil {
 		return c.cache
@@ -140,7 +145,7 @@ func (c *toolCard) lines(v *view) []string {
 		}
 	}
 	head := fmt.Sprintf("%s %s %s", mark, v.st.title.Render(c.name), c.brief)
-	out := []string{truncate(head, v.width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
+	out := []string{truncate(head, width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
 	body := output
 	colour := false
 	if c.diff != "" {
@@ -154,7 +159,7 @@ func (c *toolCard) lines(v *view) []string {
 			shown = raw[:foldLines]
 		}
 		for _, l := range shown {
-			l = truncate(strings.ReplaceAll(l, "\t", "    "), v.width-4)
+			l = truncate(strings.ReplaceAll(l, "\t", "    "), width-4)
 			switch {
 			case !colour:
 				l = v.st.dim.Render(l)
@@ -173,8 +178,24 @@ func (c *toolCard) lines(v *view) []string {
 			out = append(out, v.st.dim.Render(fmt.Sprintf("  └ … %d more lines (ctrl+o expands)", len(raw)-len(shown))))
 		}
 	}
+	out = c.nest(out)
 	c.cacheW, c.cacheExp, c.cache = v.width, v.expand, out
 	return out
+}
+
+// nest indents the card of a call a script made under the script's card.
+func (c *toolCard) nest(lines []string) []string {
+	if !c.child {
+		return lines
+	}
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = "  ↳ " + l
+		} else {
+			lines[i] = "    " + l
+		}
+	}
+	return lines
 }
 
 // finish records the tool's result.

@@ -54,7 +54,7 @@ func (m *Model) handle(e protocol.Event) {
 		m.busy = true
 		m.foldReasoning()
 		m.closeAnswer()
-		c := &toolCard{id: e.ToolCallID, name: e.ToolName, brief: briefOf(e.Arguments), started: now}
+		c := &toolCard{id: e.ToolCallID, name: e.ToolName, brief: briefOf(e.Arguments), started: now, child: e.Parent != ""}
 		m.cards[e.ToolCallID] = c
 		m.running++
 		m.tr.add(c)
@@ -265,7 +265,7 @@ func (m *Model) loadHistory(h *session.Session) {
 		case *session.ToolResult:
 			c, ok := cards[it.ToolCallID]
 			if !ok {
-				c = &toolCard{id: it.ToolCallID, name: it.ToolName}
+				c = &toolCard{id: it.ToolCallID, name: it.ToolName, brief: briefOf(it.Arguments), child: it.Parent != ""}
 				m.tr.add(c)
 			}
 			c.finish(it.IsError, contentText(it.Content), diffOf(it.Data), it.Brief, m.opts.Now())

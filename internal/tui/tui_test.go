@@ -133,6 +133,20 @@ func TestScreens(t *testing.T) {
 			protocol.ToolResult{ToolCallID: "c2", ToolName: "edit", Content: "edited", Diff: &diff},
 			protocol.ToolStarted{ToolCallID: "c3", ToolName: "read", Arguments: `{"path":"README.md"}`},
 		}},
+		{name: "script", keys: []string{"check both", "enter"}, evs: []protocol.Event{
+			protocol.ToolStarted{ToolCallID: "s1", ToolName: "script", Arguments: `{"code":"print(read(path='a.go'))"}`},
+			protocol.ToolStarted{ToolCallID: "s1.1", ToolName: "read", Arguments: `{"path":"a.go"}`, Parent: "s1"},
+			protocol.ToolResult{ToolCallID: "s1.1", ToolName: "read", Content: "package a\n\nfunc A() {}\nfunc B() {}"},
+			protocol.ToolStarted{ToolCallID: "s1.2", ToolName: "shell", Arguments: `{"cmd":"go vet ./..."}`, Parent: "s1"},
+		}},
+		{name: "script_resumed", hist: &session.Session{ID: "old", Events: []session.Event{
+			{Sequence: 1, Item: &session.User{Content: protocol.Text("check both")}},
+			{Sequence: 2, Item: &session.Assistant{ToolCalls: []chatCall{{ID: "s1", Name: "script", Arguments: `{"code":"print(read(path='a.go'))"}`}}}},
+			{Sequence: 3, Item: &session.ToolResult{ToolCallID: "s1.1", ToolName: "read", Content: protocol.Text("package a"), Parent: "s1", Arguments: `{"path":"a.go"}`}},
+			{Sequence: 4, Item: &session.ToolResult{ToolCallID: "s1.2", ToolName: "shell", Content: protocol.Text("vet: bad\n<system>exit=1</system>"), IsError: true, Parent: "s1", Arguments: `{"cmd":"go vet ./..."}`}},
+			{Sequence: 5, Item: &session.ToolResult{ToolCallID: "s1", ToolName: "script", Content: protocol.Text("package a\nerror: line 2: shell failed: vet: bad"), IsError: true}},
+			{Sequence: 6, Item: &session.Terminal{Kind: session.Finished}},
+		}}},
 		{name: "approval", keys: []string{"touch it", "enter"}, evs: []protocol.Event{
 			protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "touch x (not known to be safe)", Body: str("touch x"), Prefixes: []string{"touch"}},
 		}},

@@ -64,6 +64,7 @@ type card struct {
 	Folded         bool
 	Lines          int
 	Diff           []diffLine
+	Children       []*card // the calls a script made, in order
 }
 
 type diffLine struct{ Class, Text string }
@@ -118,6 +119,13 @@ func history(s *session.Session) []block {
 				out = append(out, block{Kind: "tool", Seq: e.Sequence, Time: b.Time, Tool: cd})
 			}
 		case *session.ToolResult:
+			if parent := cards[it.Parent]; it.Parent != "" && parent != nil {
+				// A call a script made: a card inside the script's card.
+				cd := &card{ID: it.ToolCallID, Name: it.ToolName, Args: argsBrief(it.Arguments)}
+				cd.complete(it)
+				parent.Children = append(parent.Children, cd)
+				break
+			}
 			cd, ok := cards[it.ToolCallID]
 			if !ok {
 				cd = &card{ID: it.ToolCallID, Name: it.ToolName}
@@ -278,6 +286,9 @@ func timeline(s *session.Session) []row {
 			r.What = it.ToolName + ": " + cmp.Or(deref(it.Brief), it.Content.Text())
 			if it.IsError {
 				r.What = "error · " + r.What
+			}
+			if it.Parent != "" {
+				r.What = "↳ " + it.Parent + " · " + r.What // a call the script it.Parent made
 			}
 		case *session.Notice:
 			r.What = it.Content

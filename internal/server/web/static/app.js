@@ -329,7 +329,7 @@
       cur = null;
     }
 
-    function card(callID, name, args) {
+    function card(callID, name, args, parent) {
       let c = document.getElementById("tool-" + callID);
       if (c) return c;
       c = el("div", "card tool pending");
@@ -338,6 +338,17 @@
       const head = el("div", "card-head");
       head.append(el("span", "name", name), document.createTextNode(" "), el("span", "args", args || ""));
       c.append(head);
+      // A call a script made goes inside the script's card, after its head.
+      const p = parent && document.getElementById("tool-" + parent);
+      if (p) {
+        let box = p.querySelector(":scope > .children");
+        if (!box) {
+          box = el("div", "children");
+          $(".card-head", p).after(box);
+        }
+        box.append(c);
+        return c;
+      }
       return add(c);
     }
     function argsBrief(raw) {
@@ -381,7 +392,7 @@
 
     function toolStarted(ev) {
       endStep();
-      const c = card(ev.tool_call_id, ev.tool_name, argsBrief(ev.arguments));
+      const c = card(ev.tool_call_id, ev.tool_name, argsBrief(ev.arguments), ev.parent);
       if (c.classList.contains("done")) return;
       const head = $(".card-head", c);
       if (!$(".spinner", head)) {
