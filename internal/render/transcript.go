@@ -48,7 +48,7 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 			if it.Parent != "" {
 				// A call a script made: under the script's call, with its
 				// arguments (the model's calls have theirs on the → line).
-				fmt.Fprintf(w, "%s  ↳ %s %s %s: %s\n", prefix, mark, it.ToolName, oneLine(readableArgs(it.Arguments), 120), clipLines(ForPeople(it.Content.Text()), 3))
+				fmt.Fprintf(w, "%s  ↳ %s %s %s: %s\n", prefix, mark, it.ToolName, oneLine(ReadableArgs(it.Arguments), 120), clipLines(ForPeople(it.Content.Text()), 3))
 				continue
 			}
 			fmt.Fprintf(w, "%s%s %s: %s\n", prefix, mark, it.ToolName, clipLines(ForPeople(it.Content.Text()), 6))
