@@ -25,16 +25,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch s {
 	case "ctrl+c":
-		if m.input.Value() != "" && !m.quitArmed {
-			m.input.Reset()
-			return nil
-		}
-		if m.quitArmed {
-			m.quit = true
-			return tea.Quit
-		}
-		m.quitArmed = true
-		return nil
+		return m.ctrlC()
 	case "ctrl+o":
 		m.expand = !m.expand
 		return nil
@@ -54,16 +45,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if len(m.approvals) > 0 && !m.denying {
 		return m.approvalKey(s)
 	}
+	if items := m.menuItems(); len(items) > 0 {
+		if cmd, ok := m.menuKey(s, items); ok {
+			return cmd
+		}
+	}
 	switch s {
 	case "esc":
 		if m.denying {
 			m.denying = false
 			return m.answerApproval(false, false, "")
 		}
-		if m.busy {
-			m.apply(protocol.CancelCmd{})
-			m.note(kindNote, "", "cancelling the turn…")
-		}
+		m.interrupt()
 		return nil
 	case "enter":
 		return m.submit()
@@ -90,6 +83,38 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return cmd
+}
+
+// ctrlC is what people expect of Ctrl-C: it closes a list, interrupts a
+// running turn (the UI stays), clears typed text, and quits when pressed
+// twice with nothing else to stop.
+func (m *Model) ctrlC() tea.Cmd {
+	switch {
+	case m.picker != nil:
+		m.picker = nil
+	case m.busy || len(m.approvals) > 0:
+		m.interrupt()
+	case m.input.Value() != "" && !m.quitArmed:
+		m.input.Reset()
+	case m.quitArmed:
+		m.quit = true
+		return tea.Quit
+	default:
+		m.quitArmed = true
+	}
+	return nil
+}
+
+// interrupt cancels the running turn; its tools stop and the session
+// stays open for the next prompt.
+func (m *Model) interrupt() {
+	if !m.busy && len(m.approvals) == 0 {
+		return
+	}
+	m.denying = false
+	if m.apply(protocol.CancelCmd{}) {
+		m.note(kindNote, "", "interrupting the turn…")
+	}
 }
 
 // paste inserts pasted text; a large paste becomes a placeholder.

@@ -30,6 +30,12 @@ type Options struct {
 	Open     OpenRequest // the first session
 	NoColor  bool
 	Approval string // the permission mode sessions open in ("" = backend's)
+	// Workspace is shown in the header: the directory the agent works in
+	// (or the server a remote UI drives).
+	Workspace string
+	// ResumeHint, when set, makes the command line that resumes a session;
+	// Run prints it after the terminal is restored.
+	ResumeHint func(id string) string
 	// Throttle is how often a growing markdown tail may be rendered again
 	// (0 = on every frame).
 	Throttle time.Duration
@@ -68,6 +74,10 @@ type Model struct {
 	denying   bool // the input holds a deny reason
 	quitArmed bool // one Ctrl-C seen
 	picker    *picker
+	// The command menu: the selection, the input it was made for, and
+	// the input Esc hid the menu at.
+	menuAt              int
+	menuFor, menuHidden string
 
 	// Input history and large pastes.
 	hist       []string
@@ -129,6 +139,7 @@ func (m *Model) attach(conn Conn) {
 	m.conn = conn
 	m.gen++
 	m.tr = transcript{}
+	m.tr.add(headerBlock{m})
 	m.offset, m.busy, m.answer, m.reasoning, m.running = 0, false, nil, nil, 0
 	m.checking = nil
 	m.cards, m.pending, m.approvals, m.denying = map[string]*toolCard{}, nil, nil, false
@@ -264,6 +275,9 @@ func (m *Model) render() string {
 	case len(m.approvals) > 0 && !m.denying:
 		bottom = append(bottom, m.dialog(vw)...)
 	default:
+		if items := m.menuItems(); len(items) > 0 {
+			bottom = append(bottom, m.menuLines(vw, items)...)
+		}
 		if m.denying {
 			bottom = append(bottom, m.st.warn.Render("Reason for denying (Enter sends, Esc denies without one):"))
 		}
@@ -301,7 +315,7 @@ func (m *Model) dialog(vw *view) []string {
 	if c := a.Covers(); c != "" {
 		session = "don't ask again for " + c + " in this session"
 	}
-	b.WriteString("\n\n[y] allow once\n[a] " + session + "\n[n] deny (with a reason)")
+	b.WriteString("\n\n[y] allow once\n[a] " + session + "\n[n] deny (with a reason) · Esc denies · Ctrl-C interrupts the turn")
 	if len(m.approvals) > 1 {
 		fmt.Fprintf(&b, "   (%d more waiting)", len(m.approvals)-1)
 	}

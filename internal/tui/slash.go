@@ -12,27 +12,13 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-const helpText = `Keys: Enter sends · Shift-Enter/Alt-Enter/Ctrl-J new line · ↑/↓ input history · Esc cancels the turn · Ctrl-C clears the input, twice quits · Ctrl-O unfolds tool output and reasoning · PgUp/PgDn scroll · while a turn runs, what you send steers it.
-Commands:
-  /compact            summarise the history to free context
-  /goal TEXT          set the standing goal (/goal clear removes it)
-  /plan               next session turn read-only (plan mode)
-  /auto               run what the sandbox contains, ask for more (default)
-  /ask                ask before any command that is not read-only
-  /always             run commands without asking
-  /model NAME         use another model from the next turn
-  /sessions           pick a session to resume
-  /new                start a new session
-  /jobs               list background jobs (/jobs stop ID, /jobs output ID)
-  /help               this help · /quit leaves`
-
 // slash runs a slash command.
 func (m *Model) slash(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	arg = strings.TrimSpace(arg)
 	switch name {
 	case "help", "?":
-		m.note(kindNote, "", helpText)
+		m.note(kindNote, "", helpText())
 	case "quit", "exit":
 		m.quit = true
 		return tea.Quit
