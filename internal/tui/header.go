@@ -20,7 +20,7 @@ func (h headerBlock) lines(v *view) []string {
 	rows := []string{
 		v.st.title.Render("OpenSeek") + v.st.dim.Render(" · ") + m.opts.Workspace,
 		"model " + model + v.st.dim.Render(" · ") + "approval " + mode + v.st.dim.Render(" · ") + "session " + m.conn.ID(),
-		v.st.dim.Render("/ commands · Esc interrupts · Ctrl-C twice quits"),
+		v.st.dim.Render("/ commands · @ files · Esc interrupts · Ctrl-C twice quits"),
 	}
 	out := make([]string, 0, len(rows))
 	for _, r := range rows {

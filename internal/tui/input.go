@@ -45,8 +45,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if len(m.approvals) > 0 && !m.denying {
 		return m.approvalKey(s)
 	}
-	if items := m.menuItems(); len(items) > 0 {
-		if cmd, ok := m.menuKey(s, items); ok {
+	if mu := m.activeMenu(); mu != nil {
+		if cmd, ok := m.menuKey(s, mu); ok {
 			return cmd
 		}
 	}
@@ -82,7 +82,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	return cmd
+	return tea.Batch(cmd, m.wantFiles())
 }
 
 // ctrlC is what people expect of Ctrl-C: it closes a list, interrupts a
@@ -156,17 +156,21 @@ func (m *Model) submit() tea.Cmd {
 		return m.slash(text)
 	}
 	m.offset = 0
+	sent, files := m.withMentions(text)
 	if m.busy {
 		m.steerN++
 		id := fmt.Sprintf("tui-steer-%d", m.steerN)
-		if m.apply(protocol.SteerCmd{Kind: protocol.SteerPrompt, Content: protocol.Text(text), SubmissionID: &id}) {
+		if m.apply(protocol.SteerCmd{Kind: protocol.SteerPrompt, Content: protocol.Text(sent), SubmissionID: &id}) {
 			m.pending = append(m.pending, pendingSteer{id: id, text: text})
 		}
 		return nil
 	}
 	m.closeAnswer()
 	m.note(kindUser, "› ", text)
-	if m.apply(protocol.PromptCmd{Content: protocol.Text(text)}) {
+	if len(files) > 0 {
+		m.note(kindNote, "", "attached "+strings.Join(files, ", "))
+	}
+	if m.apply(protocol.PromptCmd{Content: protocol.Text(sent)}) {
 		m.busy = true
 	}
 	return nil
@@ -175,7 +179,7 @@ func (m *Model) submit() tea.Cmd {
 // onSteerDropped: the turn ended before the steer reached it, so it is
 // sent as the next prompt instead of being lost.
 func (m *Model) onSteerDropped(e protocol.SteerDropped) {
-	text := contentText(e.Content)
+	text := shownText(contentText(e.Content))
 	for i, p := range m.pending {
 		if e.SubmissionID != nil && *e.SubmissionID == p.id {
 			m.pending = append(m.pending[:i], m.pending[i+1:]...)

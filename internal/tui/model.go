@@ -36,6 +36,9 @@ type Options struct {
 	// ResumeHint, when set, makes the command line that resumes a session;
 	// Run prints it after the terminal is restored.
 	ResumeHint func(id string) string
+	// FilesRoot is the local workspace whose files @ mentions complete
+	// and attach ("" = none: an attached server's files are not here).
+	FilesRoot string
 	// Throttle is how often a growing markdown tail may be rendered again
 	// (0 = on every frame).
 	Throttle time.Duration
@@ -78,6 +81,8 @@ type Model struct {
 	// the input Esc hid the menu at.
 	menuAt              int
 	menuFor, menuHidden string
+	files               []string // the workspace's files, sorted (nil = not listed yet)
+	filesLoading        bool
 
 	// Input history and large pastes.
 	hist       []string
@@ -217,6 +222,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case sessionsMsg:
 		m.onSessions(msg)
 		return m, nil
+	case filesMsg:
+		m.onFiles(msg)
+		return m, nil
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
 	case tea.KeyPressMsg:
@@ -275,8 +283,8 @@ func (m *Model) render() string {
 	case len(m.approvals) > 0 && !m.denying:
 		bottom = append(bottom, m.dialog(vw)...)
 	default:
-		if items := m.menuItems(); len(items) > 0 {
-			bottom = append(bottom, m.menuLines(vw, items)...)
+		if mu := m.activeMenu(); mu != nil {
+			bottom = append(bottom, m.menuLines(vw, mu)...)
 		}
 		if m.denying {
 			bottom = append(bottom, m.st.warn.Render("Reason for denying (Enter sends, Esc denies without one):"))
