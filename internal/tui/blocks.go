@@ -231,6 +231,7 @@ func truncate(s string, width int) string {
 // per frame.
 type transcript struct {
 	blocks []block
+	top    int // the first block the last window drew (a scrolled view's anchor)
 }
 
 func (t *transcript) add(b block) { t.blocks = append(t.blocks, b) }
@@ -257,6 +258,7 @@ func (t *transcript) window(v *view, height, offset int) ([]string, bool) {
 		}
 		all = append(all, rev[j]...)
 	}
+	t.top = i + 1
 	more := i >= 0
 	end := len(all) - offset
 	if end < 0 {
@@ -267,4 +269,16 @@ func (t *transcript) window(v *view, height, offset int) ([]string, bool) {
 		more = true
 	}
 	return all[start:end], more
+}
+
+// linesFrom counts the lines of blocks k and after, as window lays them
+// out.
+func (t *transcript) linesFrom(v *view, k int) int {
+	n := 0
+	for _, b := range t.blocks[min(k, len(t.blocks)):] {
+		if ls := b.lines(v); len(ls) > 0 {
+			n += len(ls) + 1
+		}
+	}
+	return n
 }

@@ -208,9 +208,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.busy = false
 			return m, nil
 		}
-		for _, e := range msg.evs {
-			m.handle(e)
-		}
+		m.anchored(func() {
+			for _, e := range msg.evs {
+				m.handle(e)
+			}
+		})
 		return m, m.pump()
 	case tickMsg:
 		var cmd tea.Cmd
@@ -233,6 +235,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	return m, cmd
+}
+
+// anchored applies events to a view scrolled up without moving it: the
+// lines they add below (a streaming answer, new tool cards) raise the
+// offset by as many. Only the blocks from the top of the last frame on
+// are counted, which is what that frame cost.
+func (m *Model) anchored(apply func()) {
+	if m.offset == 0 {
+		apply()
+		return
+	}
+	vw, top := m.view(), m.tr.top
+	before := m.tr.linesFrom(vw, top)
+	apply()
+	if m.offset > 0 {
+		m.offset = max(m.offset+m.tr.linesFrom(vw, top)-before, 0)
+	}
 }
 
 // invalidate drops cached renderings (colours or width changed).
