@@ -21,7 +21,7 @@ var slashCommands = []slashCommand{
 	{"auto", "", "run what the sandbox contains, ask for more (default)"},
 	{"ask", "", "ask before any command that is not read-only"},
 	{"always", "", "run commands without asking"},
-	{"model", "NAME", "use another model from the next turn"},
+	{"model", "[NAME]", "pick a model from the catalogue, or name one"},
 	{"sessions", "", "pick a session to resume"},
 	{"new", "", "start a new session"},
 	{"jobs", "", "list background jobs (/jobs stop ID, /jobs output ID)"},

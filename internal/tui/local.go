@@ -34,6 +34,9 @@ func (l *Local) Sessions(context.Context) ([]engine.SessionInfo, error) { return
 // SetsApproval: the in-process host opens sessions in any mode.
 func (l *Local) SetsApproval() bool { return true }
 
+// Models lists the host's configured models (the /model picker).
+func (l *Local) Models() []engine.ModelInfo { return l.Host.Models() }
+
 // Close closes the host (and every session still open on it).
 func (l *Local) Close() error { return l.Host.Close() }
 

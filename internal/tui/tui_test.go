@@ -28,11 +28,18 @@ type scripted struct {
 	cmds []protocol.Command
 	evs  chan []protocol.Event
 	hist *session.Session
+	// opens are the sessions the UI opened, in order.
+	opens []OpenRequest
 }
 
 func newScripted() *scripted { return &scripted{evs: make(chan []protocol.Event, 16)} }
 
-func (s *scripted) Open(context.Context, OpenRequest) (Conn, error) { return s, nil }
+func (s *scripted) Open(_ context.Context, req OpenRequest) (Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opens = append(s.opens, req)
+	return s, nil
+}
 func (s *scripted) Sessions(context.Context) ([]engine.SessionInfo, error) {
 	return []engine.SessionInfo{{ID: "s1"}, {ID: "s2"}}, nil
 }
@@ -83,30 +90,40 @@ func screen(m *Model) string {
 
 func press(m *Model, keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "tab":
-			msg = tea.KeyPressMsg{Code: tea.KeyTab}
-		case "ctrl+c":
-			msg = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-		case "alt+enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}
-		default:
-			for _, r := range k {
-				m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-			}
+		if msg, ok := specialKey(k); ok {
+			m.Update(msg)
 			continue
 		}
-		m.Update(msg)
+		for _, r := range k {
+			m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
 	}
+}
+
+// keyMsg is the press of one named key.
+func keyMsg(k string) tea.KeyPressMsg {
+	msg, _ := specialKey(k)
+	return msg
+}
+
+func specialKey(k string) (tea.KeyPressMsg, bool) {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}, true
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}, true
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}, true
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}, true
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}, true
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}, true
+	case "alt+enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}, true
+	}
+	return tea.KeyPressMsg{}, false
 }
 
 func feed(m *Model, evs ...protocol.Event) {
