@@ -90,7 +90,7 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 		opts.Approval = c.g.approval
 		opts.Workspace = host.Workspace()
 		opts.FilesRoot = host.Workspace()
-		backend = &tui.Local{Host: host, Holder: "openseek tui"}
+		backend = &tui.Local{Host: host, Holder: "openseek tui", Home: c.getenv("HOME")}
 	}
 	opts.ResumeHint = c.resumeHint(cmd, tf)
 	defer backend.Close()

@@ -239,7 +239,11 @@ func contentText(c protocol.Content) string {
 // loadHistory shows a resumed session's log.
 func (m *Model) loadHistory(h *session.Session) {
 	cards := map[string]*toolCard{}
-	for _, ev := range h.Events {
+	hidden := h.Hidden()
+	for i, ev := range h.Events {
+		if hidden != nil && hidden[i] {
+			continue // rewound: the model no longer sees it
+		}
 		switch it := ev.Item.(type) {
 		case *session.User:
 			m.note(kindUser, "› ", shownText(contentText(it.Content)))

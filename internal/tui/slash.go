@@ -58,6 +58,8 @@ func (m *Model) slash(line string) tea.Cmd {
 		return m.listSessions()
 	case "jobs":
 		return m.jobs(arg)
+	case "rewind":
+		return m.pickRewind()
 	default:
 		m.note(kindWarn, "", "unknown command /"+name+" — /help lists them")
 	}
