@@ -30,6 +30,7 @@ func TestTUIKeysInTmux(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"touch\"]\ndecision = \"ask\"\n"), 0o644)
 	p := startTmux(t, ws, []string{"HOME=" + home}, append(modelArgs(srv), "--session", "keys1", "tui")...)
 	s := p.waitFor("/help for commands")
+	t.Logf("the first screen:\n%s", s)
 	for _, want := range []string{"OpenSeek · " + ws, "model test-model", "approval auto", "session keys1"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the first screen lacks %q:\n%s", want, s)
@@ -53,7 +54,8 @@ func TestTUIKeysInTmux(t *testing.T) {
 
 	p.typeText("make the file")
 	p.keys("Enter")
-	p.waitFor("wants to run")
+	s = p.waitFor("wants to run")
+	t.Logf("the approval dialog:\n%s", s)
 	p.keys("Escape")
 	s = p.waitFor("— finished")
 	t.Logf("after Esc in the dialog:\n%s", s)

@@ -34,9 +34,10 @@ func TestTUIRewindAndMentionInTmux(t *testing.T) {
 	p.waitFor("— finished · 2 steps")
 
 	p.typeText("/rew")
-	p.waitFor("pick a turn: files and conversation back to before it")
+	s := p.waitFor("pick a turn: files and conversation back to before it")
+	t.Logf("the / menu:\n%s", s)
 	p.keys("Enter")
-	s := p.waitFor("Rewind to before a turn")
+	s = p.waitFor("Rewind to before a turn")
 	t.Logf("the picker:\n%s", s)
 	p.keys("Enter")
 	s = p.waitFor("rewound to before turn 2")
@@ -53,7 +54,8 @@ func TestTUIRewindAndMentionInTmux(t *testing.T) {
 
 	srv.ExpectPrefixBreak() // the rewind shortened the conversation on purpose
 	p.typeText("read @note")
-	p.waitFor("@notes.md")
+	s = p.waitFor("@notes.md")
+	t.Logf("the @ menu:\n%s", s)
 	p.keys("Tab")
 	p.typeText("please")
 	p.keys("Enter")

@@ -302,14 +302,14 @@ func (m *Model) render() string {
 	case len(m.approvals) > 0 && !m.denying:
 		bottom = append(bottom, m.dialog(vw)...)
 	default:
-		if mu := m.activeMenu(); mu != nil {
-			bottom = append(bottom, m.menuLines(vw, mu)...)
-		}
 		if m.denying {
 			bottom = append(bottom, m.st.warn.Render("Reason for denying (Enter sends, Esc denies without one):"))
 		}
 		bottom = append(bottom, m.st.dim.Render(strings.Repeat("─", vw.width)))
 		bottom = append(bottom, strings.Split(m.input.View(), "\n")...)
+		if mu := m.activeMenu(); mu != nil { // under the input, as in an editor
+			bottom = append(bottom, m.menuLines(vw, mu)...)
+		}
 	}
 	if m.quitArmed {
 		bottom = append(bottom, m.st.warn.Render("Press Ctrl-C again to quit."))
