@@ -10,7 +10,8 @@ import (
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
-// /rewind in the real binary (sandbox on): the / menu runs it, the
+// /diff and /rewind in the real binary (sandbox on): /diff shows what the
+// session's turns changed; the / menu runs /rewind, the
 // picker offers the turns, picking the last puts its file away and the
 // model no longer sees it; an @ mention carries a file to the model.
 func TestTUIRewindAndMentionInTmux(t *testing.T) {
@@ -33,8 +34,18 @@ func TestTUIRewindAndMentionInTmux(t *testing.T) {
 	p.waitFor("made two")
 	p.waitFor("— finished · 2 steps")
 
+	p.typeText("/diff")
+	p.keys("Enter")
+	s := p.waitFor("/diff since before turn 1: 2 files")
+	t.Logf("/diff:\n%s", s)
+	for _, want := range []string{"+++ b/one.txt", "+one", "+++ b/two.txt", "+two"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("/diff lacks %q:\n%s", want, s)
+		}
+	}
+
 	p.typeText("/rew")
-	s := p.waitFor("pick a turn: files and conversation back to before it")
+	s = p.waitFor("pick a turn: files and conversation back to before it")
 	t.Logf("the / menu:\n%s", s)
 	p.keys("Enter")
 	s = p.waitFor("Rewind to before a turn")
@@ -59,7 +70,8 @@ func TestTUIRewindAndMentionInTmux(t *testing.T) {
 	p.keys("Tab")
 	p.typeText("please")
 	p.keys("Enter")
-	s = p.waitFor("noted")
+	p.waitFor("noted")
+	s = p.waitFor("— finished · 1 step")
 	t.Logf("after the mention:\n%s", s)
 	if !strings.Contains(s, "attached notes.md") {
 		t.Errorf("the transcript does not name the attached file:\n%s", s)

@@ -106,6 +106,7 @@ type toolCard struct {
 	started         time.Time
 	elapsed         time.Duration
 	done, isErr     bool
+	unfold          bool // shown whole (a /diff), not folded
 	output, diff    string
 	cacheW          int
 	cacheExp        bool
@@ -141,6 +142,9 @@ func (c *toolCard) lines(v *view) []string {
 	}
 	head := fmt.Sprintf("%s %s %s", mark, v.st.title.Render(c.name), c.brief)
 	out := []string{truncate(head, v.width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
+	if c.unfold { // not a tool the model ran: no outcome, no time
+		out[0] = truncate(head, v.width)
+	}
 	body := output
 	colour := false
 	if c.diff != "" {
@@ -150,7 +154,7 @@ func (c *toolCard) lines(v *view) []string {
 	if body != "" {
 		raw := strings.Split(body, "\n")
 		shown := raw
-		if !v.expand && len(raw) > foldLines {
+		if !v.expand && !c.unfold && len(raw) > foldLines {
 			shown = raw[:foldLines]
 		}
 		for _, l := range shown {

@@ -25,6 +25,7 @@ var slashCommands = []slashCommand{
 	{"sessions", "", "pick a session to resume"},
 	{"new", "", "start a new session"},
 	{"jobs", "", "list background jobs (/jobs stop ID, /jobs output ID)"},
+	{"diff", "", "what this session changed in the files"},
 	{"rewind", "", "pick a turn: files and conversation back to before it"},
 	{"quit", "", "leave (the session can be resumed)"},
 }

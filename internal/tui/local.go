@@ -52,6 +52,12 @@ func (l *Local) Rewind(ctx context.Context, id string, turn int) (engine.Rewound
 		Home: l.Home, SessionID: id, Turn: turn, Conversation: true})
 }
 
+// Changes is what the session changed in the files, from its snapshots
+// (/diff).
+func (l *Local) Changes(ctx context.Context, id string) (string, int, error) {
+	return engine.Changes(ctx, l.Home, l.Host.Workspace(), l.Host.SessionRoot(), id)
+}
+
 // Close closes the host (and every session still open on it).
 func (l *Local) Close() error { return l.Host.Close() }
 

@@ -227,6 +227,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case filesMsg:
 		m.onFiles(msg)
 		return m, nil
+	case diffMsg:
+		m.onDiff(msg)
+		return m, nil
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
 	case tea.KeyPressMsg:

@@ -60,6 +60,8 @@ func (m *Model) slash(line string) tea.Cmd {
 		return m.jobs(arg)
 	case "rewind":
 		return m.pickRewind()
+	case "diff":
+		return m.showDiff()
 	default:
 		m.note(kindWarn, "", "unknown command /"+name+" — /help lists them")
 	}
