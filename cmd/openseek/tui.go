@@ -4,9 +4,13 @@ package main
 
 import (
 	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/openseek/openseek/internal/tui"
 	"github.com/openseek/openseek/internal/tui/remote"
@@ -67,6 +71,9 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 			opts.Open.Model = c.g.model
 		}
 		backend = rb
+		if u, err := url.Parse(tf.attach); err == nil {
+			opts.Workspace = "attached to " + u.Host // the server's workspace; no token on screen
+		}
 	} else {
 		host, err := c.newHost(cmd, tf.sysFile, tf.addendum)
 		if err != nil {
@@ -81,8 +88,34 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 			return err
 		}
 		opts.Approval = c.g.approval
-		backend = &tui.Local{Host: host, Holder: "openseek tui"}
+		opts.Workspace = host.Workspace()
+		opts.FilesRoot = host.Workspace()
+		backend = &tui.Local{Host: host, Holder: "openseek tui", Home: c.getenv("HOME")}
 	}
+	opts.ResumeHint = c.resumeHint(cmd, tf)
 	defer backend.Close()
 	return tui.Run(cmd.Context(), backend, opts, c.stdin, c.rawStdout())
+}
+
+// resumeHint is the command line that opens a session again in this UI,
+// printed when it quits: bare openseek on a terminal is the UI, and the
+// flags that chose the workspace or the server come along.
+func (c *cli) resumeHint(cmd *cobra.Command, tf tuiFlags) func(id string) string {
+	return func(id string) string {
+		args := []string{"openseek", "--session", id}
+		if cmd.Flags().Changed("dir") {
+			if abs, err := filepath.Abs(c.g.dir); err == nil {
+				args = append(args, "--dir", abs)
+			}
+		}
+		if tf.attach != "" {
+			args = append(args, "tui", "--attach", tf.attach)
+		}
+		for i, a := range args {
+			if q, err := syntax.Quote(a, syntax.LangPOSIX); err == nil {
+				args[i] = q
+			}
+		}
+		return strings.Join(args, " ")
+	}
 }

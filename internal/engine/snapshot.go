@@ -308,3 +308,36 @@ func RestoreSnapshot(ctx context.Context, home, dir, sessionRoot, id string) (sn
 	}
 	return repo.Restore(ctx, id)
 }
+
+// Changes is what a session changed in the workspace's files: the unified
+// diff from the snapshot before its first snapshotted turn to a snapshot
+// of the files now (taken for the purpose; ignored files are not
+// compared). turn is the number of that first turn; 0 with an empty diff
+// when no turn has a snapshot.
+func Changes(ctx context.Context, home, dir, sessionRoot, id string) (diff string, turn int, err error) {
+	turns, _, err := Turns(dir, sessionRoot, id)
+	if err != nil {
+		return "", 0, err
+	}
+	from := ""
+	for _, t := range turns {
+		if t.Snapshot != "" {
+			from, turn = t.Snapshot, t.Number
+			break
+		}
+	}
+	if from == "" {
+		return "", 0, nil
+	}
+	dir, root := workspaceRoots(dir, sessionRoot)
+	repo, err := snapshotRepo(home, dir, root)
+	if err != nil {
+		return "", 0, err
+	}
+	now, err := repo.Take(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	diff, err = repo.Diff(ctx, from, now)
+	return diff, turn, err
+}

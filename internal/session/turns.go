@@ -143,6 +143,11 @@ func (s *Session) Turns() []Turn {
 	return turns
 }
 
+// Hidden reports, by event index, the events rewind markers hide from
+// the model (nil when there is none): a conversation view leaves them out
+// as the model does.
+func (s *Session) Hidden() []bool { return s.rewound() }
+
 // rewound reports, by event index, the events a rewind marker hides from
 // the projection (nil when there is none). Markers are honoured newest
 // first, and a marker that a later rewind hides is void: rewinding to

@@ -147,6 +147,15 @@ func (r *Repo) Take(ctx context.Context) (string, error) {
 	return r.take(ctx)
 }
 
+// Diff is the unified diff of the files from snapshot from to snapshot to
+// (binary files, and files of 8 MiB or more, are named, not shown: the
+// repository's bigFileThreshold, which makes every file a blob for bulk
+// check-in, would otherwise have git call them all binary).
+func (r *Repo) Diff(ctx context.Context, from, to string) (string, error) {
+	out, _, err := r.run(ctx, false, "-c", "core.bigFileThreshold=8m", "diff", "--no-color", "--no-ext-diff", "--no-renames", from, to, "--")
+	return out, err
+}
+
 func (r *Repo) take(ctx context.Context) (string, error) {
 	if err := r.init(ctx); err != nil {
 		return "", err

@@ -106,6 +106,7 @@ type toolCard struct {
 	started         time.Time
 	elapsed         time.Duration
 	done, isErr     bool
+	unfold          bool // shown whole (a /diff), not folded
 	output, diff    string
 	cacheW          int
 	cacheExp        bool
@@ -146,6 +147,9 @@ func (c *toolCard) lines(v *view) []string {
 	}
 	head := fmt.Sprintf("%s %s %s", mark, v.st.title.Render(c.name), c.brief)
 	out := []string{truncate(head, width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
+	if c.unfold { // not a tool the model ran: no outcome, no time
+		out[0] = truncate(head, width)
+	}
 	body := output
 	colour := false
 	if c.diff != "" {
@@ -155,7 +159,7 @@ func (c *toolCard) lines(v *view) []string {
 	if body != "" {
 		raw := strings.Split(body, "\n")
 		shown := raw
-		if !v.expand && len(raw) > foldLines {
+		if !v.expand && !c.unfold && len(raw) > foldLines {
 			shown = raw[:foldLines]
 		}
 		for _, l := range shown {
@@ -252,6 +256,7 @@ func truncate(s string, width int) string {
 // per frame.
 type transcript struct {
 	blocks []block
+	top    int // the first block the last window drew (a scrolled view's anchor)
 }
 
 func (t *transcript) add(b block) { t.blocks = append(t.blocks, b) }
@@ -278,6 +283,7 @@ func (t *transcript) window(v *view, height, offset int) ([]string, bool) {
 		}
 		all = append(all, rev[j]...)
 	}
+	t.top = i + 1
 	more := i >= 0
 	end := len(all) - offset
 	if end < 0 {
@@ -288,4 +294,16 @@ func (t *transcript) window(v *view, height, offset int) ([]string, bool) {
 		more = true
 	}
 	return all[start:end], more
+}
+
+// linesFrom counts the lines of blocks k and after, as window lays them
+// out.
+func (t *transcript) linesFrom(v *view, k int) int {
+	n := 0
+	for _, b := range t.blocks[min(k, len(t.blocks)):] {
+		if ls := b.lines(v); len(ls) > 0 {
+			n += len(ls) + 1
+		}
+	}
+	return n
 }

@@ -96,7 +96,7 @@ func (m *Model) handle(e protocol.Event) {
 		}
 		m.note(kindNote, "", session.DescribeApproval(e))
 	case protocol.SteerApplied:
-		text := contentText(e.Content)
+		text := shownText(contentText(e.Content))
 		for i, p := range m.pending {
 			if e.SubmissionID != nil && *e.SubmissionID == p.id {
 				m.pending = append(m.pending[:i], m.pending[i+1:]...)
@@ -128,6 +128,7 @@ func (m *Model) handle(e protocol.Event) {
 		m.note(kindWarn, "■ ", "the turn used all its steps (--max-steps); say \"continue\" to go on")
 	case protocol.TurnSummary:
 		m.busy = false
+		m.files = nil // the turn may have added files: list them again at the next @
 		m.closeAnswer()
 		m.finishCards()
 		m.stat.turn(e)
@@ -238,10 +239,14 @@ func contentText(c protocol.Content) string {
 // loadHistory shows a resumed session's log.
 func (m *Model) loadHistory(h *session.Session) {
 	cards := map[string]*toolCard{}
-	for _, ev := range h.Events {
+	hidden := h.Hidden()
+	for i, ev := range h.Events {
+		if hidden != nil && hidden[i] {
+			continue // rewound: the model no longer sees it
+		}
 		switch it := ev.Item.(type) {
 		case *session.User:
-			m.note(kindUser, "› ", contentText(it.Content))
+			m.note(kindUser, "› ", shownText(contentText(it.Content)))
 		case *session.Assistant:
 			if it.Usage != nil {
 				m.stat.addUsage(*it.Usage)

@@ -87,7 +87,7 @@ func (m *Model) statusLine(v *view) string {
 		parts = append(parts, m.mode)
 	}
 	if m.busy {
-		parts = append(parts, m.spin.View()+" working (Esc cancels)")
+		parts = append(parts, m.spin.View()+" working (Esc interrupts)")
 	}
 	line := truncate(" "+strings.Join(parts, " · "), v.width)
 	return v.st.status.Width(v.width).Render(line)
