@@ -1,0 +1,59 @@
+package importer
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/openseek/openseek/internal/llm/llmtest"
+)
+
+// TestGenerateClaudeTranscript regenerates testdata/claude.jsonl by running
+// the real Claude Code CLI against the scripted Anthropic server. It runs
+// only with OPENSEEK_IMPORT_REGEN=1 and CLAUDE_BIN set (see
+// testdata/README.md).
+func TestGenerateClaudeTranscript(t *testing.T) {
+	bin := os.Getenv("CLAUDE_BIN")
+	if os.Getenv("OPENSEEK_IMPORT_REGEN") != "1" || bin == "" {
+		t.Skip("regenerates testdata: set OPENSEEK_IMPORT_REGEN=1 and CLAUDE_BIN (see testdata/README.md)")
+	}
+	home := t.TempDir()
+	ws := filepath.Join(home, "ws")
+	os.MkdirAll(ws, 0o755)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644)
+	rec := &llmtest.RecordingTB{TB: t}
+	srv := llmtest.NewAnthropicServer(rec,
+		llmtest.Reply{Reasoning: "List the files first.", Text: "Looking around.", Calls: []llmtest.Call{{Name: "Bash", Args: `{"command":"ls","description":"List files"}`}}},
+		llmtest.Calls(llmtest.Call{Name: "Read", Args: `{"file_path":"` + ws + `/notes.txt"}`}),
+		llmtest.Calls(llmtest.Call{Name: "Edit", Args: `{"file_path":"` + ws + `/notes.txt","old_string":"hello","new_string":"hello world"}`}),
+		llmtest.Calls(llmtest.Call{Name: "Write", Args: `{"file_path":"` + ws + `/new.txt","content":"fresh\n"}`}),
+		llmtest.Calls(llmtest.Call{Name: "TaskList", Args: `{}`}),
+		llmtest.Text("Done: notes.txt now says hello world and new.txt exists."),
+	)
+	srv.RequireSignatures(false)
+	cmd := exec.Command(bin, "-p", "--dangerously-skip-permissions", "--model", "claude-sonnet-4-5", "Tidy notes.txt and add new.txt")
+	cmd.Dir = ws
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1"}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	t.Logf("claude: %v\n%s", err, out.String())
+	for i, r := range srv.Requests() {
+		t.Logf("request %d: tools=%v\n%.600s", i, r.Tools, r.Body)
+	}
+	t.Logf("complaints: %q", rec.Complaints())
+	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("want one transcript, found %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "claude.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
