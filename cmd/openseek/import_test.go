@@ -59,6 +59,21 @@ func showText(t *testing.T, ws, id string, want ...string) {
 	}
 }
 
+// continueOnce runs openseek args, which must answer with answer after
+// one model request, and returns that request.
+func continueOnce(t *testing.T, ws string, env, args []string, answer string, requests func() []llmtest.Request) llmtest.Request {
+	t.Helper()
+	r := openseek(t, ws, "", env, args...)
+	if r.code != 0 || !strings.Contains(r.stdout, answer) {
+		t.Fatalf("run --session: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	return reqs[0]
+}
+
 // role and tool-call names of chat-completions messages as sent.
 type sentMessage struct {
 	Role       string `json:"role"`
@@ -95,16 +110,9 @@ func TestImportCodexAndContinue(t *testing.T) {
 	// The imported steps came from a model that returns no
 	// reasoning_content (DeepSeek's rule the server enforces by default).
 	srv.RequireReasoning(false)
-	r := openseek(t, ws, "", nil, append(modelArgs(srv), "run", "--session", id, "continue")...)
-	if r.code != 0 || !strings.Contains(r.stdout, "Continuing from Codex.") {
-		t.Fatalf("run --session: %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(reqs))
-	}
+	req := continueOnce(t, ws, nil, append(modelArgs(srv), "run", "--session", id, "continue"), "Continuing from Codex.", srv.Requests)
 	var got []string
-	for _, raw := range reqs[0].Messages {
+	for _, raw := range req.Messages {
 		var m sentMessage
 		json.Unmarshal(raw, &m)
 		s := m.Role
@@ -121,7 +129,7 @@ func TestImportCodexAndContinue(t *testing.T) {
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("the continued request carries\n%s\nwant\n%s", strings.Join(got, ", "), strings.Join(want, ", "))
 	}
-	body := string(reqs[0].Body)
+	body := string(req.Body)
 	for _, w := range []string{"Tidy notes.txt and add new.txt", "Looking at the file.", "Process exited with code 0", "Done: notes.txt says hello world.", "continue"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the continued request lacks %q", w)
@@ -151,16 +159,9 @@ func TestImportClaudeAndContinue(t *testing.T) {
 	// server checks alternating roles and that every tool_use is answered.
 	srv := llmtest.NewAnthropicServer(t, llmtest.Text("Continuing from Claude Code."))
 	env := []string{"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=" + srv.URL()}
-	r := openseek(t, ws, "", env, "--model", "anthropic/claude-sonnet-4-5", "run", "--session", id, "continue")
-	if r.code != 0 || !strings.Contains(r.stdout, "Continuing from Claude Code.") {
-		t.Fatalf("run --session: %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(reqs))
-	}
+	req := continueOnce(t, ws, env, []string{"--model", "anthropic/claude-sonnet-4-5", "run", "--session", id, "continue"}, "Continuing from Claude Code.", srv.Requests)
 	var got []string
-	for _, raw := range reqs[0].Messages {
+	for _, raw := range req.Messages {
 		var m struct {
 			Role    string `json:"role"`
 			Content []struct {

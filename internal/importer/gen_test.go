@@ -15,14 +15,7 @@ import (
 // only with OPENSEEK_IMPORT_REGEN=1 and CLAUDE_BIN set (see
 // testdata/README.md).
 func TestGenerateClaudeTranscript(t *testing.T) {
-	bin := os.Getenv("CLAUDE_BIN")
-	if os.Getenv("OPENSEEK_IMPORT_REGEN") != "1" || bin == "" {
-		t.Skip("regenerates testdata: set OPENSEEK_IMPORT_REGEN=1 and CLAUDE_BIN (see testdata/README.md)")
-	}
-	home := t.TempDir()
-	ws := filepath.Join(home, "ws")
-	os.MkdirAll(ws, 0o755)
-	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644)
+	bin, home, ws := regenerate(t, "CLAUDE_BIN")
 	rec := &llmtest.RecordingTB{TB: t}
 	srv := llmtest.NewAnthropicServer(rec,
 		llmtest.Reply{Reasoning: "List the files first.", Text: "Looking around.", Calls: []llmtest.Call{{Name: "Bash", Args: `{"command":"ls","description":"List files"}`}}},
@@ -47,7 +40,26 @@ func TestGenerateClaudeTranscript(t *testing.T) {
 	if err != nil || srv.Remaining() != 0 {
 		t.Fatalf("claude -p: %v with %d scripted turns left", err, srv.Remaining())
 	}
-	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", "*.jsonl"))
+	keep(t, filepath.Join(home, ".claude", "projects", "*", "*.jsonl"), "claude.jsonl")
+}
+
+// regenerate skips unless testdata is to be regenerated with the CLI that
+// binEnv names, and makes a HOME with a workspace holding notes.txt.
+func regenerate(t *testing.T, binEnv string) (bin, home, ws string) {
+	bin = os.Getenv(binEnv)
+	if os.Getenv("OPENSEEK_IMPORT_REGEN") != "1" || bin == "" {
+		t.Skipf("regenerates testdata: set OPENSEEK_IMPORT_REGEN=1 and %s (see testdata/README.md)", binEnv)
+	}
+	home = t.TempDir()
+	ws = filepath.Join(home, "ws")
+	os.MkdirAll(ws, 0o755)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644)
+	return bin, home, ws
+}
+
+// keep copies the one transcript matching pattern to testdata/name.
+func keep(t *testing.T, pattern, name string) {
+	files, _ := filepath.Glob(pattern)
 	if len(files) != 1 {
 		t.Fatalf("want one transcript, found %v", files)
 	}
@@ -55,7 +67,7 @@ func TestGenerateClaudeTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", "claude.jsonl"), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("testdata", name), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -60,14 +60,7 @@ func (s *responsesScript) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // real Codex CLI against responsesScript. It runs only with
 // OPENSEEK_IMPORT_REGEN=1 and CODEX_BIN set (see testdata/README.md).
 func TestGenerateCodexRollout(t *testing.T) {
-	bin := os.Getenv("CODEX_BIN")
-	if os.Getenv("OPENSEEK_IMPORT_REGEN") != "1" || bin == "" {
-		t.Skip("regenerates testdata: set OPENSEEK_IMPORT_REGEN=1 and CODEX_BIN (see testdata/README.md)")
-	}
-	home := t.TempDir()
-	ws := filepath.Join(home, "ws")
-	os.MkdirAll(ws, 0o755)
-	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644)
+	bin, home, ws := regenerate(t, "CODEX_BIN")
 	call := func(id, name, args string) map[string]any {
 		return map[string]any{"type": "function_call", "call_id": id, "name": name, "arguments": args}
 	}
@@ -114,15 +107,5 @@ env_key = "OPENAI_API_KEY"
 	if err != nil || len(script.bodies) != len(script.turns) {
 		t.Fatalf("codex exec: %v after %d of %d requests", err, len(script.bodies), len(script.turns))
 	}
-	files, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"))
-	if len(files) != 1 {
-		t.Fatalf("want one rollout, found %v", files)
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("testdata", "codex.jsonl"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	keep(t, filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"), "codex.jsonl")
 }
