@@ -130,6 +130,17 @@ func (b *builder) user(s string) {
 	b.t.Items = append(b.t.Items, &session.User{Content: protocol.Text(s)})
 }
 
+// summary stands for everything imported so far, as a compaction does.
+func (b *builder) summary(s string) {
+	if strings.TrimSpace(s) == "" || len(b.t.Items) == 0 {
+		return
+	}
+	b.finishTurn()
+	b.cur = nil
+	// A new session's sequences are the items' positions, from 1.
+	b.t.Items = append(b.t.Items, &session.Summary{Content: s, From: 1, To: len(b.t.Items)})
+}
+
 // finishTurn ends a turn whose last step answered without tool calls.
 func (b *builder) finishTurn() {
 	if a, ok := b.last().(*session.Assistant); ok && len(a.ToolCalls) == 0 {

@@ -8,11 +8,21 @@ import (
 )
 
 // A Codex rollout line (codex-rs/protocol RolloutLine): a timestamp, the
-// item's type and its payload.
+// item's type and its payload. Rollouts written before the payload
+// wrapper (spring 2025) hold a first line of session metadata with no
+// type, then each ResponseItem as it is, and {"record_type":"state"}
+// lines.
 type codexLine struct {
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload"`
+	Type       string          `json:"type"`
+	Payload    json.RawMessage `json:"payload"`
+	RecordType string          `json:"record_type"`
+	ID         string          `json:"id"`
 }
+
+// codexResponseItems are the ResponseItem types, which a legacy rollout
+// line carries at its top level.
+var codexResponseItems = map[string]bool{"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
+	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true, "web_search_call": true, "other": true}
 
 // codexItem is the part of a ResponseItem (and of session_meta,
 // turn_context and event_msg payloads) the import reads.
@@ -34,6 +44,8 @@ type codexItem struct {
 	ID    string `json:"id"`
 	Cwd   string `json:"cwd"`
 	Model string `json:"model"`
+	// compacted
+	Message string `json:"message"`
 	// event_msg token_count
 	Info *struct {
 		Last *struct {
@@ -57,8 +69,18 @@ func (b *builder) codexLine(raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return fmt.Errorf("not a Codex rollout line: %w", err)
 	}
-	if l.Type == "" || len(l.Payload) == 0 {
-		return fmt.Errorf("not a Codex rollout line (it has no type and payload)")
+	if len(l.Payload) == 0 { // the legacy layout
+		switch {
+		case l.RecordType != "":
+			return nil
+		case l.Type == "" && l.ID != "":
+			b.t.SourceID = l.ID
+			return nil
+		case codexResponseItems[l.Type]:
+			l.Payload, l.Type = raw, "response_item"
+		default:
+			return fmt.Errorf("not a Codex rollout line (it has no payload, and %q is no response item type)", l.Type)
+		}
 	}
 	var it codexItem
 	if err := json.Unmarshal(l.Payload, &it); err != nil {
@@ -82,6 +104,9 @@ func (b *builder) codexLine(raw json.RawMessage) error {
 		}
 	case "response_item":
 		b.codexItem(&it)
+	case "compacted":
+		// Codex replaced the history so far by this summary.
+		b.summary(it.Message)
 	}
 	return nil
 }

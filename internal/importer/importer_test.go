@@ -212,3 +212,56 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
+
+// Written by hand after codex-rs's rollout recorder: the layout before
+// the {type, payload} wrapper (a metadata line, bare ResponseItems, state
+// records), and a compaction in the current layout.
+func TestCodexLegacyLayoutAndCompaction(t *testing.T) {
+	legacy := strings.Join([]string{
+		`{"id":"0196-legacy","timestamp":"2025-05-01T10:00:00Z","instructions":null}`,
+		`{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>cwd</environment_context>"}]}`,
+		`{"type":"message","role":"user","content":[{"type":"input_text","text":"list files"}]}`,
+		`{"record_type":"state"}`,
+		`{"type":"local_shell_call","call_id":"c1","status":"completed","action":{"type":"exec","command":["ls","-la"],"working_directory":null}}`,
+		`{"type":"function_call_output","call_id":"c1","output":{"content":"a.go","success":false}}`,
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"one file"}]}`,
+	}, "\n") + "\n"
+	tr, err := Import(Codex, strings.NewReader(legacy), "old.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kinds(tr.Items), "user:list files | assistant →shell | ←shell | assistant:one file | ■finished"; got != want {
+		t.Errorf("legacy items\n got %s\nwant %s", got, want)
+	}
+	if c := tr.Items[1].(*session.Assistant).ToolCalls[0]; c.Arguments != `{"cmd":"ls -la"}` {
+		t.Errorf("local_shell_call became %s", c.Arguments)
+	}
+	if r := tr.Items[2].(*session.ToolResult); !r.IsError || r.Content.Text() != "a.go" {
+		t.Errorf("failed output %+v", r)
+	}
+	if tr.SourceID != "0196-legacy" {
+		t.Errorf("source id %q", tr.SourceID)
+	}
+
+	compacted := strings.Join([]string{
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first"}]}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}`,
+		`{"type":"compacted","payload":{"message":"The user asked; it was done."}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"second"}]}}`,
+	}, "\n") + "\n"
+	tr, err = Import(Codex, strings.NewReader(compacted), "c.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session.Session{SystemPrompt: "sys"}
+	for i, it := range tr.Items {
+		s.Events = append(s.Events, session.Event{Sequence: i + 1, Item: it})
+	}
+	var got []string
+	for _, m := range s.Messages() {
+		got = append(got, string(m.Role)+":"+m.Text())
+	}
+	if strings.Join(got, " | ") != "system:sys | user:[conversation summary]\nsource_events=1..3\nThe user asked; it was done. | user:second" {
+		t.Errorf("compacted projection: %q", got)
+	}
+}
