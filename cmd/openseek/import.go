@@ -106,10 +106,8 @@ func (c *cli) writeImported(t *importer.Transcript) (string, error) {
 		return "", err
 	}
 	defer w.Close()
-	for _, it := range t.Items {
-		if _, err := w.Append(it); err != nil {
-			return "", fmt.Errorf("write session %s: %w", id, err)
-		}
+	if _, err := w.AppendAll(t.Items...); err != nil {
+		return "", fmt.Errorf("write session %s: %w", id, err)
 	}
 	return id, nil
 }
