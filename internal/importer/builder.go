@@ -29,10 +29,12 @@ type builder struct {
 	pending     map[string]string  // unanswered call id -> our tool name
 	model       string             // the source model (Codex: of the latest turn_context)
 	lastMessage string             // Claude: the id of the latest assistant message
+	claude      []claudeMessage    // Claude: the messages read, in file order
+	parents     map[string]string  // Claude: entry uuid -> parent uuid
 }
 
 func newBuilder(source string) *builder {
-	return &builder{t: Transcript{Source: source}, pending: map[string]string{}}
+	return &builder{t: Transcript{Source: source}, pending: map[string]string{}, parents: map[string]string{}}
 }
 
 func (b *builder) warnf(format string, args ...any) {

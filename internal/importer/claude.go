@@ -18,6 +18,8 @@ type claudeEntry struct {
 	Cwd         string `json:"cwd"`
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
+	UUID        string `json:"uuid"`
+	ParentUUID  string `json:"parentUuid"`
 	Message     *struct {
 		ID      string          `json:"id"`
 		Role    string          `json:"role"`
@@ -50,7 +52,14 @@ type claudeBlock struct {
 // commands (their name, arguments and printed output).
 var claudeLocal = []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>"}
 
-// claudeLine takes in one transcript line.
+// claudeMessage is a user or assistant entry, read and checked.
+type claudeMessage struct {
+	claudeEntry
+	blocks []claudeBlock
+}
+
+// claudeLine reads one transcript line; the messages are taken in at the
+// end (claudeFinish), when it is known which branch is the conversation.
 func (b *builder) claudeLine(raw json.RawMessage) error {
 	var e claudeEntry
 	if err := json.Unmarshal(raw, &e); err != nil {
@@ -62,27 +71,57 @@ func (b *builder) claudeLine(raw json.RawMessage) error {
 	if e.SessionID != "" && b.t.SourceID == "" {
 		b.t.SourceID = e.SessionID
 	}
+	if e.UUID != "" {
+		b.parents[e.UUID] = e.ParentUUID
+	}
 	if (e.Type != "user" && e.Type != "assistant") || e.IsSidechain || e.IsMeta {
 		return nil
 	}
 	if e.Message == nil {
 		return fmt.Errorf("%s entry without a message", e.Type)
 	}
+	var blocks []claudeBlock
+	var s string
+	switch {
+	case json.Unmarshal(e.Message.Content, &s) == nil:
+		blocks = []claudeBlock{{Type: "text", Text: s}}
+	case json.Unmarshal(e.Message.Content, &blocks) == nil:
+	default:
+		return fmt.Errorf("%s message content is neither text nor a list of blocks", e.Type)
+	}
+	b.claude = append(b.claude, claudeMessage{e, blocks})
+	return nil
+}
+
+// claudeFinish takes in the messages on the branch that ends with the
+// last one: Claude Code keeps a conversation rewound to an earlier point
+// in the same file, each entry naming its parent (parentUuid), so an
+// abandoned branch is left out. A compaction starts a new root, and
+// with it the history the model saw afterwards.
+func (b *builder) claudeFinish() {
+	onBranch := map[string]bool{}
+	if n := len(b.claude); n > 0 && b.claude[n-1].UUID != "" {
+		for id := b.claude[n-1].UUID; id != "" && !onBranch[id]; id = b.parents[id] {
+			onBranch[id] = true
+		}
+	}
+	for i := range b.claude {
+		m := &b.claude[i]
+		if len(onBranch) > 0 && !onBranch[m.UUID] {
+			continue
+		}
+		b.claudeMessage(m)
+	}
+}
+
+// claudeMessage takes in one user or assistant message.
+func (b *builder) claudeMessage(e *claudeMessage) {
 	if e.Cwd != "" {
 		b.t.Cwd = e.Cwd
 	}
 	m := e.Message
-	var blocks []claudeBlock
-	var s string
-	switch {
-	case json.Unmarshal(m.Content, &s) == nil:
-		blocks = []claudeBlock{{Type: "text", Text: s}}
-	case json.Unmarshal(m.Content, &blocks) == nil:
-	default:
-		return fmt.Errorf("%s message content is neither text nor a list of blocks", e.Type)
-	}
 	if e.Type == "user" {
-		for _, bl := range blocks {
+		for _, bl := range e.blocks {
 			switch bl.Type {
 			case "tool_result":
 				b.result(bl.ToolUseID, textOf(bl.Content), bl.IsError)
@@ -92,13 +131,13 @@ func (b *builder) claudeLine(raw json.RawMessage) error {
 				}
 			}
 		}
-		return nil
+		return
 	}
 	// An assistant message is written one content block per line, each
 	// line repeating the message's id and usage: count the usage once.
 	newMessage := m.ID == "" || m.ID != b.lastMessage
 	b.lastMessage = m.ID
-	for _, bl := range blocks {
+	for _, bl := range e.blocks {
 		switch bl.Type {
 		case "text":
 			b.text(bl.Text)
@@ -115,7 +154,6 @@ func (b *builder) claudeLine(raw json.RawMessage) error {
 			PromptCacheHitTokens: u.CacheRead, PromptCacheMissTokens: u.Input + u.CacheCreate,
 		}, claudeModelName(m.Model))
 	}
-	return nil
 }
 
 func claudeModelName(m string) string {

@@ -265,3 +265,31 @@ func TestCodexLegacyLayoutAndCompaction(t *testing.T) {
 		t.Errorf("compacted projection: %q", got)
 	}
 }
+
+// Claude Code keeps a rewound conversation in the same file: the branch
+// that ends with the last message is the one imported.
+func TestClaudeFollowsTheLastBranch(t *testing.T) {
+	entry := func(uuid, parent, typ, text string) string {
+		p := `null`
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"type":"` + typ + `","uuid":"` + uuid + `","parentUuid":` + p + `,"message":{"id":"m` + uuid + `","role":"` + typ + `","content":[{"type":"text","text":"` + text + `"}]}}`
+	}
+	in := strings.Join([]string{
+		entry("u1", "", "user", "first"),
+		`{"type":"attachment","uuid":"x1","parentUuid":"u1","attachment":{}}`,
+		entry("a1", "x1", "assistant", "answer A"),
+		entry("u2", "a1", "user", "branch one"),
+		entry("a2", "u2", "assistant", "one"),
+		entry("u3", "a1", "user", "branch two"),
+		entry("a3", "u3", "assistant", "two"),
+	}, "\n") + "\n"
+	tr, err := Import(Claude, strings.NewReader(in), "b.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kinds(tr.Items), "user:first | assistant:answer A | ■finished | user:branch two | assistant:two | ■finished"; got != want {
+		t.Errorf("items\n got %s\nwant %s", got, want)
+	}
+}

@@ -34,6 +34,9 @@ func Import(source string, r io.Reader, name string) (*Transcript, error) {
 	if err := eachLine(data, name, b, each); err != nil {
 		return nil, err
 	}
+	if source == Claude {
+		b.claudeFinish()
+	}
 	t, err := b.done()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
