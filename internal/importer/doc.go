@@ -17,6 +17,9 @@
 // results that answer no earlier call are dropped (with a warning), and a
 // call left unanswered is answered by the projection's synthetic error.
 // Each finished turn ends with a Finished terminal carrying its answer.
+// A Claude Code file is read along the branch (parentUuid) that ends with
+// its last message; a Codex compaction becomes a summary of what came
+// before it.
 //
 // Input is read line by line: a line that is not a JSON object fails the
 // import with an error naming the file and line, except an unterminated
