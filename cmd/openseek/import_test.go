@@ -224,6 +224,13 @@ func TestImportErrors(t *testing.T) {
 	if r := openseek(t, ws, "", nil, "sessions", "show", strings.TrimSpace(r.stdout), "--format", "text"); strings.Contains(r.stdout, "◆ Done") {
 		t.Errorf("the torn answer came across:\n%s", r.stdout)
 	}
+	// --session names the new session; an existing one is never added to.
+	if r := openseek(t, ws, "", nil, "--session", "mine", "import", "claude", transcript(t, "claude.jsonl")); r.code != 0 || r.stdout != "mine\n" {
+		t.Errorf("import --session mine: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := openseek(t, ws, "", nil, "--session", "mine", "import", "claude", transcript(t, "claude.jsonl")); r.code != 1 || !strings.Contains(r.stderr, "session mine already exists") {
+		t.Errorf("import into an existing session: %d %q", r.code, r.stderr)
+	}
 	// Command-line mistakes.
 	for _, tc := range []struct {
 		args []string
