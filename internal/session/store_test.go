@@ -384,3 +384,34 @@ func openedSession(t *testing.T) (*Store, *Writer) {
 	t.Cleanup(func() { w.Close() })
 	return s, w
 }
+
+func TestAppendAllWritesAllOrNothing(t *testing.T) {
+	s := newTestStore(t)
+	w, err := s.OpenWriter("batch", "sys", "openseek import")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// A summary may cover items of its own batch; a bad item refuses the
+	// whole batch.
+	if _, err := w.AppendAll(&User{Content: protocol.Text("a")}, &Summary{Content: "s", From: 1, To: 3}); err == nil {
+		t.Fatal("a summary past the batch's end was accepted")
+	}
+	if s.Exists("batch") {
+		t.Fatal("a refused batch wrote the session")
+	}
+	evs, err := w.AppendAll(&User{Content: protocol.Text("a")}, &Notice{Content: "n"}, &Summary{Content: "s", From: 1, To: 2})
+	if err != nil || len(evs) != 3 || evs[2].Sequence != 3 {
+		t.Fatalf("first batch: %v %+v", err, evs)
+	}
+	if _, err := w.AppendAll(&Notice{Content: "m"}, &Notice{Content: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Load("batch")
+	if err != nil || len(sess.Events) != 5 || sess.Events[4].Sequence != 5 || sess.Events[4].Item.(*Notice).Content != "o" {
+		t.Fatalf("reload: %v %+v", err, sess)
+	}
+	if got := w.Session(); !sameEvents(got, sess) {
+		t.Error("the writer's snapshot differs from the file")
+	}
+}

@@ -115,19 +115,37 @@ func (w *Writer) Session() *Session {
 // file no longer holds this writer's snapshot; a torn tail left by a crash
 // is repaired by rewriting the file atomically.
 func (w *Writer) Append(item Item) (Event, error) {
+	evs, err := w.AppendAll(item)
+	if err != nil {
+		return Event{}, err
+	}
+	return evs[0], nil
+}
+
+// AppendAll appends items as Append does, in order, with one write and
+// one fdatasync for all of them (an import of a long transcript would
+// otherwise pay a sync per event): either all are stored or none.
+func (w *Writer) AppendAll(items ...Item) ([]Event, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return Event{}, fmt.Errorf("append to session %s: writer is closed", w.id)
+		return nil, fmt.Errorf("append to session %s: writer is closed", w.id)
 	}
 	if w.gone != nil {
-		return Event{}, w.gone
+		return nil, w.gone
 	}
-	item, err := prepareItem(item, w.sess.LastSequence())
-	if err != nil {
-		return Event{}, fmt.Errorf("append to session %s: %w", w.id, err)
+	if len(items) == 0 {
+		return nil, nil
 	}
-	return w.append(item)
+	prepared := make([]Item, len(items))
+	for i, item := range items {
+		p, err := prepareItem(item, w.sess.LastSequence()+i)
+		if err != nil {
+			return nil, fmt.Errorf("append to session %s: %w", w.id, err)
+		}
+		prepared[i] = p
+	}
+	return w.append(prepared)
 }
 
 // Compact appends a summary of the inclusive range from..to (reference
@@ -136,44 +154,51 @@ func (w *Writer) Compact(content string, from, to int) (Event, error) {
 	return w.Append(&Summary{Content: content, From: from, To: to})
 }
 
-func (w *Writer) append(item Item) (Event, error) {
+func (w *Writer) append(items []Item) ([]Event, error) {
 	s, id := w.store, w.id
 	dir := s.Dir(id)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && w.sess.LastSequence() > 0 {
 		// The whole directory went: do not make an empty one again.
 		w.gone = &GoneError{ID: id, Path: s.Path(id)}
-		return Event{}, w.gone
+		return nil, w.gone
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return Event{}, fmt.Errorf("append to session %s: %w", id, err)
+		return nil, fmt.Errorf("append to session %s: %w", id, err)
 	}
 	lk, err := lockSession(dir, unix.LOCK_EX)
 	if err != nil {
-		return Event{}, fmt.Errorf("append to session %s: %w", id, err)
+		return nil, fmt.Errorf("append to session %s: %w", id, err)
 	}
 	defer unlock(lk)
 	exists, repair, err := w.verify()
 	if err != nil {
-		return Event{}, err
+		return nil, err
 	}
 
-	line := appendEvent(nil, Event{Sequence: w.sess.LastSequence() + 1, TS: s.now().UnixMilli(), Item: item})
-	// Keep in memory exactly what a reload will see.
-	stored, err := ParseEvent(line)
-	if err != nil {
-		return Event{}, fmt.Errorf("append to session %s: encode event: %w", id, err)
+	var lines []byte
+	stored := make([]Event, len(items))
+	now := s.now().UnixMilli()
+	for i, item := range items {
+		line := appendEvent(nil, Event{Sequence: w.sess.LastSequence() + 1 + i, TS: now, Item: item})
+		// Keep in memory exactly what a reload will see.
+		ev, err := ParseEvent(line)
+		if err != nil {
+			return nil, fmt.Errorf("append to session %s: encode event: %w", id, err)
+		}
+		stored[i] = ev
+		lines = append(append(lines, line...), '\n')
 	}
-	next := &Session{ID: id, SystemPrompt: w.sess.SystemPrompt, Events: append(w.sess.Events, stored)}
+	next := &Session{ID: id, SystemPrompt: w.sess.SystemPrompt, Events: append(w.sess.Events, stored...)}
 
 	var fp fingerprint
 	if exists && !repair {
-		fp, err = appendLine(s.Path(id), append(line, '\n'))
+		fp, err = appendLine(s.Path(id), lines)
 	} else {
 		fp, err = w.rewrite(next)
 	}
 	if err != nil {
 		w.synced = false // the file may hold a torn line; verify in full next time
-		return Event{}, fmt.Errorf("append to session %s: %w", id, err)
+		return nil, fmt.Errorf("append to session %s: %w", id, err)
 	}
 	w.sess, w.fp, w.synced = next, fp, true
 	return stored, nil
