@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,14 +17,21 @@ import (
 
 	"github.com/openseek/openseek/internal/fleet"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
 // startWorker starts `openseek worker` as a child process (the test
-// binary standing in for openseek) and returns it running.
+// binary standing in for openseek) and returns it running: the default
+// sandbox on, on the NATS at natsURL, or with "" the machine's embedded
+// server under home. --no-verify: the engine's build check has nothing
+// to check in these repositories.
 func startWorker(t *testing.T, home, natsURL, apiURL, name string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "worker", "--nats", natsURL, "--ack-wait", "1s", "--name", name,
-		"--no-sandbox", "--no-verify", "--model", "m", "--api-url", apiURL)
+	args := []string{"worker", "--ack-wait", "1s", "--name", name, "--no-verify", "--model", "m", "--api-url", apiURL}
+	if natsURL != "" {
+		args = append(args, "--nats", natsURL)
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1", "OPENSEEK_SNAPSHOTS=off"}
 	var errb strings.Builder
 	cmd.Stderr = &errb
@@ -495,4 +503,119 @@ func TestTasksBestOfJudge(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "--judge picks the best of several runs") {
 		t.Errorf("tasks add --judge without --runs: exit %d %q", r.code, r.stderr)
 	}
+}
+
+// fleetCmd runs a fleet command (tasks …) as the user would, against the
+// machine's embedded server under home unless args name --nats.
+func fleetCmd(t *testing.T, dir, home string, args ...string) result {
+	t.Helper()
+	return openseek(t, dir, "", []string{"HOME=" + home}, args...)
+}
+
+// waitTask waits until task id is in a terminal state and returns it.
+func waitTask(t *testing.T, fc *fleet.Client, id string) *fleet.Task {
+	t.Helper()
+	var task *fleet.Task
+	waitFor(t, "task "+id+" to end", func() bool {
+		task, _ = fc.Get(context.Background(), id)
+		return task != nil && task.State.Terminal()
+	})
+	return task
+}
+
+// `openseek worker &` then `openseek tasks add`, the sandbox on as by
+// default: a task's commands write its workspace (under ~/.openseek,
+// which the sandbox otherwise keeps read-only) and nothing else of
+// ~/.openseek — not the config, not the fleet's token, not another
+// task's workspace. A task whose every command failed, or whose verify
+// command failed, ends failed, and the record says so.
+func TestTasksRunInTheSandbox(t *testing.T) {
+	home, repo := t.TempDir(), fleetRepo(t, map[string]string{"README.md": "# project\n"})
+	writeConfig(t, home, "# the user's config\n")
+	other := filepath.Join(home, ".openseek", "fleet", "work", "tother")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(home, ".openseek", "config.toml")
+	token := filepath.Join(home, ".openseek", "fleet", "server.url")
+	shell := func(id, cmd string) llmtest.Call {
+		return llmtest.Call{ID: id, Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}
+	}
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Calls: []llmtest.Call{
+			shell("inside", "echo made > made.txt && cat made.txt"),
+			shell("config", "echo 'model = \"evil\"' >> "+config),
+			shell("token", "echo nats://evil >> "+token),
+			shell("other", "echo planted > "+filepath.Join(other, "planted")),
+		}},
+		llmtest.Text("made it"),
+		llmtest.Reply{Calls: []llmtest.Call{shell("missing", "cat no-such-file")}},
+		llmtest.Text("could not"),
+	)
+	srv.MultiConversation()
+	startWorker(t, home, "", srv.URL(), "S")
+	waitFor(t, "the worker's embedded server", func() bool {
+		_, err := os.Stat(token)
+		return err == nil
+	})
+	fc, err := fleet.Connect(context.Background(), fleet.Config{Dir: filepath.Join(home, ".openseek", "fleet")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	tokenBefore, _ := os.ReadFile(token)
+
+	r := fleetCmd(t, repo, home, "tasks", "add", "--verify", "test -f made.txt", "make", "a", "file")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	ok := waitTask(t, fc, strings.TrimSpace(r.stdout))
+	if ok.State != fleet.Completed || ok.Result != "made it" || ok.VerifyOK == nil || !*ok.VerifyOK {
+		t.Fatalf("the sandboxed task: state %s result %q verify %v error %q", ok.State, ok.Result, ok.VerifyOK, ok.Error)
+	}
+	if b, err := os.ReadFile(filepath.Join(ok.Workspace, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("the task's command did not write its workspace: %q %v", b, err)
+	}
+	// The escapes fail, or (a home under /tmp, as here) write the
+	// command's private /tmp: the host's files are checked below.
+	if ok.Commands != 4 || ok.FailedCommands > 3 {
+		t.Errorf("commands %d, failed %d; want 4, and the first to succeed", ok.Commands, ok.FailedCommands)
+	}
+	if b, _ := os.ReadFile(config); string(b) != "# the user's config\n" {
+		t.Errorf("a task rewrote ~/.openseek/config.toml: %q", b)
+	}
+	if b, _ := os.ReadFile(token); string(b) != string(tokenBefore) {
+		t.Errorf("a task rewrote the fleet's server.url: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(other, "planted")); err == nil {
+		t.Errorf("a task wrote another task's workspace")
+	}
+
+	r = fleetCmd(t, repo, home, "tasks", "add", "--verify", "test -f made.txt", "read", "a", "file")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	bad := waitTask(t, fc, strings.TrimSpace(r.stdout))
+	if bad.State != fleet.Failed || bad.Commands != 1 || bad.FailedCommands != 1 || bad.VerifyOK == nil || *bad.VerifyOK ||
+		!strings.Contains(bad.Error, "every command failed") || !strings.Contains(bad.Error, "verify") {
+		t.Fatalf("a task whose commands all failed: state %s commands %d/%d verify %v error %q", bad.State, bad.FailedCommands, bad.Commands, bad.VerifyOK, bad.Error)
+	}
+	show := fleetCmd(t, repo, home, "tasks", "show", bad.ID)
+	for _, want := range []string{"state:     failed", "commands:  1 run, 1 failed", "verify:    failed (test -f made.txt)"} {
+		if !strings.Contains(show.stdout, want) {
+			t.Errorf("tasks show lacks %q:\n%s", want, show.stdout)
+		}
+	}
+	list := fleetCmd(t, repo, home, "tasks", "list")
+	for _, want := range [][]string{{ok.ID, "completed", "1", fmt.Sprintf("%d/4", ok.FailedCommands), "passed"}, {bad.ID, "failed", "1", "1/1", "failed"}} {
+		if !slices.ContainsFunc(strings.Split(list.stdout, "\n"), func(l string) bool { return slices.Equal(strings.Fields(l)[:min(5, len(strings.Fields(l)))], want) }) {
+			t.Errorf("tasks list lacks a row %v:\n%s", want, list.stdout)
+		}
+	}
+}
+
+// TestFleetAsOrdinaryUser runs the fleet's end-to-end tests again as an
+// ordinary user, as most people run it.
+func TestFleetAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^(TestTasksRunInTheSandbox)$")
 }

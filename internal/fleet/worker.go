@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
 )
 
 // WorkerOptions configure a worker.
@@ -324,6 +326,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		prompt = "This task was interrupted (its worker stopped) and is resumed in the same workspace and session. Check what is already done, then finish it.\n\nThe task: " + t.Prompt
 	}
 	logs := &logSync{c: w.c, id: t.ID, attempt: t.Attempts}
+	var cmds commandCount
 	if t.Attempts > 1 {
 		// A workspace made afresh (another machine, a --repo clone) gets
 		// the session the earlier attempts published, and continues it.
@@ -351,6 +354,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		MaxCost: t.MaxCost,
 		OnOpen:  logs.start,
 		OnEntry: func(e engine.Entry) {
+			cmds.add(e.Event)
 			m := nats.NewMsg(subj)
 			m.Header.Set(hdrAttempt, attempt)
 			m.Data = e.Line
@@ -371,17 +375,19 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 	var diff string
 	var lines int
 	var verifyOK *bool
+	var verifyOut string
 	if ctx.Err() == nil {
 		dctx := context.WithoutCancel(ctx)
 		diff, lines, _ = changes(dctx, dir, base)
 		if t.Verify != "" && !over && !deadlinePassed {
-			ok, _ := verify(ctx, dir, t.Verify)
-			verifyOK = &ok
+			ok, out := verify(ctx, dir, t.Verify)
+			verifyOK, verifyOut = &ok, out
 		}
 	}
 	return func(cur *Task) {
 		cur.CostUSD += spent
 		cur.Diff, cur.ChangedLines, cur.VerifyOK = diff, lines, verifyOK
+		cur.Commands, cur.FailedCommands = cmds.run, cmds.failed
 		switch {
 		case over:
 			cur.State, cur.Error = Failed, fmt.Sprintf("stopped: the cost budget $%g was reached ($%g spent this attempt)", t.MaxCost, spent)
@@ -393,6 +399,43 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 			cur.State, cur.Error = Failed, fmt.Sprintf("the turn ended %s: %s", out.Kind, out.Answer)
 		default:
 			cur.State, cur.Result, cur.Error = Completed, out.Answer, ""
+			if why := cmds.failure(t.Verify, verifyOK, verifyOut); why != "" {
+				cur.State, cur.Error = Failed, why
+			}
 		}
 	}
 }
+
+// commandCount counts an attempt's shell commands and those that failed,
+// from its session's events.
+type commandCount struct {
+	run, failed int
+	last        string // the last failed command's answer
+}
+
+func (c *commandCount) add(ev protocol.Event) {
+	if r, ok := ev.(protocol.ToolResult); ok && r.ToolName == "shell" {
+		c.run++
+		if r.IsError {
+			c.failed++
+			c.last = r.Content
+		}
+	}
+}
+
+// failure says why a turn that ended normally did not do the task: every
+// command it ran failed, or the task's verify command failed; "" when
+// neither.
+func (c *commandCount) failure(command string, verifyOK *bool, verifyOut string) string {
+	var why []string
+	if c.run > 0 && c.failed == c.run {
+		why = append(why, fmt.Sprintf("every command failed (%d of %d; the last answered: %s)", c.failed, c.run, cut(oneLine(c.last), 200)))
+	}
+	if verifyOK != nil && !*verifyOK {
+		why = append(why, fmt.Sprintf("the verify command failed (%s): %s", command, cut(oneLine(verifyOut), 300)))
+	}
+	return strings.Join(why, "; ")
+}
+
+// oneLine folds text onto one line for an error message.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
