@@ -157,7 +157,7 @@ func endMarkers(t testing.TB, c *Client) map[string][]State {
 			t.Fatalf("read the events: %v", err)
 		}
 		if end := msg.Headers().Get(hdrEnd); end != "" {
-			id := strings.TrimPrefix(msg.Subject(), eventsSubject)
+			id := strings.TrimSuffix(strings.TrimPrefix(msg.Subject(), eventsSubject), ".end")
 			out[id] = append(out[id], State(end))
 		}
 		md, _ := msg.Metadata()

@@ -143,6 +143,16 @@ func (w *Worker) logf(format string, args ...any) {
 // handle runs one delivery of a task id.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	id := string(msg.Data())
+	// A worker killed after publishing the task's end, before recording
+	// it: its end stands.
+	if ended, err := w.c.settleEnd(ctx, id); err == nil && ended != nil {
+		w.logf("task %s: %s (its end recorded for an earlier attempt)", id, ended.State)
+		if ended.Parent != "" {
+			w.c.settle(ctx, ended.Parent, w.judge)
+		}
+		_ = msg.Ack()
+		return
+	}
 	t, err := w.c.update(ctx, id, func(t *Task) error {
 		if t.State.Terminal() {
 			return errSkip
@@ -207,25 +217,31 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	// The end is recorded even if this worker is asked to stop meanwhile.
 	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	final, err := w.c.update(ectx, id, func(cur *Task) error {
-		if cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
-			return errSkip // cancelled, or another worker took it over
-		}
-		res(cur)
-		cur.FinishedAt = time.Now().UTC()
-		return nil
-	})
-	if err == nil {
-		w.done.Add(1)
-		w.c.publishEnd(ectx, final)
-		w.logf("task %s: %s", id, final.State)
-		if final.Parent != "" {
-			w.c.settle(ectx, final.Parent, w.judge)
-		}
+	cur, err := w.c.Get(ectx, id)
+	if err != nil {
+		w.logf("task %s: %v (left for redelivery)", id, err)
+		return
 	}
-	if errors.Is(err, errSkip) || err == nil {
+	if cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
+		// Cancelled, or another worker took it over.
 		_ = msg.DoubleAck(ectx)
+		return
 	}
+	res(cur)
+	cur.FinishedAt = time.Now().UTC()
+	final, won, err := w.c.end(ectx, cur)
+	if err != nil {
+		w.logf("task %s: %v (left for redelivery)", id, err)
+		return
+	}
+	if won {
+		w.done.Add(1)
+		w.logf("task %s: %s", id, final.State)
+	}
+	if final.Parent != "" {
+		w.c.settle(ectx, final.Parent, w.judge)
+	}
+	_ = msg.DoubleAck(ectx)
 }
 
 // judge is the judging model of best-of-N tasks asked with --judge: the
@@ -260,7 +276,8 @@ func (w *Worker) heartbeat(ctx context.Context, msg jetstream.Msg) {
 	}
 }
 
-// watchCancel calls stop when the task's record turns cancelled.
+// watchCancel calls stop when the task's record turns cancelled (or
+// ends otherwise: another attempt's end was applied).
 func (w *Worker) watchCancel(ctx context.Context, id string, stop context.CancelFunc) {
 	watch, err := w.c.kv.Watch(ctx, id, jetstream.UpdatesOnly())
 	if err != nil {
@@ -275,7 +292,7 @@ func (w *Worker) watchCancel(ctx context.Context, id string, stop context.Cancel
 			if !ok {
 				return
 			}
-			if e != nil && stateOf(e.Value()) == Cancelled {
+			if e != nil && stateOf(e.Value()).Terminal() {
 				stop()
 				return
 			}
