@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -53,7 +54,9 @@ type Client struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
 	kv  jetstream.KeyValue
-	emb *Embedded
+
+	mu  sync.Mutex
+	emb *Embedded // the server this client runs, if any
 }
 
 // Connect connects to the fleet's NATS (or the embedded server) and makes
@@ -188,7 +191,32 @@ func transient(err error) bool {
 }
 
 // Embedded is the server this client runs in process, or nil.
-func (c *Client) Embedded() *Embedded { return c.emb }
+func (c *Client) Embedded() *Embedded {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.emb
+}
+
+// takeOver starts the machine's embedded server in this process when the
+// one this client used is gone and no other process has started it
+// again; the connection then reconnects to it (localDialer). It reports
+// whether this client runs the server now.
+func (c *Client) takeOver() (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.emb != nil {
+		return true, nil
+	}
+	emb, err := StartEmbedded(c.cfg.Dir)
+	if errors.Is(err, errLocked) {
+		return false, nil // another process is starting it
+	}
+	if err != nil {
+		return false, err
+	}
+	c.emb = emb
+	return true, nil
+}
 
 // Conn is the underlying NATS connection.
 func (c *Client) Conn() *nats.Conn { return c.nc }
@@ -197,10 +225,12 @@ func (c *Client) Conn() *nats.Conn { return c.nc }
 // started.
 func (c *Client) Close() {
 	if c.nc != nil {
-		_ = c.nc.FlushTimeout(2 * time.Second)
+		if c.nc.IsConnected() { // a server that is away gets no wait
+			_ = c.nc.FlushTimeout(2 * time.Second)
+		}
 		c.nc.Close()
 	}
-	if c.emb != nil {
-		c.emb.Close()
+	if emb := c.Embedded(); emb != nil {
+		emb.Close()
 	}
 }

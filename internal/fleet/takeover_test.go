@@ -2,20 +2,55 @@ package fleet
 
 import (
 	"context"
-	"errors"
+	"net/http"
+	"net/http/httputil"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 )
 
-// A worker connected to the embedded server of a process that ends (a
-// `tasks add` that started it) stops with ErrServerGone; connecting again
-// makes it the server's owner, and the queued task is still there.
+// gate holds the model's requests until opened; it counts them.
+type gate struct {
+	URL    string
+	open   chan struct{}
+	posted atomic.Int32
+}
+
+func newGate(t *testing.T, srv *llmtest.Server) *gate {
+	g := &gate{open: make(chan struct{})}
+	target, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.posted.Add(1)
+		select {
+		case <-g.open:
+		case <-r.Context().Done():
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	g.URL = hs.URL + target.Path
+	return g
+}
+
+// A worker connected to the embedded server of another process (a `tasks
+// add` that started it) that ends runs the server itself and carries on:
+// the task it was running keeps its first attempt and completes, and a
+// task queued afterwards runs too.
 func TestWorkerTakesOverTheEmbeddedServer(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Text("done"))
+	srv := llmtest.NewServer(t, llmtest.Text("first"), llmtest.Text("second"))
+	srv.MultiConversation()
+	g := newGate(t, srv)
 	dir := t.TempDir()
-	cfg := Config{Dir: dir, AckWait: 5 * time.Second}
+	cfg := Config{Dir: dir, AckWait: time.Second}
 	owner, err := Connect(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -23,45 +58,46 @@ func TestWorkerTakesOverTheEmbeddedServer(t *testing.T) {
 	if owner.Embedded() == nil {
 		t.Fatal("the first client did not start the embedded server")
 	}
+	first, err := owner.Add(context.Background(), Spec{Prompt: "x", Dir: newRepo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	wc := connect(t, cfg)
 	if wc.Embedded() != nil {
 		t.Fatal("the second client started a second server")
 	}
-	w := wc.NewWorker(WorkerOptions{Engine: engineOpts(t, srv), WorkRoot: t.TempDir()})
+	eo := engineOpts(t, srv)
+	eo.APIURL = g.URL
+	w := wc.NewWorker(WorkerOptions{Name: "w", Engine: eo, WorkRoot: t.TempDir()})
+	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
-	go func() { ran <- w.Run(context.Background()) }()
-	// Once the worker is taking tasks, the process that ran the server ends.
-	for {
-		if _, err := owner.js.Consumer(context.Background(), QueueStream, WorkersName); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	owner.Close()
+	go func() { ran <- w.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	waitUntil(t, "the worker to ask the model", func() bool { return g.posted.Load() == 1 })
+	owner.Close() // the process that ran the server ends mid-task
+	waitUntil(t, "the worker to run the server", func() bool { return wc.Embedded() != nil })
+	close(g.open)
 
-	select {
-	case err := <-ran:
-		if !errors.Is(err, ErrServerGone) {
-			t.Fatalf("Run = %v, want ErrServerGone", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the worker did not notice the server went away")
+	c := connect(t, cfg)
+	if got := waitAll(t, c, []string{first.ID}, time.Minute)[0]; got.State != Completed || got.Attempts != 1 || got.Result != "first" {
+		t.Errorf("the running task: %s attempts %d result %q error %q", got.State, got.Attempts, got.Result, got.Error)
 	}
-	// Meanwhile another `tasks add` started the server again and queued a task.
-	adder := connect(t, cfg)
-	task, err := adder.Add(context.Background(), Spec{Prompt: "x", Dir: newRepo(t)})
+	second, err := c.Add(context.Background(), Spec{Prompt: "y", Dir: newRepo(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	adder.Close()
-	nc := connect(t, cfg)
-	if nc.Embedded() == nil {
-		t.Fatal("the worker's new connection does not own the server")
+	if got := waitAll(t, c, []string{second.ID}, time.Minute)[0]; got.State != Completed || got.Result != "second" {
+		t.Errorf("the task queued after the takeover: %s %s", got.State, got.Error)
 	}
-	stop, _ := startWorkers(t, cfg, 1, WorkerOptions{Engine: engineOpts(t, srv), WorkRoot: t.TempDir()})
-	got := waitAll(t, nc, []string{task.ID}, time.Minute)[0]
-	stop()
-	if got.State != Completed {
-		t.Errorf("task after the takeover: %s %s", got.State, got.Error)
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -61,52 +61,58 @@ func (c *Client) NewWorker(opts WorkerOptions) *Worker {
 // Finished is how many tasks this worker brought to a terminal state.
 func (w *Worker) Finished() int64 { return w.done.Load() }
 
-// ErrServerGone is returned by Run when the machine's embedded server
-// was run by another process that ended: connect again (this process
-// then runs the server) and run again. Tasks that were running come back
-// after the ack wait.
-var ErrServerGone = errors.New("the process running the embedded NATS server ended")
-
 // Run takes and runs tasks until ctx ends. A task interrupted by the end
-// of ctx goes back to the queue at once for another worker.
+// of ctx goes back to the queue at once for another worker. A worker on
+// the machine's embedded server that another process ran, which ended,
+// runs the server itself (unless another process started it first) and
+// carries on; its running tasks are not interrupted.
 func (w *Worker) Run(ctx context.Context) error {
-	local := w.c.cfg.URL == "" && w.c.emb == nil
-	cons, err := w.c.consumer(ctx)
-	if err != nil {
-		if local && !w.c.nc.IsConnected() {
-			return ErrServerGone
-		}
-		return err
-	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var gone atomic.Bool
-	var wg sync.WaitGroup
-	if local {
-		// Connected to the embedded server of another local process
-		// (tasks add, logs): when that process ends, take over.
-		wg.Go(func() {
-			for lost := time.Duration(0); ctx.Err() == nil; sleep(ctx, 100*time.Millisecond) {
-				if w.c.nc.IsConnected() {
-					lost = 0
-					continue
-				}
-				if lost += 100 * time.Millisecond; lost >= 2*time.Second {
-					gone.Store(true)
-					cancel()
-					return
-				}
-			}
-		})
+	if w.c.cfg.URL == "" {
+		wg.Go(func() { w.keepServer(ctx) })
+	}
+	var cons jetstream.Consumer
+	if err := retry(ctx, func() (err error) {
+		cons, err = w.c.consumer(ctx)
+		return err
+	}); err != nil {
+		return err
 	}
 	for range w.opts.Concurrency {
 		wg.Go(func() { w.loop(ctx, cons) })
 	}
-	wg.Wait()
-	if gone.Load() {
-		return ErrServerGone
-	}
+	<-ctx.Done()
 	return nil
+}
+
+// keepServer starts the machine's embedded server in this process when
+// the one the worker used went away (the process that ran it ended) and
+// no other process started it again within half a second.
+func (w *Worker) keepServer(ctx context.Context) {
+	for lost := time.Duration(0); ctx.Err() == nil; sleep(ctx, 100*time.Millisecond) {
+		if w.c.Embedded() != nil {
+			return
+		}
+		if w.c.nc.IsConnected() {
+			lost = 0
+			continue
+		}
+		if lost += 100 * time.Millisecond; lost < 500*time.Millisecond {
+			continue
+		}
+		lost = 0
+		ok, err := w.c.takeOver()
+		switch {
+		case ok:
+			w.logf("the process running the embedded NATS server ended; this worker runs it now (%s)", w.c.cfg.Dir)
+			return
+		case err != nil:
+			w.logf("start the embedded NATS server: %v (trying again)", err)
+		}
+	}
 }
 
 func (w *Worker) loop(ctx context.Context, cons jetstream.Consumer) {
@@ -151,6 +157,14 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			w.c.settle(ctx, ended.Parent, w.judge)
 		}
 		_ = msg.Ack()
+		return
+	}
+	prev, err := w.c.Get(ctx, id)
+	if err == nil && prev.State == Running && prev.Worker != w.opts.Name && w.c.held(ctx, id) {
+		// Delivered again while the worker running it lives (its server
+		// restarted, a heartbeat came late): the task stays with that
+		// worker, whose heartbeats keep the message.
+		w.logf("task %s: left to worker %s, which is running it", id, prev.Worker)
 		return
 	}
 	t, err := w.c.update(ctx, id, func(t *Task) error {
@@ -198,25 +212,52 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		})
 	}
 
-	// Hold the task while it runs: heartbeats keep the message ours, and a
-	// cancelled record stops the run.
+	// Hold the task while it runs: heartbeats keep the message ours, a
+	// worker the task is delivered to again hears that this one runs it,
+	// and a cancelled record stops the run.
 	rctx, stop := context.WithCancel(ctx)
 	var hold sync.WaitGroup
 	hold.Go(func() { w.heartbeat(rctx, msg) })
 	hold.Go(func() { w.watchCancel(rctx, id, stop) })
+	sub, err := w.c.nc.Subscribe(heldSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte(w.opts.Name)) })
 	res := w.execute(rctx, t)
+	if err == nil {
+		_ = sub.Unsubscribe()
+	}
 	stop()
 	hold.Wait()
 
+	// The end is recorded even if this worker is asked to stop meanwhile,
+	// but it does not hold the worker up for more than a second then.
+	ectx, cancel := outlive(ctx, time.Second, 30*time.Second)
+	defer cancel()
 	if ctx.Err() != nil {
 		// This worker is stopping: give the task back now.
+		_, _ = w.c.update(ectx, id, func(cur *Task) error {
+			if cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
+				return errSkip
+			}
+			cur.State = Queued
+			return nil
+		})
 		_ = msg.Nak()
 		w.logf("task %s: given back (worker stopping)", id)
 		return
 	}
-	// The end is recorded even if this worker is asked to stop meanwhile.
-	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
+	if res == nil {
+		// The session is open in a live process on this machine (the
+		// attempt before, whose worker the probe did not reach): the task
+		// is that worker's, and its record says so again.
+		w.logf("task %s: its session is open in another process; left to it", id)
+		_, _ = w.c.update(ectx, id, func(cur *Task) error {
+			if prev == nil || cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
+				return errSkip
+			}
+			cur.Attempts, cur.Worker, cur.StartedAt = prev.Attempts, prev.Worker, prev.StartedAt
+			return nil
+		})
+		return
+	}
 	cur, err := w.c.Get(ectx, id)
 	if err != nil {
 		w.logf("task %s: %v (left for redelivery)", id, err)
@@ -242,6 +283,36 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.c.settle(ectx, final.Parent, w.judge)
 	}
 	_ = msg.DoubleAck(ectx)
+}
+
+// outlive is a context for recording what a run did: it ends grace
+// after ctx does, or after limit.
+func outlive(ctx context.Context, grace, limit time.Duration) (context.Context, context.CancelFunc) {
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	return ectx, func() { stop(); cancel() }
+}
+
+// heldSubject is where the worker running task id answers that it does.
+func heldSubject(id string) string { return "openseek.held." + id }
+
+// held reports whether a live worker runs task id: that worker answers on
+// heldSubject. One whose server is restarting gets a few seconds (a third
+// of the ack wait, if longer) to reconnect and answer.
+func (c *Client) held(ctx context.Context, id string) bool {
+	deadline := time.Now().Add(max(c.cfg.AckWait/3, 3*time.Second))
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		rctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		_, err := c.nc.RequestWithContext(rctx, heldSubject(id), nil)
+		cancel()
+		if err == nil {
+			return true
+		}
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+			sleep(ctx, 200*time.Millisecond) // no responders, or reconnecting
+		}
+	}
+	return false
 }
 
 // judge is the judging model of best-of-N tasks asked with --judge: the
@@ -300,7 +371,8 @@ func (w *Worker) watchCancel(ctx context.Context, id string, stop context.Cancel
 	}
 }
 
-// execute runs the task's attempt and returns how to record its end.
+// execute runs the task's attempt and returns how to record its end, or
+// nil when the task's session is open in another live process.
 func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 	fail := func(msg string) func(*Task) {
 		return func(cur *Task) { cur.State, cur.Error = Failed, msg }
@@ -342,7 +414,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 	if resumed {
 		prompt = "This task was interrupted (its worker stopped) and is resumed in the same workspace and session. Check what is already done, then finish it.\n\nThe task: " + t.Prompt
 	}
-	logs := &logSync{c: w.c, id: t.ID, attempt: t.Attempts}
+	logs := &logSync{ctx: ctx, c: w.c, id: t.ID, attempt: t.Attempts}
 	var cmds commandCount
 	if t.Attempts > 1 {
 		// A workspace made afresh (another machine, a --repo clone) gets
@@ -378,12 +450,16 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 			_, _ = w.c.js.PublishMsgAsync(m)
 		},
 	})
+	if errors.Is(err, session.ErrBusy) {
+		return nil
+	}
 	if err != nil {
 		return fail(err.Error())
 	}
 	logs.stop()
 	select {
 	case <-w.c.js.PublishAsyncComplete():
+	case <-ctx.Done():
 	case <-time.After(10 * time.Second):
 	}
 	out, perr, spent, over := tr.Out, tr.Err, tr.Cost, tr.Over
