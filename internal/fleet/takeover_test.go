@@ -3,8 +3,8 @@ package fleet
 import (
 	"context"
 	"net/http"
-	"net/http/httputil"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"sync/atomic"
 	"testing"
