@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -311,7 +315,7 @@ func TestServeHTTPTasks(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("done over http"))
 	home, repo := t.TempDir(), fleetRepo(t, nil)
 	writeConfig(t, home, "[fleet]\nnats = \""+emb.URL+"\"\n")
-	s := startHTTP(t, repo, home, append(modelArgs(srv), "--no-sandbox", "serve", "--http", "127.0.0.1:0")...)
+	s := startHTTP(t, repo, home, append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
 	noToken := func(r *http.Request) { r.Header.Del("Authorization") }
 	for _, tc := range []struct{ method, path, body string }{
 		{"GET", "/v1/tasks", ""},
@@ -617,5 +621,142 @@ func TestTasksRunInTheSandbox(t *testing.T) {
 // TestFleetAsOrdinaryUser runs the fleet's end-to-end tests again as an
 // ordinary user, as most people run it.
 func TestFleetAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestTasksRunInTheSandbox)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestTasksRunInTheSandbox|TestKillingTheServersWorkerTakesNoTaskFromALiveOne|TestWorkerKilledMidTaskIsResumedByAnother)$")
+}
+
+// modelGate holds the model's requests until opened, counting them.
+type modelGate struct {
+	URL    string
+	open   chan struct{}
+	posted atomic.Int32
+}
+
+func newModelGate(t *testing.T, srv *llmtest.Server) *modelGate {
+	t.Helper()
+	g := &modelGate{open: make(chan struct{})}
+	target, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.posted.Add(1)
+		select {
+		case <-g.open:
+		case <-r.Context().Done():
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	g.URL = hs.URL + target.Path
+	return g
+}
+
+// stopWorker sends a worker Ctrl-C (SIGINT) and returns how long it took
+// to exit.
+func stopWorker(t *testing.T, w *exec.Cmd) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if err := w.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { // the cleanup kills it if it never ends
+		_, _ = w.Process.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Errorf("worker %v ignored Ctrl-C for 30s", w.Args)
+	}
+	return time.Since(start)
+}
+
+// The way people run it, killed where it hurts: `openseek worker` ×2 on
+// the machine's embedded server, which the first runs; the first is
+// killed (SIGKILL) while both run a task, and a third worker starts.
+// The second worker's task is never taken from it: its turn, which
+// finishes while the server is away, is recorded by it once the server
+// runs again (the second or third worker starts it), with one attempt.
+// The killed worker's task is resumed by another, once. Each worker left
+// stops on Ctrl-C at once.
+func TestKillingTheServersWorkerTakesNoTaskFromALiveOne(t *testing.T) {
+	home := t.TempDir()
+	repo := fleetRepo(t, map[string]string{"README.md": "# project\n"})
+	srv := llmtest.NewServer(t, llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"))
+	srv.MultiConversation()
+	g := newModelGate(t, srv)
+	dir := filepath.Join(home, ".openseek", "fleet")
+
+	w1 := startWorker(t, home, "", g.URL, "W1")
+	waitFor(t, "W1 to run the embedded server", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "server.url"))
+		return err == nil
+	})
+	w2 := startWorker(t, home, "", g.URL, "W2")
+	var ids []string
+	for _, p := range []string{"first", "second"} {
+		r := fleetCmd(t, repo, home, "tasks", "add", p)
+		if r.code != 0 {
+			t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+		}
+		ids = append(ids, strings.TrimSpace(r.stdout))
+	}
+	fc, err := fleet.Connect(context.Background(), fleet.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	holder := map[string]string{}
+	waitFor(t, "both workers to run a task", func() bool {
+		for _, id := range ids {
+			if task, err := fc.Get(context.Background(), id); err == nil && task.State == fleet.Running {
+				holder[task.Worker] = id
+			}
+		}
+		return len(holder) == 2 && g.posted.Load() == 2
+	})
+	if err := w1.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = w1.Wait()
+	w3 := startWorker(t, home, "", g.URL, "W3")
+	close(g.open) // W2's turn ends while the server may still be away
+
+	lived, killed := waitTask(t, fc, holder["W2"]), waitTask(t, fc, holder["W1"])
+	if lived.State != fleet.Completed || lived.Attempts != 1 || lived.Worker != "W2" {
+		t.Errorf("the live worker's task: %s attempts %d worker %s error %q", lived.State, lived.Attempts, lived.Worker, lived.Error)
+	}
+	if killed.State != fleet.Completed || killed.Attempts != 2 || killed.Worker == "W1" {
+		t.Errorf("the killed worker's task: %s attempts %d worker %s error %q", killed.State, killed.Attempts, killed.Worker, killed.Error)
+	}
+	for _, id := range ids {
+		ends := 0
+		if err := fc.Events(context.Background(), id, false, func(e fleet.Event) error {
+			if e.End != "" {
+				ends++
+			}
+			return nil
+		}); err != nil || ends != 1 {
+			t.Errorf("task %s: %d end markers (%v), want 1", id, ends, err)
+		}
+	}
+	// The workers take more tasks, and stop on Ctrl-C at once.
+	r := fleetCmd(t, repo, home, "tasks", "add", "third")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	if third := waitTask(t, fc, strings.TrimSpace(r.stdout)); third.State != fleet.Completed {
+		t.Errorf("a task added after the kill: %s %s", third.State, third.Error)
+	}
+	fc.Close()
+	for _, w := range []*exec.Cmd{w2, w3} {
+		took := stopWorker(t, w)
+		t.Logf("%s stopped %s after Ctrl-C", w.Args[5], took.Round(time.Millisecond))
+		if took > 5*time.Second {
+			t.Errorf("%s took %s to stop after Ctrl-C", w.Args[5], took)
+		}
+	}
 }
