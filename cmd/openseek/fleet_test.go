@@ -120,31 +120,37 @@ func TestWorkerKilledMidTaskIsResumedByAnother(t *testing.T) {
 }
 
 // Worker processes killed with SIGKILL at random moments, again and
-// again, while others keep working: no task is lost or finished twice.
+// again, while others keep working, on the machine's embedded server
+// (which runs in one of them, so the kills take it down too): no task is
+// lost, finished twice or taken from a worker that lives — each kill
+// costs at most the one task its worker ran an attempt — and every
+// finished task has its one end marker.
 func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
-	emb, err := fleet.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(emb.Close)
+	const n, kills = 24, 12
 	var turns []llmtest.Turn
-	for range 80 { // more than needed: each killed turn uses one
+	for range n + kills + 8 { // each killed turn uses one
 		turns = append(turns, llmtest.Reply{Text: "done", ChunkSize: 1, Delay: 25 * time.Millisecond})
 	}
 	srv := llmtest.NewServer(t, turns...)
 	srv.MultiConversation()
-	home, repo := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git: %v\n%s", err, out)
-		}
+	home, repo := t.TempDir(), fleetRepo(t, nil)
+	dir := filepath.Join(home, ".openseek", "fleet")
+	workers := []*exec.Cmd{startWorker(t, home, "", srv.URL(), "w0")}
+	waitFor(t, "the first worker to run the embedded server", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "server.url"))
+		return err == nil
+	})
+	for i := 1; i < 3; i++ {
+		workers = append(workers, startWorker(t, home, "", srv.URL(), fmt.Sprint("w", i)))
 	}
-	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	fc, err := fleet.Connect(context.Background(), fleet.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fc.Close()
-	const n = 12
+	if fc.Embedded() != nil {
+		t.Fatal("the test's client runs the server")
+	}
 	var ids []string
 	for range n {
 		task, err := fc.Add(context.Background(), fleet.Spec{Prompt: "work", Dir: repo})
@@ -153,17 +159,16 @@ func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
 		}
 		ids = append(ids, task.ID)
 	}
-	workers := []*exec.Cmd{}
-	for i := range 3 {
-		workers = append(workers, startWorker(t, home, emb.URL, srv.URL(), fmt.Sprint("w", i)))
-	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for k := range 8 {
-		time.Sleep(time.Duration(150+rng.IntN(300)) * time.Millisecond)
+	for k := range kills {
+		// Random moments, paced by the tasks' progress rather than the clock.
+		started := len(srv.Requests())
+		waitFor(t, "the workers to make progress", func() bool { return len(srv.Requests()) > started })
+		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
 		i := rng.IntN(len(workers))
 		_ = workers[i].Process.Signal(syscall.SIGKILL)
 		_ = workers[i].Wait()
-		workers[i] = startWorker(t, home, emb.URL, srv.URL(), fmt.Sprint("w", i, "-", k))
+		workers[i] = startWorker(t, home, "", srv.URL(), fmt.Sprint("w", i, "-", k))
 	}
 	var tasks []*fleet.Task
 	waitFor(t, "every task to end", func() bool {
@@ -177,13 +182,14 @@ func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
 		}
 		return true
 	})
-	retried := 0
+	retried, again := 0, 0
 	for _, task := range tasks {
 		if task.State != fleet.Completed {
 			t.Errorf("task %s: %s %s", task.ID, task.State, task.Error)
 		}
 		if task.Attempts > 1 {
 			retried++
+			again += task.Attempts - 1
 		}
 		ends := 0
 		if err := fc.Events(context.Background(), task.ID, false, func(e fleet.Event) error {
@@ -195,7 +201,10 @@ func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
 			t.Errorf("task %s: %d end markers (%v), want 1", task.ID, ends, err)
 		}
 	}
-	t.Logf("%d of %d tasks were resumed after a kill", retried, n)
+	if again > kills {
+		t.Errorf("%d attempts were run again after %d kills: tasks were taken from live workers", again, kills)
+	}
+	t.Logf("%d of %d tasks were resumed after %d kills (%d attempts again)", retried, n, kills, again)
 }
 
 func TestTasksBadInput(t *testing.T) {

@@ -184,8 +184,11 @@ func retry(ctx context.Context, op func() error) error {
 	}
 }
 
+// transient reports whether err is one of those passing reasons; a
+// request's own timeout is one (the server did not answer in time), the
+// caller's context ending is not (retry checks it).
 func transient(err error) bool {
-	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, jetstream.ErrNoHeartbeat)
 }

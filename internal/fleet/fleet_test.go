@@ -260,7 +260,10 @@ func TestAbandonedTaskIsResumedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finishGhost := ghost.execute(ctx, cur)
+	finishGhost, err := ghost.execute(ctx, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_ = msg // never acknowledged: the ghost is dead
 
 	started := time.Now()

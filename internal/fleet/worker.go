@@ -219,9 +219,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	var hold sync.WaitGroup
 	hold.Go(func() { w.heartbeat(rctx, msg) })
 	hold.Go(func() { w.watchCancel(rctx, id, stop) })
-	sub, err := w.c.nc.Subscribe(heldSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte(w.opts.Name)) })
-	res := w.execute(rctx, t)
-	if err == nil {
+	sub, serr := w.c.nc.Subscribe(heldSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte(w.opts.Name)) })
+	res, err := w.execute(rctx, t)
+	if serr == nil {
 		_ = sub.Unsubscribe()
 	}
 	stop()
@@ -244,7 +244,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.logf("task %s: given back (worker stopping)", id)
 		return
 	}
-	if res == nil {
+	if errors.Is(err, session.ErrBusy) {
 		// The session is open in a live process on this machine (the
 		// attempt before, whose worker the probe did not reach): the task
 		// is that worker's, and its record says so again.
@@ -256,6 +256,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			cur.Attempts, cur.Worker, cur.StartedAt = prev.Attempts, prev.Worker, prev.StartedAt
 			return nil
 		})
+		return
+	}
+	if err != nil {
+		w.logf("task %s: %v (left for redelivery)", id, err)
+		_ = msg.NakWithDelay(time.Second)
 		return
 	}
 	cur, err := w.c.Get(ectx, id)
@@ -372,10 +377,11 @@ func (w *Worker) watchCancel(ctx context.Context, id string, stop context.Cancel
 }
 
 // execute runs the task's attempt and returns how to record its end, or
-// nil when the task's session is open in another live process.
-func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
-	fail := func(msg string) func(*Task) {
-		return func(cur *Task) { cur.State, cur.Error = Failed, msg }
+// why the attempt could not run and the task goes back: its session is
+// open in another live process (session.ErrBusy), NATS is away.
+func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
+	fail := func(msg string) (func(*Task), error) {
+		return func(cur *Task) { cur.State, cur.Error = Failed, msg }, nil
 	}
 	if !t.Deadline.IsZero() && time.Now().After(t.Deadline) {
 		return fail("stopped: the deadline " + t.Deadline.Format(time.RFC3339) + " passed")
@@ -391,7 +397,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		cur.Workspace, cur.Base = dir, base
 		return nil
 	}); err != nil && !errors.Is(err, errSkip) {
-		return fail(err.Error())
+		w.logf("task %s: record its workspace: %v (the end records it)", t.ID, err)
 	}
 
 	opts := w.opts.Engine
@@ -428,7 +434,8 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		}
 		published, restored, err := w.c.restoreLog(ctx, t.ID, session.NewStore(root).Path(t.Session))
 		if err != nil {
-			return fail(err.Error())
+			// NATS is away: not the task's failure.
+			return nil, err
 		}
 		logs.off = published
 		if restored && !resumed {
@@ -451,7 +458,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		},
 	})
 	if errors.Is(err, session.ErrBusy) {
-		return nil
+		return nil, err
 	}
 	if err != nil {
 		return fail(err.Error())
@@ -478,6 +485,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		}
 	}
 	return func(cur *Task) {
+		cur.Workspace, cur.Base = dir, base
 		cur.CostUSD += spent
 		cur.Diff, cur.ChangedLines, cur.VerifyOK = diff, lines, verifyOK
 		cur.Commands, cur.FailedCommands = cmds.run, cmds.failed
@@ -496,7 +504,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 				cur.State, cur.Error = Failed, why
 			}
 		}
-	}
+	}, nil
 }
 
 // commandCount counts an attempt's shell commands and those that failed,
