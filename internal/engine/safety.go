@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,11 +167,11 @@ func besideWorkspace(sp sandbox.Policy) []string {
 	ws := filepath.Clean(sp.Workspace)
 	var out []string
 	for _, p := range sp.ReadOnly {
-		rel, err := filepath.Rel(p, ws)
-		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		if p == ws || !under(ws, p) {
 			out = append(out, p)
 			continue
 		}
+		rel, _ := filepath.Rel(p, ws)
 		dir := p
 		for _, step := range strings.Split(rel, string(filepath.Separator)) {
 			entries, _ := os.ReadDir(dir)
@@ -187,12 +188,13 @@ func besideWorkspace(sp sandbox.Policy) []string {
 
 // reaches reports whether path is one of roots, inside one, or holds one.
 func reaches(path string, roots []string) bool {
-	for _, r := range roots {
-		if r == path || strings.HasPrefix(path, r+"/") || strings.HasPrefix(r, path+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(roots, func(r string) bool { return under(path, r) || under(r, path) })
+}
+
+// under reports whether path is dir or inside it (both clean, absolute).
+func under(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // startSandboxBuild starts the build startSandbox left for later, once.

@@ -3,9 +3,6 @@ package fleet
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,30 +12,18 @@ import (
 
 // gate holds the model's requests until opened; it counts them.
 type gate struct {
-	URL    string
 	open   chan struct{}
 	posted atomic.Int32
 }
 
-func newGate(t *testing.T, srv *llmtest.Server) *gate {
-	g := &gate{open: make(chan struct{})}
-	target, err := url.Parse(srv.URL())
-	if err != nil {
-		t.Fatal(err)
+func (g *gate) RoundTrip(r *http.Request) (*http.Response, error) {
+	g.posted.Add(1)
+	select {
+	case <-g.open:
+		return http.DefaultTransport.RoundTrip(r)
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
 	}
-	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		g.posted.Add(1)
-		select {
-		case <-g.open:
-		case <-r.Context().Done():
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(hs.Close)
-	g.URL = hs.URL + target.Path
-	return g
 }
 
 // A worker connected to the embedded server of another process (a `tasks
@@ -48,7 +33,7 @@ func newGate(t *testing.T, srv *llmtest.Server) *gate {
 func TestWorkerTakesOverTheEmbeddedServer(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("first"), llmtest.Text("second"))
 	srv.MultiConversation()
-	g := newGate(t, srv)
+	g := &gate{open: make(chan struct{})}
 	dir := t.TempDir()
 	cfg := Config{Dir: dir, AckWait: time.Second}
 	owner, err := Connect(context.Background(), cfg)
@@ -67,7 +52,7 @@ func TestWorkerTakesOverTheEmbeddedServer(t *testing.T) {
 		t.Fatal("the second client started a second server")
 	}
 	eo := engineOpts(t, srv)
-	eo.APIURL = g.URL
+	eo.HTTPClient = &http.Client{Transport: g}
 	w := wc.NewWorker(WorkerOptions{Name: "w", Engine: eo, WorkRoot: t.TempDir()})
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
