@@ -3,11 +3,13 @@ package fleet
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/session"
 )
 
 // gate holds the model's requests until opened; it counts them.
@@ -84,5 +86,61 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A task delivered again while a live process on the machine has its
+// session open — a worker the probe did not reach — is not run, nor
+// failed: the record goes back to that attempt, and once the session is
+// free the task is taken over and completes.
+func TestATaskWhoseSessionIsOpenIsNotTaken(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Text("first"), llmtest.Text("resumed"))
+	srv.MultiConversation()
+	cfg := Config{Dir: t.TempDir(), AckWait: time.Second}
+	c := connect(t, cfg)
+	root := t.TempDir()
+	ctx := context.Background()
+	task, err := c.Add(ctx, Spec{Prompt: "work", Dir: newRepo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first worker ran a turn and keeps its session open, but answers
+	// no probe (cut off from NATS) and sends no heartbeat.
+	cons, err := c.consumer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cons.Next(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := c.update(ctx, task.ID, func(t *Task) error {
+		t.State, t.Attempts, t.Worker, t.Session = Running, 1, "cut-off", "task-"+t.ID
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NewWorker(WorkerOptions{Name: "cut-off", Engine: engineOpts(t, srv), WorkRoot: root}).execute(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	open, err := session.NewStore(filepath.Join(root, task.ID, ".openseek")).OpenWriter(cur.Session, "", "the cut-off worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts atomic.Int32
+	stop, _ := startWorkers(t, cfg, 1, WorkerOptions{Engine: engineOpts(t, srv), WorkRoot: root, OnStart: func(*Task) { starts.Add(1) }})
+	waitUntil(t, "another worker to try the task", func() bool { return starts.Load() > 0 })
+	waitUntil(t, "the record to go back to the first attempt", func() bool {
+		got, err := c.Get(ctx, task.ID)
+		return err == nil && got.State == Running && got.Attempts == 1 && got.Worker == "cut-off"
+	})
+	if len(srv.Requests()) != 1 {
+		t.Errorf("the task ran while its session was open elsewhere")
+	}
+	open.Close()
+	got := waitAll(t, c, []string{task.ID}, time.Minute)[0]
+	stop()
+	if got.State != Completed || got.Result != "resumed" || got.Worker != "wa" {
+		t.Errorf("task: %s attempts %d worker %q result %q error %q", got.State, got.Attempts, got.Worker, got.Result, got.Error)
 	}
 }

@@ -160,10 +160,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	prev, err := w.c.Get(ctx, id)
-	if err == nil && prev.State == Running && prev.Worker != w.opts.Name && w.c.held(ctx, id) {
+	if err == nil && prev.State == Running && w.c.held(ctx, id) {
 		// Delivered again while the worker running it lives (its server
-		// restarted, a heartbeat came late): the task stays with that
-		// worker, whose heartbeats keep the message.
+		// restarted, a heartbeat came late; this one, in another slot):
+		// the task stays with that worker, whose heartbeats keep the
+		// message.
 		w.logf("task %s: left to worker %s, which is running it", id, prev.Worker)
 		return
 	}
@@ -253,9 +254,13 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			if prev == nil || cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
 				return errSkip
 			}
-			cur.Attempts, cur.Worker, cur.StartedAt = prev.Attempts, prev.Worker, prev.StartedAt
+			cur.State, cur.Attempts, cur.Worker, cur.StartedAt = prev.State, prev.Attempts, prev.Worker, prev.StartedAt
 			return nil
 		})
+		if prev == nil || prev.State != Running {
+			// Its holder is letting it go (a worker stopping): again soon.
+			_ = msg.NakWithDelay(time.Second)
+		}
 		return
 	}
 	if err != nil {
