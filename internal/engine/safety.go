@@ -197,6 +197,17 @@ func under(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
+// Sandbox is the sandbox the session's commands run in, built (nil: none,
+// as the user chose), or why it could not be built. A program that runs a
+// command for the session beside its tools (a fleet task's verify
+// command) runs it there.
+func (e *Engine) Sandbox() (*sandbox.Policy, error) {
+	if err := e.waitSandbox(); err != nil {
+		return nil, err
+	}
+	return e.sandboxPolicy, nil
+}
+
 // startSandboxBuild starts the build startSandbox left for later, once.
 func (e *Engine) startSandboxBuild() {
 	if e.sandboxBuild != nil && e.sandboxStarted.CompareAndSwap(false, true) {

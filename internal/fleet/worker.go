@@ -426,7 +426,13 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 		prompt = "This task was interrupted (its worker stopped) and is resumed in the same workspace and session. Check what is already done, then finish it.\n\nThe task: " + t.Prompt
 	}
 	logs := &logSync{ctx: ctx, c: w.c, id: t.ID, attempt: t.Attempts}
-	var cmds commandCount
+	var (
+		cmds      commandCount
+		diff      string
+		lines     int
+		verifyOK  *bool
+		verifyOut string
+	)
 	if t.Attempts > 1 {
 		// A workspace made afresh (another machine, a --repo clone) gets
 		// the session the earlier attempts published, and continues it.
@@ -454,6 +460,16 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 		Prompt:  prompt,
 		MaxCost: t.MaxCost,
 		OnOpen:  logs.start,
+		After: func(ctx context.Context, tr turnResult, check checkFunc) {
+			if ctx.Err() != nil {
+				return // stopping, or the deadline passed
+			}
+			diff, lines, _ = changes(context.WithoutCancel(ctx), dir, base)
+			if t.Verify != "" && !tr.Over {
+				ok, out := check(ctx, dir, t.Verify)
+				verifyOK, verifyOut = &ok, out
+			}
+		},
 		OnEntry: func(e engine.Entry) {
 			cmds.add(e.Event)
 			m := nats.NewMsg(subj)
@@ -477,17 +493,8 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 	out, perr, spent, over := tr.Out, tr.Err, tr.Cost, tr.Over
 
 	deadlinePassed := tctx.Err() != nil && ctx.Err() == nil
-	var diff string
-	var lines int
-	var verifyOK *bool
-	var verifyOut string
-	if ctx.Err() == nil {
-		dctx := context.WithoutCancel(ctx)
-		diff, lines, _ = changes(dctx, dir, base)
-		if t.Verify != "" && !over && !deadlinePassed {
-			ok, out := verify(ctx, dir, t.Verify)
-			verifyOK, verifyOut = &ok, out
-		}
+	if deadlinePassed {
+		diff, lines, _ = changes(context.WithoutCancel(ctx), dir, base)
 	}
 	return func(cur *Task) {
 		cur.Workspace, cur.Base = dir, base

@@ -116,20 +116,6 @@ func changes(ctx context.Context, dir, base string) (string, int, error) {
 	return diff, n, nil
 }
 
-// verify runs the task's verify command in the workspace; it reports
-// whether it passed and the tail of its output.
-func verify(ctx context.Context, dir, command string) (bool, string) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if len(out) > 2000 {
-		out = out[len(out)-2000:]
-	}
-	return err == nil, string(out)
-}
-
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
