@@ -20,26 +20,9 @@ func TestAnEndPublishedByAKilledWorkerIsApplied(t *testing.T) {
 	cfg := Config{Dir: t.TempDir(), AckWait: time.Second}
 	c := connect(t, cfg)
 	ctx := context.Background()
-	task, err := c.Add(ctx, Spec{Prompt: "x", Dir: newRepo(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The killed worker: it took the task, ran it, published its end, and
 	// never acknowledged the message.
-	cons, err := c.consumer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cons.Next(jetstream.FetchMaxWait(10 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	running, err := c.update(ctx, task.ID, func(t *Task) error {
-		t.State, t.Attempts, t.Worker = Running, 1, "killed"
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	task, running := abandoned(t, c, "killed")
 	final := *running
 	final.State, final.Result = Completed, "done before the kill"
 	if won, err := c.publishEnd(ctx, &final); !won || err != nil {
@@ -62,6 +45,10 @@ func TestAnEndPublishedByAKilledWorkerIsApplied(t *testing.T) {
 		t.Errorf("end markers %v, want [completed]", ends)
 	}
 	// The queue is empty: the message was acknowledged.
+	cons, err := c.consumer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := cons.Next(jetstream.FetchMaxWait(2 * time.Second)); err == nil {
 		t.Error("the task is still queued")
 	}
@@ -91,4 +78,31 @@ func TestCancelAfterTheEndIsRefused(t *testing.T) {
 	if ends := endMarkers(t, c)[task.ID]; !slices.Equal(ends, []State{Completed}) {
 		t.Errorf("end markers %v, want [completed]", ends)
 	}
+}
+
+// abandoned adds a task and plays a worker named worker that took it and
+// holds it without a heartbeat: its message delivered and never
+// acknowledged, its record running the first attempt, with its session.
+func abandoned(t *testing.T, c *Client, worker string) (added, running *Task) {
+	t.Helper()
+	ctx := context.Background()
+	added, err := c.Add(ctx, Spec{Prompt: "work", Dir: newRepo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := c.consumer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cons.Next(jetstream.FetchMaxWait(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	running, err = c.update(ctx, added.ID, func(t *Task) error {
+		t.State, t.Attempts, t.Worker, t.Session = Running, 1, worker, "task-"+t.ID
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return added, running
 }

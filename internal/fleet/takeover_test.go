@@ -100,26 +100,9 @@ func TestATaskWhoseSessionIsOpenIsNotTaken(t *testing.T) {
 	c := connect(t, cfg)
 	root := t.TempDir()
 	ctx := context.Background()
-	task, err := c.Add(ctx, Spec{Prompt: "work", Dir: newRepo(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The first worker ran a turn and keeps its session open, but answers
 	// no probe (cut off from NATS) and sends no heartbeat.
-	cons, err := c.consumer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cons.Next(); err != nil {
-		t.Fatal(err)
-	}
-	cur, err := c.update(ctx, task.ID, func(t *Task) error {
-		t.State, t.Attempts, t.Worker, t.Session = Running, 1, "cut-off", "task-"+t.ID
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	task, cur := abandoned(t, c, "cut-off")
 	if _, err := c.NewWorker(WorkerOptions{Name: "cut-off", Engine: engineOpts(t, srv), WorkRoot: root}).execute(ctx, cur); err != nil {
 		t.Fatal(err)
 	}
