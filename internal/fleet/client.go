@@ -54,6 +54,8 @@ type Client struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
 	kv  jetstream.KeyValue
+	// events is the events stream, for reading single messages.
+	events jetstream.Stream
 
 	mu  sync.Mutex
 	emb *Embedded // the server this client runs, if any
@@ -131,15 +133,17 @@ func (c *Client) setup(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("create the task queue stream %s: %w", QueueStream, err)
 	}
-	if _, err := c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	events, err := c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:     EventsStream,
 		Subjects: []string{eventsSubject + ">"},
 		Storage:  jetstream.FileStorage,
 		Replicas: c.cfg.Replicas,
 		MaxAge:   14 * 24 * time.Hour,
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("create the task events stream %s: %w", EventsStream, err)
 	}
+	c.events = events
 	kv, err := c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:   TasksBucket,
 		History:  8,

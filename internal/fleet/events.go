@@ -86,11 +86,8 @@ func (c *Client) publishEnd(ctx context.Context, t *Task) (bool, error) {
 // the task has none.
 func (c *Client) endMarker(ctx context.Context, id string) (*Task, error) {
 	var msg *jetstream.RawStreamMsg
-	err := retry(ctx, func() error {
-		st, err := c.js.Stream(ctx, EventsStream)
-		if err == nil {
-			msg, err = st.GetLastMsgForSubject(ctx, endSubject(id))
-		}
+	err := retry(ctx, func() (err error) {
+		msg, err = c.events.GetLastMsgForSubject(ctx, endSubject(id))
 		return err
 	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
