@@ -159,18 +159,20 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Ack()
 		return
 	}
-	prev, err := w.c.Get(ctx, id)
-	if err == nil && prev.State == Running && w.c.held(ctx, id) {
-		// Delivered again while the worker running it lives (its server
-		// restarted, a heartbeat came late; this one, in another slot):
-		// the task stays with that worker, whose heartbeats keep the
-		// message.
-		w.logf("task %s: left to worker %s, which is running it", id, prev.Worker)
-		return
-	}
-	t, err := w.c.update(ctx, id, func(t *Task) error {
+	// Claim the task, unless its record says another worker runs it and
+	// that worker answers that it does (its server restarted, a heartbeat
+	// came late; this worker, in another slot): the task stays with it,
+	// whose heartbeats keep the message.
+	var prev *Task
+	probed := false
+	claim := func(t *Task) error {
+		cp := *t
+		prev = &cp
 		if t.State.Terminal() {
 			return errSkip
+		}
+		if t.State == Running && !probed {
+			return errRunning
 		}
 		t.State = Running
 		t.Attempts++
@@ -180,7 +182,16 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			t.Session = "task-" + t.ID
 		}
 		return nil
-	})
+	}
+	t, err := w.c.update(ctx, id, claim)
+	if errors.Is(err, errRunning) {
+		if w.c.held(ctx, id) {
+			w.logf("task %s: left to worker %s, which is running it", id, prev.Worker)
+			return
+		}
+		probed = true
+		t, err = w.c.update(ctx, id, claim)
+	}
 	switch {
 	case errors.Is(err, errSkip):
 		// Finished or cancelled meanwhile: nothing to run. A run whose
@@ -294,6 +305,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	_ = msg.DoubleAck(ectx)
 }
+
+// errRunning, from a claim's change, means the record says a worker runs
+// the task: ask whether it lives before taking the task over.
+var errRunning = errors.New("running")
 
 // outlive is a context for recording what a run did: it ends grace
 // after ctx does, or after limit.
