@@ -660,6 +660,14 @@ func newModelGate(t *testing.T, srv *llmtest.Server) *modelGate {
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(hs.Close)
+	// A request held at cleanup (its worker killed) must end for Close.
+	t.Cleanup(func() {
+		select {
+		case <-g.open:
+		default:
+			close(g.open)
+		}
+	})
 	g.URL = hs.URL + target.Path
 	return g
 }
@@ -769,5 +777,61 @@ func TestKillingTheServersWorkerTakesNoTaskFromALiveOne(t *testing.T) {
 		if took > 5*time.Second {
 			t.Errorf("%s took %s to stop after Ctrl-C", w.Args[5], took)
 		}
+	}
+}
+
+// A worker whose turn ends while its server is away, and cannot come
+// back (the process that ran it still holds the fleet's directory),
+// stops on Ctrl-C at once rather than waiting to record the end; the
+// task is run again once a server and a worker are back.
+func TestAWorkerCutOffFromItsServerStopsOnCtrlC(t *testing.T) {
+	home := t.TempDir()
+	repo := fleetRepo(t, map[string]string{"README.md": "# project\n"})
+	srv := llmtest.NewServer(t, llmtest.Text("done while cut off"), llmtest.Text("done again"))
+	srv.MultiConversation()
+	g := newModelGate(t, srv)
+	dir := filepath.Join(home, ".openseek", "fleet")
+	// The server runs in this process, as in a `tasks add`.
+	emb, err := fleet.StartEmbedded(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	cut := startWorker(t, home, "", g.URL, "cut")
+	task, err := fc.Add(context.Background(), fleet.Spec{Prompt: "work", Dir: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the worker to run the task", func() bool { return g.posted.Load() == 1 })
+	// The server goes; its process keeps the directory, so the worker
+	// cannot start it again.
+	emb.Server.Shutdown()
+	emb.Server.WaitForShutdown()
+	close(g.open)
+	waitFor(t, "the turn to end", func() bool { return len(srv.Requests()) == 1 })
+	took := stopWorker(t, cut)
+	t.Logf("the cut-off worker stopped %s after Ctrl-C", took.Round(time.Millisecond))
+	if took > 5*time.Second {
+		t.Errorf("the cut-off worker took %s to stop after Ctrl-C", took)
+	}
+
+	emb.Close()
+	startWorker(t, home, "", g.URL, "back")
+	waitFor(t, "the server to run again", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "server.url"))
+		return err == nil
+	})
+	back, err := fleet.Connect(context.Background(), fleet.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	if got := waitTask(t, back, task.ID); got.State != fleet.Completed || got.Worker != "back" || got.Result != "done again" {
+		t.Errorf("task: %s attempts %d worker %s result %q error %q", got.State, got.Attempts, got.Worker, got.Result, got.Error)
 	}
 }

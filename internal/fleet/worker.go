@@ -240,8 +240,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	hold.Wait()
 
 	// The end is recorded even if this worker is asked to stop meanwhile,
-	// but it does not hold the worker up for more than a second then.
-	ectx, cancel := outlive(ctx, time.Second, 30*time.Second)
+	// but it holds the worker up for half a second at most then.
+	ectx, cancel := outlive(ctx, 500*time.Millisecond, 30*time.Second)
 	defer cancel()
 	if ctx.Err() != nil {
 		// This worker is stopping: give the task back now.
@@ -373,27 +373,24 @@ func (w *Worker) heartbeat(ctx context.Context, msg jetstream.Msg) {
 }
 
 // watchCancel calls stop when the task's record turns cancelled (or
-// ends otherwise: another attempt's end was applied).
+// ends otherwise: another attempt's end was applied). It listens to the
+// record's writes as they are published, on a plain subscription, which
+// leaves nothing on the server to remove afterwards (a KV watcher's
+// consumer is deleted by a request that waits for a server that may be
+// away, holding up a worker told to stop). A terminal value is only ever
+// written after the task's end marker (see end), so one seen published is
+// the task's end even if that very write is retried.
 func (w *Worker) watchCancel(ctx context.Context, id string, stop context.CancelFunc) {
-	watch, err := w.c.kv.Watch(ctx, id, jetstream.UpdatesOnly())
+	sub, err := w.c.nc.Subscribe("$KV."+TasksBucket+"."+id, func(m *nats.Msg) {
+		if stateOf(m.Data).Terminal() {
+			stop()
+		}
+	})
 	if err != nil {
 		return
 	}
-	defer watch.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case e, ok := <-watch.Updates():
-			if !ok {
-				return
-			}
-			if e != nil && stateOf(e.Value()).Terminal() {
-				stop()
-				return
-			}
-		}
-	}
+	<-ctx.Done()
+	_ = sub.Unsubscribe()
 }
 
 // execute runs the task's attempt and returns how to record its end, or
