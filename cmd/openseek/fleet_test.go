@@ -632,7 +632,7 @@ func TestTasksRunInTheSandbox(t *testing.T) {
 // TestFleetAsOrdinaryUser runs the fleet's end-to-end tests again as an
 // ordinary user, as most people run it.
 func TestFleetAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestTasksRunInTheSandbox|TestKillingTheServersWorkerTakesNoTaskFromALiveOne|TestWorkerKilledMidTaskIsResumedByAnother)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestTasksRunInTheSandbox|TestKillingTheServersWorkerTakesNoTaskFromALiveOne|TestAWorkerCutOffFromItsServerStopsOnCtrlC|TestWorkerKilledMidTaskIsResumedByAnother)$")
 }
 
 // modelGate holds the model's requests until opened, counting them.
