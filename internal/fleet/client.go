@@ -124,7 +124,7 @@ func Redact(s string) string {
 func (c *Client) setup(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if _, err := c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	if _, err := c.ensureStream(ctx, jetstream.StreamConfig{
 		Name:      QueueStream,
 		Subjects:  []string{queueSubject},
 		Retention: jetstream.WorkQueuePolicy,
@@ -133,7 +133,7 @@ func (c *Client) setup(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("create the task queue stream %s: %w", QueueStream, err)
 	}
-	events, err := c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	events, err := c.ensureStream(ctx, jetstream.StreamConfig{
 		Name:     EventsStream,
 		Subjects: []string{eventsSubject + ">"},
 		Storage:  jetstream.FileStorage,
@@ -144,17 +144,31 @@ func (c *Client) setup(ctx context.Context) error {
 		return fmt.Errorf("create the task events stream %s: %w", EventsStream, err)
 	}
 	c.events = events
-	kv, err := c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := c.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:   TasksBucket,
 		History:  8,
 		Storage:  jetstream.FileStorage,
 		Replicas: c.cfg.Replicas,
 	})
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		kv, err = c.js.KeyValue(ctx, TasksBucket)
+	}
 	if err != nil {
 		return fmt.Errorf("create the task bucket %s: %w", TasksBucket, err)
 	}
 	c.kv = kv
 	return nil
+}
+
+// ensureStream creates a stream, or takes it as it is when it exists:
+// every fleet command connects, and updating a stream's configuration
+// while workers create their consumers races inside the server.
+func (c *Client) ensureStream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	st, err := c.js.CreateStream(ctx, cfg)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return c.js.Stream(ctx, cfg.Name)
+	}
+	return st, err
 }
 
 // consumer returns the workers' shared durable consumer, creating it

@@ -124,7 +124,7 @@ func waitAll(t testing.TB, c *Client, ids []string, within time.Duration) []*Tas
 // endMarkers counts the end markers of every task in the events stream.
 func endMarkers(t testing.TB, c *Client) map[string][]State {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var si *jetstream.StreamInfo
 	if err := retry(ctx, func() error {
