@@ -55,11 +55,14 @@ type GoalCmd struct {
 // ApprovalCmd answers the approval_requested event with the same ID.
 // Remember (wire: optional "remember": true, written only when set) asks
 // the engine to allow the same command pattern for the rest of the
-// session without asking again.
+// session without asking again. Reason (wire: optional "reason", written
+// only when set) is the user's word on a rejection; the model reads it in
+// the refused tool's result.
 type ApprovalCmd struct {
 	ID       string
 	Allow    bool
 	Remember bool
+	Reason   string
 }
 
 func (PromptCmd) CommandName() string       { return "prompt" }
@@ -149,7 +152,8 @@ func ParseCommand(line []byte) (Command, error) {
 		if !ok {
 			return nil, errors.New(errTextAllow)
 		}
-		return ApprovalCmd{ID: id, Allow: allow, Remember: string(o["remember"]) == "true"}, nil
+		reason, _ := o.str("reason")
+		return ApprovalCmd{ID: id, Allow: allow, Remember: string(o["remember"]) == "true", Reason: reason}, nil
 	}
 	return nil, errors.New("unknown command: " + name)
 }
@@ -269,6 +273,9 @@ func EmitCommand(c Command) []byte {
 		b = appendBoolField(b, "allow", c.Allow)
 		if c.Remember {
 			b = appendBoolField(b, "remember", true)
+		}
+		if c.Reason != "" {
+			b = appendStrField(b, "reason", c.Reason)
 		}
 	}
 	return append(b, '}')

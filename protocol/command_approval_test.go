@@ -25,6 +25,11 @@ func TestApprovalRemember(t *testing.T) {
 			`{"command":"approval","id":"ap-3","allow":false,"remember":true}`},
 		{`{"command":"approval","id":"ap-4","allow":true}`, ApprovalCmd{ID: "ap-4", Allow: true},
 			`{"command":"approval","id":"ap-4","allow":true}`},
+		// the optional reason of a rejection, written only when set
+		{`{"command":"approval","id":"ap-5","allow":false,"reason":"not on main"}`, ApprovalCmd{ID: "ap-5", Reason: "not on main"},
+			`{"command":"approval","id":"ap-5","allow":false,"reason":"not on main"}`},
+		{`{"command":"approval","id":"ap-5","allow":false,"reason":""}`, ApprovalCmd{ID: "ap-5"},
+			`{"command":"approval","id":"ap-5","allow":false}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.line, func(t *testing.T) {

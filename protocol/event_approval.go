@@ -1,5 +1,7 @@
 package protocol
 
+import "strings"
+
 // Approval events (reference §5.2).
 
 // Approval outcomes seen on the wire; clients keep the field an open string.
@@ -11,14 +13,35 @@ const (
 
 // ApprovalRequested blocks a tool until an approval command with this ID
 // arrives. Detail says what would be granted; Body (nil → null) is what
-// would actually run.
+// would actually run. Prefixes (an OpenSeek extension, written only when
+// there are some) are the command prefixes ("git push", "npm install")
+// that approving with "remember": true allows for the rest of the session.
 type ApprovalRequested struct {
 	ID, ToolName, Detail string
 	Body                 *string
+	Prefixes             []string
 }
 
-// ApprovalResolved reports how an approval request ended.
-type ApprovalResolved struct{ ID, Outcome string }
+// ApprovalResolved reports how an approval request ended. Reason (an
+// OpenSeek extension, written only when set) is the user's word on a
+// rejection, passed on to the model.
+type ApprovalResolved struct{ ID, Outcome, Reason string }
+
+// Covers names the prefixes in words for a dialog: "`git push`",
+// "`git push` and `curl`" ("" when there are none).
+func (e ApprovalRequested) Covers() string {
+	q := make([]string, len(e.Prefixes))
+	for i, p := range e.Prefixes {
+		q[i] = "`" + p + "`"
+	}
+	switch len(q) {
+	case 0:
+		return ""
+	case 1:
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
 
 func (ApprovalRequested) EventName() string { return "approval_requested" }
 func (ApprovalResolved) EventName() string  { return "approval_resolved" }
@@ -27,20 +50,36 @@ func (e ApprovalRequested) appendFields(b []byte) []byte {
 	b = appendStrField(b, "id", e.ID)
 	b = appendStrField(b, "tool_name", e.ToolName)
 	b = appendStrField(b, "detail", e.Detail)
-	return appendOptStrField(b, "body", e.Body)
+	b = appendOptStrField(b, "body", e.Body)
+	if len(e.Prefixes) > 0 {
+		b = appendStrings(b, "prefixes", e.Prefixes)
+	}
+	return b
 }
 
 func (e ApprovalResolved) appendFields(b []byte) []byte {
 	b = appendStrField(b, "id", e.ID)
-	return appendStrField(b, "outcome", e.Outcome)
+	b = appendStrField(b, "outcome", e.Outcome)
+	if e.Reason != "" {
+		b = appendStrField(b, "reason", e.Reason)
+	}
+	return b
 }
 
 func parseApprovalEvent(name string, f *fields) Event {
 	switch name {
 	case "approval_requested":
-		return ApprovalRequested{ID: f.str("id"), ToolName: f.str("tool_name"), Detail: f.str("detail"), Body: f.optStr("body")}
+		a := ApprovalRequested{ID: f.str("id"), ToolName: f.str("tool_name"), Detail: f.str("detail"), Body: f.optStr("body")}
+		if _, ok := f.o["prefixes"]; ok {
+			a.Prefixes = f.strings("prefixes")
+		}
+		return a
 	case "approval_resolved":
-		return ApprovalResolved{ID: f.str("id"), Outcome: f.str("outcome")}
+		r := ApprovalResolved{ID: f.str("id"), Outcome: f.str("outcome")}
+		if p := f.optStr("reason"); p != nil {
+			r.Reason = *p
+		}
+		return r
 	}
 	return nil
 }

@@ -7,10 +7,13 @@ import "strconv"
 // events keep their exact bytes.
 
 // ToolStarted announces a tool call before it runs, so a client can show
-// it while it works. Arguments is the raw JSON the model sent.
+// it while it works. Arguments is the raw JSON the model sent. Parent,
+// an additive key omitted when empty, is the call that made this one on
+// its own (the script tool's calls), for clients that nest them.
 type ToolStarted struct {
 	ToolCallID, ToolName string
 	Arguments            string
+	Parent               string
 }
 
 // StreamReset tells a subscriber that it fell behind the in-memory event
@@ -41,7 +44,11 @@ func (TurnSummary) EventName() string { return "turn_summary" }
 func (e ToolStarted) appendFields(b []byte) []byte {
 	b = appendStrField(b, "tool_call_id", e.ToolCallID)
 	b = appendStrField(b, "tool_name", e.ToolName)
-	return appendStrField(b, "arguments", e.Arguments)
+	b = appendStrField(b, "arguments", e.Arguments)
+	if e.Parent != "" {
+		b = appendStrField(b, "parent", e.Parent)
+	}
+	return b
 }
 
 func (e StreamReset) appendFields(b []byte) []byte {
@@ -66,7 +73,7 @@ func (e TurnSummary) appendFields(b []byte) []byte {
 func parseHostEvent(name string, f *fields) Event {
 	switch name {
 	case "tool_started":
-		return ToolStarted{ToolCallID: f.str("tool_call_id"), ToolName: f.str("tool_name"), Arguments: f.str("arguments")}
+		return ToolStarted{ToolCallID: f.str("tool_call_id"), ToolName: f.str("tool_name"), Arguments: f.str("arguments"), Parent: deref(f.optStr("parent"))}
 	case "stream_reset":
 		return StreamReset{Since: f.int64("since"), Resume: f.int64("resume"), Reason: f.str("reason")}
 	case "turn_summary":
@@ -111,4 +118,11 @@ func appendInt64Field(b []byte, key string, v int64) []byte {
 // without an exponent for ordinary magnitudes, as JavaScript prints it).
 func appendFloat(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

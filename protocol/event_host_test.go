@@ -14,6 +14,8 @@ func TestHostEventsRoundTrip(t *testing.T) {
 	}{
 		{`{"event":"tool_started","tool_call_id":"call_1","tool_name":"shell","arguments":"{\"command\":\"ls\"}"}`,
 			ToolStarted{ToolCallID: "call_1", ToolName: "shell", Arguments: `{"command":"ls"}`}},
+		{`{"event":"tool_started","tool_call_id":"s.1","tool_name":"read","arguments":"{\"path\":\"a\"}","parent":"s"}`,
+			ToolStarted{ToolCallID: "s.1", ToolName: "read", Arguments: `{"path":"a"}`, Parent: "s"}},
 		{`{"event":"stream_reset","since":3,"resume":4100,"reason":"the client fell behind"}`,
 			StreamReset{Since: 3, Resume: 4100, Reason: "the client fell behind"}},
 		{`{"event":"turn_summary","session":"s","outcome":"finished","duration_ms":1200,"steps":3,"usage":{"prompt_tokens":11,"completion_tokens":22,"total_tokens":33,"prompt_cache_hit_tokens":4,"prompt_cache_miss_tokens":7},"cost_usd":0.0125}`,

@@ -75,14 +75,7 @@ func (e McpConfigInvalid) appendFields(b []byte) []byte {
 func (e McpToolsRegistered) appendFields(b []byte) []byte {
 	b = appendIntField(b, "servers", e.Servers)
 	b = appendIntField(b, "tools", e.Tools)
-	b = append(appendKey(b, "names"), '[')
-	for i, n := range e.Names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, n)
-	}
-	return append(b, ']')
+	return appendStrings(b, "names", e.Names)
 }
 func (e McpToolDuplicate) appendFields(b []byte) []byte {
 	return appendStrField(appendStrField(b, "server", e.Server), "tool", e.Tool)

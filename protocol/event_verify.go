@@ -1,9 +1,27 @@
 package protocol
 
+import "strconv"
+
 // Build verification events (an OpenSeek addition to the reference: old
 // clients ignore them). After a turn that changed files the engine runs
 // the project's check before the answer is accepted; every run is one
-// verify_result.
+// verify_started, then one verify_result when it ends.
+
+// VerifyStarted says the project's check is running: a frontend shows
+// "checking: <command>" with its elapsed time until the VerifyResult of
+// the same attempt replaces it. Attempt counts the runs of this turn
+// from 1.
+type VerifyStarted struct {
+	Command string
+	Attempt int
+}
+
+func (VerifyStarted) EventName() string { return "verify_started" }
+
+func (e VerifyStarted) appendFields(b []byte) []byte {
+	b = appendStrField(b, "command", e.Command)
+	return appendIntField(b, "attempt", e.Attempt)
+}
 
 // VerifyResult reports one run of the project's check. Attempt counts the
 // runs of this turn from 1; Output is the tail of what the command
@@ -30,15 +48,32 @@ func (e VerifyResult) appendFields(b []byte) []byte {
 }
 
 func parseVerifyEvent(name string, f *fields) Event {
-	if name != "verify_result" {
-		return nil
+	switch name {
+	case "verify_started":
+		return VerifyStarted{Command: f.str("command"), Attempt: f.int("attempt")}
+	case "verify_result":
+		return VerifyResult{
+			Command:  f.str("command"),
+			ExitCode: f.int("exit_code"),
+			OK:       f.bool("ok"),
+			TimedOut: f.bool("timed_out"),
+			Attempt:  f.int("attempt"),
+			Output:   f.str("output"),
+		}
 	}
-	return VerifyResult{
-		Command:  f.str("command"),
-		ExitCode: f.int("exit_code"),
-		OK:       f.bool("ok"),
-		TimedOut: f.bool("timed_out"),
-		Attempt:  f.int("attempt"),
-		Output:   f.str("output"),
+	return nil
+}
+
+// Outcome says in words how the run ended: "passed", "failed (exit N)",
+// "timed out" or "could not run".
+func (e VerifyResult) Outcome() string {
+	switch {
+	case e.OK:
+		return "passed"
+	case e.TimedOut:
+		return "timed out"
+	case e.ExitCode < 0:
+		return "could not run"
 	}
+	return "failed (exit " + strconv.Itoa(e.ExitCode) + ")"
 }

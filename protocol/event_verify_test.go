@@ -5,6 +5,38 @@ import (
 	"testing"
 )
 
+func TestVerifyStartedRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		ev   VerifyStarted
+	}{
+		{`{"event":"verify_started","command":"go build -o /dev/null ./... && go vet ./...","attempt":1}`,
+			VerifyStarted{Command: "go build -o /dev/null ./... && go vet ./...", Attempt: 1}},
+		{`{"event":"verify_started","command":"make \u00e9","attempt":3}`, VerifyStarted{Command: "make é", Attempt: 3}},
+	} {
+		got, ok := ParseEvent([]byte(tc.line))
+		if !ok || !reflect.DeepEqual(got, tc.ev) {
+			t.Errorf("ParseEvent(%s) = %#v, %v; want %#v", tc.line, got, ok, tc.ev)
+		}
+		if again, ok := ParseEvent(Emit(tc.ev)); !ok || !reflect.DeepEqual(again, tc.ev) {
+			t.Errorf("ParseEvent(Emit(%#v)) = %#v, %v", tc.ev, again, ok)
+		}
+	}
+	if got := string(Emit(VerifyStarted{Command: "cargo check", Attempt: 2})); got != `{"event":"verify_started","command":"cargo check","attempt":2}` {
+		t.Errorf("Emit = %s", got)
+	}
+	for _, bad := range []string{
+		`{"event":"verify_started","command":"x"}`,
+		`{"event":"verify_started","attempt":1}`,
+		`{"event":"verify_started","command":1,"attempt":1}`,
+		`{"event":"verify_started","command":"x","attempt":"1"}`,
+	} {
+		if e, ok := ParseEvent([]byte(bad)); ok {
+			t.Errorf("ParseEvent(%s) = %#v, want not an event", bad, e)
+		}
+	}
+}
+
 func TestVerifyResultRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		line string
@@ -32,6 +64,22 @@ func TestVerifyResultRoundTrip(t *testing.T) {
 	} {
 		if e, ok := ParseEvent([]byte(bad)); ok {
 			t.Errorf("ParseEvent(%s) = %#v, want not an event", bad, e)
+		}
+	}
+}
+
+func TestVerifyResultOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		ev   VerifyResult
+		want string
+	}{
+		{VerifyResult{OK: true}, "passed"},
+		{VerifyResult{ExitCode: 2}, "failed (exit 2)"},
+		{VerifyResult{ExitCode: -1, TimedOut: true}, "timed out"},
+		{VerifyResult{ExitCode: -1}, "could not run"},
+	} {
+		if got := tc.ev.Outcome(); got != tc.want {
+			t.Errorf("%+v.Outcome() = %q, want %q", tc.ev, got, tc.want)
 		}
 	}
 }

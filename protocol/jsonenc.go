@@ -97,6 +97,18 @@ func appendBoolField(b []byte, key string, v bool) []byte {
 	return strconv.AppendBool(appendKey(b, key), v)
 }
 
+// appendStrings writes an array of strings.
+func appendStrings(b []byte, key string, vs []string) []byte {
+	b = append(appendKey(b, key), '[')
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, v)
+	}
+	return append(b, ']')
+}
+
 // appendOptStrField writes the value or null; the key is always present.
 func appendOptStrField(b []byte, key string, v *string) []byte {
 	b = appendKey(b, key)

@@ -32,7 +32,9 @@ func Warning(e Event) (string, bool) {
 	case McpServerSkippedOverCap:
 		return fmt.Sprintf("MCP server %s was skipped: the tool cap was reached", e.Server), true
 	case StreamRetry:
-		return fmt.Sprintf("model request failed (%s); retry %d of %d", e.Reason, e.Attempt, e.MaxAttempts), true
+		// Attempt counts requests (the first retry is attempt 2); people
+		// count retries: "retry 1 of 4" for attempt 2 of 5.
+		return fmt.Sprintf("model request failed (%s); retry %d of %d", e.Reason, max(e.Attempt-1, 1), max(e.MaxAttempts-1, 1)), true
 	case StreamReset:
 		return "events were missed: " + e.Reason, true
 	case CommandError:

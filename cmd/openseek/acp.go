@@ -23,8 +23,8 @@ func (c *cli) acpCmd() *cobra.Command {
 use OpenSeek as its agent. Each session works in the directory the editor
 sends as its cwd (the project root; --dir and --session do not apply);
 sessions are recorded there under .openseek/ and can be loaded again. Unless --approval or OPENSEEK_APPROVAL
-says otherwise, commands that need approval are asked about in the editor
-(--approval ask). Diagnostics go to stderr.`,
+says otherwise (--approval auto), what the sandbox contains runs unasked and a command that
+needs more is asked about in the editor. Diagnostics go to stderr.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected value '%s' found; no more were expected", args[0])
@@ -32,9 +32,7 @@ says otherwise, commands that need approval are asked about in the editor
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("approval") && c.getenv("OPENSEEK_APPROVAL") == "" {
-				c.g.approval = "ask" // the editor can answer
-			}
+			c.interactiveApproval(cmd) // the editor can answer
 			opts, err := c.engineOptions(cmd, sysFile, addendum)
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/openseek/openseek/internal/e2etest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,9 +29,8 @@ const (
 // test: the real client is what the ACP server promises to work with.
 func acpSDK(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is needed to run %s: %v (apt-get install nodejs npm)", acpSDKPkg, err)
-	}
+	e2etest.Need(t, "apt-get install nodejs npm", "node")
+	e2etest.Need(t, "apt-get install npm", "npm")
 	base := os.Getenv("XDG_CACHE_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()
@@ -80,7 +80,7 @@ type acpReport struct {
 			Kind       string
 			Title      string
 		}
-		Options []struct{ OptionID, Kind string }
+		Options []struct{ OptionID, Kind, Name string }
 	}
 	Error    string
 	ExitCode *int
@@ -127,8 +127,10 @@ func acpSeq(us []acpUpdate) string {
 }
 
 // `openseek acp` against the npm ACP client: initialize, a new session,
-// a prompt streaming thoughts, an edit with its diff, a command asked
-// about and allowed, the answer; a cancelled turn; an error that keeps
+// a prompt streaming thoughts, an edit with its diff, a command the
+// sandbox contains run unasked (the default, auto), one that needs the
+// network asked about (naming what "for this session" covers) and
+// allowed, the answer; a cancelled turn; an error that keeps
 // the connection; the session loaded and replayed.
 func TestACPWithTheNpmClient(t *testing.T) {
 	sdkEntry := acpSDK(t)
@@ -139,6 +141,7 @@ func TestACPWithTheNpmClient(t *testing.T) {
 			{ID: "e1", Name: "edit", Args: `{"path":"a.txt","old_string":"world","new_string":"editor"}`},
 		}},
 		llmtest.Calls(llmtest.Call{ID: "s1", Name: "shell", Args: `{"cmd":"touch made.txt"}`}),
+		llmtest.Calls(llmtest.Call{ID: "s2", Name: "shell", Args: `{"cmd":"curl -s http://127.0.0.1:9/ || touch curled.txt"}`}),
 		llmtest.Text("greeting fixed"),
 		llmtest.Stall{After: 2},
 	)
@@ -171,7 +174,7 @@ func TestACPWithTheNpmClient(t *testing.T) {
 		t.Errorf("capabilities %+v", caps)
 	}
 	turn := r.Updates["turn"]
-	if got, want := acpSeq(turn), "agent_thought_chunk tool_call:edit tool_call_update:completed tool_call:execute tool_call_update:completed agent_message_chunk"; got != want {
+	if got, want := acpSeq(turn), "agent_thought_chunk tool_call:edit tool_call_update:completed tool_call:execute tool_call_update:completed tool_call:execute tool_call_update:completed agent_message_chunk"; got != want {
 		t.Errorf("turn updates\n got %s\nwant %s", got, want)
 	}
 	if r.TurnStop != "end_turn" || acpText(turn, "agent_message_chunk") != "greeting fixed" || acpText(turn, "agent_thought_chunk") != "two steps" {
@@ -186,11 +189,14 @@ func TestACPWithTheNpmClient(t *testing.T) {
 	if len(diff) == 0 || diff[0].Type != "diff" || diff[0].Path != filepath.Join(ws, "a.txt") || diff[0].OldText != "world" || diff[0].NewText != "editor" {
 		t.Errorf("edit content %+v", diff)
 	}
-	if len(r.Asked) != 1 || r.Asked[0].ToolCall.ToolCallID != "s1" || r.Asked[0].ToolCall.Kind != "execute" || len(r.Asked[0].Options) != 3 {
+	if len(r.Asked) != 1 || r.Asked[0].ToolCall.ToolCallID != "s2" || r.Asked[0].ToolCall.Kind != "execute" || len(r.Asked[0].Options) != 3 ||
+		r.Asked[0].Options[1].Name != "Don't ask again for `curl` in this session" {
 		t.Errorf("permission requests %+v", r.Asked)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err != nil {
-		t.Error("the allowed command did not run")
+	for _, f := range []string{"made.txt", "curled.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
+			t.Errorf("%s: the contained command and the allowed one did not both run", f)
+		}
 	}
 	if data, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(data) != "hello editor\n" {
 		t.Errorf("a.txt = %q", data)
@@ -205,7 +211,7 @@ func TestACPWithTheNpmClient(t *testing.T) {
 		t.Errorf("a prompt to an unknown session: %q", r.UnknownSession)
 	}
 	replay := r.Updates["replay"]
-	if got := acpSeq(replay); !strings.HasPrefix(got, "user_message_chunk agent_thought_chunk tool_call:edit tool_call_update:completed tool_call:execute tool_call_update:completed agent_message_chunk user_message_chunk") {
+	if got := acpSeq(replay); !strings.HasPrefix(got, "user_message_chunk agent_thought_chunk tool_call:edit tool_call_update:completed tool_call:execute tool_call_update:completed tool_call:execute tool_call_update:completed agent_message_chunk user_message_chunk") {
 		t.Errorf("replay %s", got)
 	}
 	if u := acpText(replay, "user_message_chunk"); !strings.Contains(u, "fix the greeting") || !strings.Contains(u, "take your time") {

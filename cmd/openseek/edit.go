@@ -63,8 +63,9 @@ root) narrows the writable paths further.
 			if err != nil {
 				return err
 			}
-			env := &tool.Env{Workspace: root, Files: tool.NewFileState(),
-				Guard: &policy.Guard{Policy: &policy.Policy{Mode: policy.ModeNever, Workspace: root}}}
+			pol := &policy.Policy{Mode: policy.ModeNever, Workspace: root}
+			pol.Pin()
+			env := &tool.Env{Workspace: root, Files: tool.NewFileState(), Guard: &policy.Guard{Policy: pol}}
 			if obj, ok := v.(map[string]any); ok {
 				if p, ok := obj["path"].(string); ok && strings.TrimSpace(p) != "" {
 					if msg := c.editConfined(env, p); msg != "" {

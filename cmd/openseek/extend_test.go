@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -233,16 +235,21 @@ func TestModelsDoctorAndConfigErrors(t *testing.T) {
 	ws, home := t.TempDir(), t.TempDir()
 	env := []string{"HOME=" + home, "DEEPSEEK_API_KEY=sk-test-abcdef123456"}
 	r := openseek(t, ws, "", env, "models")
-	if r.code != 0 || !strings.Contains(r.stdout, "deepseek/deepseek-v4-flash\t128k") || !strings.Contains(r.stdout, "ready") {
-		t.Errorf("models: %d %q %q", r.code, r.stdout, r.stderr)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "  MODEL ") || !regexp.MustCompile(`(?m)^\* deepseek/deepseek-v4-flash +128k +\$[0-9./$]+ +ready$`).MatchString(r.stdout) {
+		t.Errorf("models: headers, and the default model marked in use: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = openseek(t, ws, "", env, "--model", "deepseek-v4-pro", "models")
+	if lines := regexp.MustCompile(`(?m)^\* .*$`).FindAllString(r.stdout, -1); len(lines) != 2 || !strings.HasPrefix(lines[0], "* deepseek/deepseek-v4-pro ") {
+		t.Errorf("--model marks its model in use: %q", r.stdout)
 	}
 	models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"data":[]}`)
 	}))
 	defer models.Close()
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[providers.local]\nbase_url = \""+models.URL+"/v1\"\n"), 0o644)
 	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
-	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[providers.local]\nbase_url = \""+models.URL+"/v1\"\n"), 0o644)
 	r = openseek(t, ws, "", env, "doctor")
 	if !strings.Contains(r.stdout, "sandbox") || !strings.Contains(r.stdout, "local") || strings.Contains(r.stdout, "sk-test-abcdef123456") {
 		t.Errorf("doctor: %q", r.stdout)
@@ -306,19 +313,27 @@ func TestAnthropicEndToEnd(t *testing.T) {
 
 // `openseek mcp serve` offers the agent to another agent: a real go-sdk
 // client starts it over stdio, runs a task and continues the session.
-func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
-	ws := t.TempDir()
-	srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
-	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--dir", ws, "mcp", "serve")...)
+// mcpServe starts `openseek [args] mcp serve` in ws under a real go-sdk
+// client and completes the MCP handshake.
+func mcpServe(t *testing.T, ws string, args ...string) (context.Context, *sdk.ClientSession) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append(args, "--dir", ws, "mcp", "serve")...)
 	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "GORACE=atexit_sleep_ms=0"}
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the MCP handshake failed: %v", err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return ctx, cs
+}
+
+func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
+	ctx, cs := mcpServe(t, ws, modelArgs(srv)...)
 	call := func(name string, args map[string]any) map[string]any {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
@@ -342,5 +357,66 @@ func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
 	}
 	if n := len(srv.Requests()[1].Messages); n != 4 {
 		t.Errorf("the continued session did not carry the first turn (%d messages)", n)
+	}
+	// continue with a session that does not exist is an error, and
+	// creates nothing.
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "continue", Arguments: map[string]any{"session_id": "nosuch", "task": "go"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "session nosuch does not exist") {
+		t.Errorf("continue of an unknown session: %v %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".openseek", "sessions", "nosuch")); err == nil {
+		t.Error("continue created the unknown session")
+	}
+}
+
+// Without a key, mcp serve still completes the MCP handshake and lists
+// its tools; the missing key is the tool call's error, which the client
+// shows.
+func TestMCPServeWithoutAKeyReportsItOnTheCall(t *testing.T) {
+	ctx, cs := mcpServe(t, t.TempDir()) // no key anywhere
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 2 {
+		t.Fatalf("tools: %v %+v", err, tools)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "run", Arguments: map[string]any{"task": "hi"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "an API key is required") {
+		t.Errorf("run without a key: %v %+v", err, res)
+	}
+}
+
+// The endpoint every request would go to being down fails doctor, whether
+// --api-url or OPENSEEK_API_URL named it; the labels stay aligned.
+func TestDoctorFailsWhenTheEndpointInUseIsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	ws := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"flag", nil, []string{"--api-url", down, "doctor"}},
+		{"environment", []string{"OPENSEEK_API_URL=" + down}, []string{"doctor"}},
+	} {
+		r := openseek(t, ws, "", tc.env, tc.args...)
+		if r.code != 1 || !regexp.MustCompile(`(?m)^fail  endpoint --api-url nothing is listening`).MatchString(r.stdout) {
+			t.Errorf("%s: exit %d\n%s%s", tc.name, r.code, r.stdout, r.stderr)
+		}
+		col := map[int]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			for _, detail := range []string{"no config file", "requests go to", "nothing is listening", "landlock", "user namespaces"} {
+				if i := strings.Index(line, detail); i >= 0 {
+					col[i] = true
+					break
+				}
+			}
+		}
+		if len(col) != 1 {
+			t.Errorf("%s: details do not start at one column:\n%s", tc.name, r.stdout)
+		}
 	}
 }

@@ -57,8 +57,8 @@ func (c *cli) mcpCmd() *cobra.Command {
 		Short: "Offer OpenSeek itself as an MCP server over stdio (tools: run, continue)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if c.g.approval == "ask" {
-				return errors.New("--approval ask needs a controller to ask; mcp serve has none")
+			if c.asksApproval() {
+				return fmt.Errorf("--approval %s needs a controller to ask; mcp serve has none", c.g.approval)
 			}
 			if _, _, err := prepareDir(c.g.dir); err != nil {
 				return err
@@ -68,9 +68,8 @@ func (c *cli) mcpCmd() *cobra.Command {
 				return err
 			}
 			defer host.Close()
-			if _, err := host.ResolveModel(cmd.Context()); err != nil {
-				return err
-			}
+			// No model check here: a missing key is reported on the tool
+			// call, after the client's handshake, where a person sees it.
 			return mcpserver.Serve(cmd.Context(), hostRunner{host: host}, c.stdin, c.stdout)
 		},
 	}
@@ -84,7 +83,8 @@ func (c *cli) mcpCmd() *cobra.Command {
 type hostRunner struct{ host *engine.Host }
 
 func (r hostRunner) Run(ctx context.Context, task, sessionID string) (string, string, error) {
-	s, err := r.host.Open(ctx, engine.OpenOptions{ID: sessionID, Holder: "openseek mcp serve"})
+	// continue names a session: it must exist (run passes "" for a new one).
+	s, err := r.host.Open(ctx, engine.OpenOptions{ID: sessionID, Existing: sessionID != "", Holder: "openseek mcp serve"})
 	if err != nil {
 		return "", sessionID, err
 	}
@@ -98,13 +98,13 @@ func (r hostRunner) Run(ctx context.Context, task, sessionID string) (string, st
 	return out.Answer, s.ID(), nil
 }
 
-// trustCmd is `openseek trust`: trust the repository's own .mcp.json and
-// .openseek/hooks.json (as they are now).
+// trustCmd is `openseek trust`: trust the repository's own .mcp.json,
+// .openseek/hooks.json and .openseek/config.toml (as they are now).
 func (c *cli) trustCmd() *cobra.Command {
 	var list bool
 	cmd := &cobra.Command{
 		Use:   "trust [file...]",
-		Short: "Trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml allow rules (they run code); --list shows what is trusted",
+		Short: "Trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml (they run programs or send data elsewhere); --list shows what is trusted",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store := trust.Open(c.getenv("HOME"))
 			if list {

@@ -13,9 +13,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/openseek/openseek/internal/session"
 )
 
 // notInThisBuild is the error of a command or flag the headless build
@@ -55,6 +58,11 @@ func (c *cli) workerCmd() *cobra.Command {
 
 func (c *cli) acpCmd() *cobra.Command {
 	return absent("acp", "Agent Client Protocol over stdio, for editors", "ACP (openseek acp)")
+}
+
+// exportHTML is export --format html, whose page is the session viewer's.
+func exportHTML(io.Writer, *session.Session) error {
+	return notInThisBuild("the HTML export (export --format html; md and jsonl are here)")
 }
 
 func (c *cli) inspectCmd() *cobra.Command {

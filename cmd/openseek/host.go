@@ -79,7 +79,7 @@ func (c *cli) openSession(ctx context.Context, host *engine.Host, oo engine.Open
 
 func (l *localSession) deliver(e engine.Entry) error {
 	l.emit(e.Event)
-	if e.Seq > 0 {
+	if e.Seq > 0 && !e.Replay {
 		l.mu.Lock()
 		l.seen = e.Seq
 		l.cond.Broadcast()

@@ -27,6 +27,7 @@ type httpFlags struct {
 // serveHTTP is `openseek serve --http`: the HTTP + SSE API and the web app
 // over the workspace host, until a signal ends ctx.
 func (c *cli) serveHTTP(cmd *cobra.Command, hf httpFlags, sysFile, addendum string) error {
+	c.interactiveApproval(cmd) // the web app answers
 	if _, _, err := prepareDir(c.g.dir); err != nil {
 		return err
 	}
@@ -64,9 +65,7 @@ func (c *cli) serveAPI(ctx context.Context, host *engine.Host, hf httpFlags, rea
 	if err != nil {
 		return err
 	}
-	// Sessions that are not open are priced like `sessions show` does.
-	cost, _ := c.costOf()
-	pages := web.New(host, web.Options{ReadOnly: readOnly, Cost: cost})
+	pages := web.New(host, web.Options{ReadOnly: readOnly})
 	srv := httpapi.New(host, httpapi.Options{Token: token, ReadOnly: readOnly, AllowRemote: hf.allowRemote, Web: pages, Mount: c.fleetRoutes(ctx)})
 	fmt.Fprintf(c.stderr, "openseek: serving %s\n", httpapi.URL(ln, path, token))
 	if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, context.Canceled) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -16,10 +17,13 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	sse "github.com/tmaxmax/go-sse"
 
+	"github.com/openseek/openseek/internal/e2etest"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 	"github.com/openseek/openseek/internal/server/httpapi"
 )
 
@@ -39,7 +43,7 @@ func startHTTP(t *testing.T, ws, home string, args ...string) *httpServer {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}
+	cmd.Env = append([]string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}, startPathEnv()...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +73,11 @@ func startHTTP(t *testing.T, ws, home string, args ...string) *httpServer {
 	}
 	go io.Copy(io.Discard, stderr)
 	go func() { s.waited <- cmd.Wait() }()
-	s.token = s.url.Query().Get("token")
+	frag, _ := url.ParseQuery(s.url.Fragment)
+	s.token = frag.Get("token")
+	if s.token == "" || s.url.RawQuery != "" {
+		t.Fatalf("the printed URL %s does not carry the token in its fragment (and only there)", s.url)
+	}
 	s.base = "http://" + s.url.Host
 	t.Cleanup(func() {
 		cmd.Process.Kill()
@@ -94,6 +102,9 @@ func (s *httpServer) do(t *testing.T, method, path, body string, mod func(*http.
 	t.Helper()
 	req, _ := http.NewRequest(method, s.base+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.token)
+	if method != http.MethodGet && method != http.MethodHead {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if mod != nil {
 		mod(req)
 	}
@@ -148,7 +159,7 @@ func TestServeHTTPBinary(t *testing.T) {
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"echo hi"}`}),
 		llmtest.Reply{Text: "two hundred readers", ChunkSize: 3})
-	s := startHTTP(t, ws, home, append(modelArgs(srv), "--no-sandbox", "serve", "--http", "127.0.0.1:0")...)
+	s := startHTTP(t, ws, home, append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
 	if s.url.Path != "/" || s.url.Port() == "0" {
 		t.Errorf("printed URL %s", s.url)
 	}
@@ -168,12 +179,17 @@ func TestServeHTTPBinary(t *testing.T) {
 	if code, _, _ := s.do(t, "GET", "/v1/sessions", "", func(r *http.Request) { r.Host = "rebound.example:" + s.url.Port() }); code != 403 {
 		t.Errorf("foreign Host = %d", code)
 	}
-	code, _, h := s.do(t, "GET", "/?token="+s.token, "", func(r *http.Request) { r.Header.Del("Authorization") })
-	if code != 303 || !strings.Contains(h.Get("Set-Cookie"), "HttpOnly") {
-		t.Errorf("opening the URL = %d %v", code, h)
+	// A browser opening the printed URL sends no token (it is in the
+	// fragment): it gets the page shell, and no cookie.
+	code, body, h := s.do(t, "GET", s.url.Path, "", func(r *http.Request) { r.Header.Del("Authorization") })
+	if code != 200 || !strings.Contains(body, `data-shell="true"`) || h.Get("Set-Cookie") != "" {
+		t.Errorf("opening the URL = %d %v %s", code, h, body)
+	}
+	if code, _, _ := s.do(t, "POST", "/v1/sessions", `{"id":"plain"}`, func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }); code != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain POST = %d", code)
 	}
 
-	code, body, _ := s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil)
+	code, body, _ = s.do(t, "POST", "/v1/sessions", `{"id":"web"}`, nil)
 	if code != 201 || !strings.Contains(body, `"id":"web"`) {
 		t.Fatalf("POST /v1/sessions = %d %s", code, body)
 	}
@@ -275,4 +291,52 @@ func TestInspectBinary(t *testing.T) {
 	if r := openseek(t, ws, "", nil, "inspect", "nope", "--addr", "127.0.0.1:0"); r.code != 1 || !strings.Contains(r.stderr, "nope") {
 		t.Errorf("inspect of an unknown session: %d %s", r.code, r.stderr)
 	}
+}
+
+// TestHTTPServerAsOrdinaryUser runs the HTTP server's end-to-end tests
+// again as an ordinary user, as most people run it.
+func TestHTTPServerAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^(TestServeHTTPBinary|TestInspectBinary|TestCurlAsTheREADMEShows|TestBrowserCannotBeTurnedAgainstTheUser)$")
+}
+
+// The README's curl commands drive the real server: --json creates a
+// session and prompts it, the answer is in its snapshot; a form-encoded
+// POST (curl -d) is refused with 415, saying to use --json.
+func TestCurlAsTheREADMEShows(t *testing.T) {
+	curl := e2etest.Need(t, "Debian: apt-get install -y curl", "curl")
+	srv := llmtest.NewServer(t, llmtest.Text("curl works"))
+	s := startHTTP(t, t.TempDir(), t.TempDir(), append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		args = append([]string{"-s", "-w", "\n%{http_code}", "-H", "Authorization: Bearer " + s.token}, args...)
+		out, err := exec.Command(curl, args...).Output()
+		if err != nil {
+			t.Fatalf("curl %v: %v", args, err)
+		}
+		i := bytes.LastIndexByte(out, '\n')
+		return string(out[:i]), string(out[i+1:])
+	}
+	if body, code := run("--json", `{"id":"feat-x"}`, s.base+"/v1/sessions"); code != "201" || !strings.Contains(body, "feat-x") {
+		t.Fatalf("create = %s %s", code, body)
+	}
+	if body, code := run("-d", `{"command":"prompt","content":"x"}`, s.base+"/v1/sessions/feat-x/commands"); code != "415" || !strings.Contains(body, "--json") {
+		t.Errorf("curl -d = %s %s", code, body)
+	}
+	if body, code := run("--json", `{"command":"prompt","content":"hello"}`, s.base+"/v1/sessions/feat-x/commands"); code != "202" {
+		t.Fatalf("prompt = %s %s", code, body)
+	}
+	for {
+		body, code := run(s.base + "/v1/sessions/feat-x")
+		if code != "200" {
+			t.Fatalf("snapshot = %s %s", code, body)
+		}
+		if strings.Contains(body, `"kind":"terminal"`) {
+			if !strings.Contains(body, "curl works") {
+				t.Errorf("the turn ended without the answer: %s", body)
+			}
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // poll until the turn is logged
+	}
+	s.stop(t, syscall.SIGTERM)
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openseek/openseek/internal/policy"
 	"io"
 	"os"
 	"os/signal"
@@ -144,17 +145,18 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.StringVar(&c.g.session, "session", "", "create or resume this durable session id")
 	f.StringVar(&c.g.sessionRoot, "session-root", ".openseek", "directory holding sessions (relative roots resolve under --dir)")
 	f.StringVar(&c.g.dir, "dir", ".", "workspace root; its last component is created if its parent exists")
-	f.StringVar(&c.g.approval, "approval", envOr(c.getenv, "OPENSEEK_APPROVAL", "never"), "permission mode: never (refuse escalation), ask (ask the controller; serve only), always, plan (read-only) or full-access (no sandbox) [env OPENSEEK_APPROVAL]")
+	f.StringVar(&c.g.approval, "approval", envOr(c.getenv, "OPENSEEK_APPROVAL", "never"), "permission mode: auto (run what the sandbox contains, ask for more; the default of the terminal UI, serve --http and acp), never (refuse escalation; the default elsewhere), ask (ask for anything not read-only), always, plan (read-only) or full-access (no sandbox) [env OPENSEEK_APPROVAL]")
 	f.BoolVar(&c.g.noSandbox, "no-sandbox", c.getenv("OPENSEEK_SANDBOX") == "off", "run commands without the OS sandbox [env OPENSEEK_SANDBOX=off]")
 	f.BoolVar(&c.g.network, "network", c.getenv("OPENSEEK_NETWORK") == "on", "let sandboxed commands use the network [env OPENSEEK_NETWORK=on]")
 	f.StringVar(&c.g.mcpConfig, "mcp-config", c.getenv("OPENSEEK_MCP_CONFIG"), "a JSON file of MCP servers ({\"mcpServers\": …}), trusted by being named [env OPENSEEK_MCP_CONFIG]")
 	f.StringVar(&c.g.skillsDir, "global-skills-dir", c.getenv("OPENSEEK_GLOBAL_SKILLS_DIR"), "user-level skills directory (default ~/.openseek/skills) [env OPENSEEK_GLOBAL_SKILLS_DIR]")
 	f.BoolVar(&c.g.noVerify, "no-verify", c.getenv("OPENSEEK_VERIFY") == "off", "do not run the project's check (build, type check) after a turn that changed files [env OPENSEEK_VERIFY=off]")
-	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json and .openseek/hooks.json for this run")
+	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml for this run")
 	f.StringVar(&c.g.tools, "tools", c.getenv("OPENSEEK_TOOLS"), "change the built-in tools: +apply_patch,-multi_edit adds and removes; bare names (read,grep,finish) are the exact set [env OPENSEEK_TOOLS]")
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.tuiCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.AddCommand(c.applyPatchCmd())
 	root.AddCommand(c.rewindCmd(), c.reviewCmd())
+	root.AddCommand(c.exportCmd(), c.replayCmd())
 	root.AddCommand(c.versionCmd(), c.acpCmd(), c.inspectCmd(), c.subrunCmd(), c.editCmd(), c.tasksCmd(), c.workerCmd())
 	root.SuggestionsMinimumDistance = 2
 	scopeHelp(root)
@@ -174,7 +176,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	switch {
 	case strings.HasPrefix(msg, "unknown flag: "):
-		return fmt.Errorf("unexpected argument '%s' found", strings.TrimPrefix(msg, "unknown flag: "))
+		flag := strings.TrimPrefix(msg, "unknown flag: ")
+		if near := similarFlag(cmd, strings.TrimPrefix(flag, "--")); near != "" {
+			return fmt.Errorf("unexpected argument '%s' found; did you mean '--%s'?", flag, near)
+		}
+		return fmt.Errorf("unexpected argument '%s' found", flag)
 	case strings.HasPrefix(msg, "unknown shorthand flag: "):
 		var ch string
 		fmt.Sscanf(strings.TrimPrefix(msg, "unknown shorthand flag: "), "%q", &ch)
@@ -267,3 +273,62 @@ func (c *cli) rawStdout() io.Writer {
 	}
 	return c.stdout
 }
+
+// similarFlag is the command's flag (its own or inherited) nearest to a
+// mistyped name, at an edit distance of at most 2 (a swap counts one), or
+// "" when none is that near.
+func similarFlag(cmd *cobra.Command, name string) string {
+	best, bestD := "", 3
+	visit := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of neighbours.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// interactiveApproval makes auto the permission mode of a face a person
+// answers (the terminal UI, the web app, an editor), unless --approval or
+// OPENSEEK_APPROVAL chose one: what the sandbox contains runs unasked,
+// what needs more is asked about.
+func (c *cli) interactiveApproval(cmd *cobra.Command) {
+	if !cmd.Flags().Changed("approval") && c.getenv("OPENSEEK_APPROVAL") == "" {
+		c.g.approval = "auto"
+	}
+}
+
+// asksApproval: the chosen permission mode asks a controller (auto, ask),
+// which a face nobody answers (run, a worker, mcp serve) must refuse.
+func (c *cli) asksApproval() bool { return policy.Mode(c.g.approval).Asks() }

@@ -50,7 +50,7 @@ func runBinary(t *testing.T, bin, dir string, stdin string, env []string, args .
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}, env...)
+	cmd.Env = append(append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}, startPathEnv()...), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -224,6 +224,8 @@ func TestRunCommandLineErrors(t *testing.T) {
 	}{
 		{"missing key", []string{"run", "hi"}, "error: an API key is required for deepseek-v4-flash: pass --api-key or set DEEPSEEK"},
 		{"unknown flag", []string{"run", "--xxy", "he"}, "error: unexpected argument '--xxy' found"},
+		{"mistyped flag", []string{"--modle", "x", "run", "hi"}, "error: unexpected argument '--modle' found; did you mean '--model'?"},
+		{"mistyped subcommand flag", []string{"sessions", "list", "--al"}, "error: unexpected argument '--al' found; did you mean '--all'?"},
 		{"approval ask", []string{"run", "--approval", "ask", "hi"}, "error: --approval ask needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)"},
 		{"no-session and session", []string{"run", "--session", "x", "--no-session", "hi"}, "error: --no-session contradicts --session; pick one behavior"},
 		{"bare", nil, "error: the following required argument was not provided: 'subcommand'"},
@@ -412,9 +414,10 @@ func TestKilledRunResumes(t *testing.T) {
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "slow", Name: "shell", Args: `{"cmd":"touch started; sleep 5","timeout_ms":60000}`}}},
 		llmtest.Text("resumed fine"),
 	)
+	home := t.TempDir()
 	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "run", "--session", "k", "slow task")...)
 	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -432,9 +435,24 @@ func TestKilledRunResumes(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 
-	r := openseek(t, ws, "", nil, append(modelArgs(srv), "run", "--session", "k", "go on")...)
+	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "run", "--session", "k", "go on")...)
 	if r.code != 0 {
 		t.Fatalf("resume exit %d: %s", r.code, r.stderr)
+	}
+	// The killed turn and the resumed one are two turns, each with its
+	// snapshot: the killed one recorded no end, the resumed prompt's
+	// snapshot marker names it.
+	r = openseek(t, ws, "", []string{"HOME=" + home}, "rewind", "k", "--list", "--format", "json")
+	var turns []struct {
+		Number   int    `json:"number"`
+		Snapshot string `json:"snapshot"`
+		Prompt   string `json:"prompt"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &turns); err != nil || len(turns) != 2 || turns[1].Prompt != "go on" || turns[1].Snapshot == "" {
+		t.Errorf("rewind --list after a crash and a resume: %v %s %s", err, r.stdout, r.stderr)
+	}
+	if r = openseek(t, ws, "", []string{"HOME=" + home}, "rewind", "k", "--turn", "2"); r.code != 0 {
+		t.Errorf("rewind --turn 2 after a crash and a resume: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	reqs := srv.Requests()
 	var all []byte

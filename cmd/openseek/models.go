@@ -1,8 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +28,18 @@ func (c *cli) modelsCmd() *cobra.Command {
 			}
 			defer host.Close()
 			cfg := host.Config()
+			// The model in use: --model, else the config's model key, else
+			// the default; a bare name matches its catalogue entry.
+			use := cmp.Or(c.g.model, cfg.Model, config.DefaultSpec)
+			w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "  MODEL\tWINDOW\tPRICE $/M TOKENS (CACHED IN/IN/OUT)\tSTATE")
+			mark := func(inUse bool) string {
+				if inUse {
+					return "* "
+				}
+				return "  "
+			}
+			marked := false
 			for _, m := range host.Models() {
 				state := "no key"
 				if m.Ready {
@@ -37,10 +53,22 @@ func (c *cli) modelsCmd() *cobra.Command {
 				if m.Price != (config.Model{}).Price {
 					price = fmt.Sprintf("$%.2f/$%.2f/$%.2f", m.Price.InputHit, m.Price.InputMiss, m.Price.Output)
 				}
-				fmt.Fprintf(c.stdout, "%s\t%s\t%s\t%s\n", m.Spec(), window, price, state)
+				inUse := !marked && (m.Spec() == use || m.Name == use)
+				marked = marked || inUse
+				fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\n", mark(inUse), m.Spec(), window, price, state)
 			}
-			for name, p := range cfg.Profiles {
-				fmt.Fprintf(c.stdout, "%s\tprofile: %v\n", name, p.Candidates)
+			for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
+				inUse := !marked && name == use
+				marked = marked || inUse
+				fmt.Fprintf(w, "%s%s\t-\t-\tprofile: %s\n", mark(inUse), name, strings.Join(cfg.Profiles[name].Candidates, ", "))
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if marked {
+				fmt.Fprintln(c.stdout, "* in use (--model, else the config's model)")
+			} else {
+				fmt.Fprintf(c.stdout, "in use: %s (not in the list above)\n", use)
 			}
 			return nil
 		},
@@ -68,9 +96,13 @@ func (c *cli) doctorCmd() *cobra.Command {
 				defer host.Close()
 				checks = host.Doctor(cmd.Context())
 			}
-			failed := false
+			failed, width := false, 0
 			for _, ch := range checks {
-				fmt.Fprintf(c.stdout, "%-4s  %-14s %s\n", ch.Status, ch.Name, ch.Detail)
+				width = max(width, len(ch.Name))
+			}
+			for _, ch := range checks {
+				detail := strings.ReplaceAll(ch.Detail, "\n", "\n"+strings.Repeat(" ", 6+width+1))
+				fmt.Fprintf(c.stdout, "%-4s  %-*s %s\n", ch.Status, width, ch.Name, detail)
 				failed = failed || ch.Status == "fail"
 			}
 			if failed {

@@ -89,7 +89,7 @@ func TestSubrunRefusals(t *testing.T) {
 		{"worker", `{"task":"x","worker_root":"rel/dir"}` + "\n", "{\"event\":\"command_error\",\"error\":\"subrun worker: worker input requires an absolute `worker_root`\"}"},
 		{"explore", `{"query":" "}` + "\n", `{"event":"command_error","error":"subrun explore: explore requires a non-empty query"}`},
 		{"general", `{}` + "\n", "{\"event\":\"command_error\",\"error\":\"subrun general: a general request's input needs a non-empty `task`\"}"},
-		{"explore", "oops\n", `{"event":"command_error","error":"subrun explore: the input is not JSON: Invalid character 'o' at line 1, column 1"}`},
+		{"explore", "not json\n", `{"event":"command_error","error":"subrun explore: the input is not JSON: Invalid character 'o' at line 1, column 1"}`},
 		{"echo", "", `{"event":"command_error","error":"subrun echo: stdin closed before an input arrived"}`},
 	} {
 		ws := t.TempDir()
@@ -197,7 +197,7 @@ func TestRunJSONRefusals(t *testing.T) {
 		{"unknown flag kind", []string{"--input-format", "json", "--kind", "nope"}, general, nil, "unknown kind: nope", ""},
 		{"unknown request kind", []string{"--input-format", "json"}, `{"version":1,"request_id":"r-2","kind":"nope","input":{}}`, nil, "unknown kind: nope",
 			`{"version":1,"request_id":"r-2","status":"failed","reason":"unknown kind: nope"}`},
-		{"not json", []string{"--input-format", "json"}, "oops", nil, "the request on stdin is not JSON: Invalid character 'o' at line 1, column 1",
+		{"not json", []string{"--input-format", "json"}, "not json", nil, "the request on stdin is not JSON: Invalid character 'o' at line 1, column 1",
 			`{"version":1,"status":"failed","reason":"the request on stdin is not JSON: Invalid character 'o' at line 1, column 1"}`},
 		{"version", []string{"--input-format", "json"}, `{"version":2,"request_id":"r-4","input":{}}`, nil, "unsupported request version 2",
 			`{"version":1,"request_id":"r-4","status":"failed","reason":"unsupported request version 2"}`},
@@ -282,11 +282,12 @@ func TestRunJSONDelegatedCancel(t *testing.T) {
 	if r.code != 1 {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
 	}
+	// OpenSeek's own transcript, byte for byte: cancelled before the model
+	// answered, so no usage and no step.
 	b, _ := os.ReadFile(res)
-	var got subrun.Result
-	if err := json.Unmarshal(b, &got); err != nil || got.Status != "interrupted" || got.Reason != "cancelled" || got.Usage == nil || got.Steps == nil ||
-		!strings.HasPrefix(string(b), `{"version":1,"request_id":"r-9","status":"interrupted","reason":"cancelled","usage":{"prompt_tokens":`) {
-		t.Errorf("result %s (%v)", b, err)
+	want := `{"version":1,"request_id":"r-9","status":"interrupted","reason":"cancelled","usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":0},"steps":0}` + "\n"
+	if string(b) != want {
+		t.Errorf("result\n%s\nwant\n%s", b, want)
 	}
 }
 
@@ -349,7 +350,7 @@ func TestEditProgram(t *testing.T) {
 	}{
 		{"argument", `{"path":"a.txt","old_string":"two","new_string":"2"}`, "", nil, 0, "ok: replaced 1 occurrence(s) at line 2 in a.txt\n", "", "one\n2\nthree\n"},
 		{"stdin", "", `{"path":"a.txt","old_string":"three","new_string":"3"}`, nil, 0, "ok: replaced 1 occurrence(s) at line 3 in a.txt\n", "", "one\ntwo\n3\n"},
-		{"bad json", "oops", "", nil, 1, "", "error: Invalid character 'o' at line 1, column 1\n", "one\ntwo\nthree\n"},
+		{"bad json", "not json", "", nil, 1, "", "error: Invalid character 'o' at line 1, column 1\n", "one\ntwo\nthree\n"},
 		{"missing field", `{"path":"a.txt","new_string":"x"}`, "", nil, 1, "", "error: edit requires arguments.old_string\n", "one\ntwo\nthree\n"},
 		{"escape", `{"path":"../escape.txt","old_string":"a","new_string":"b"}`, "", nil, 1, "", "error editing ../escape.txt: write blocked: path resolves outside the writable root ROOT (through a symlink or ..)\n", "one\ntwo\nthree\n"},
 		{"allowed paths", `{"path":"other/b.txt","old_string":"x","new_string":"y"}`, "", []string{"OPENSEEK_EDIT_ALLOWED_PATHS=allowed"}, 1, "", "error editing other/b.txt: write blocked: path is outside allowed_paths (allowed)\n", "one\ntwo\nthree\n"},

@@ -62,6 +62,15 @@ func TestReviewCommand(t *testing.T) {
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("exit %d\nstdout %q\nwant   %q\nstderr %s", r.code, r.stdout, want, r.stderr)
 	}
+	// Review runs stay out of the user's session list; --all shows them.
+	for _, args := range [][]string{{"sessions", "list"}, {"sessions", "list", "--format", "json"}} {
+		if l := openseek(t, dir, "", nil, args...); l.code != 0 || strings.Contains(l.stdout, "review-") {
+			t.Errorf("%v lists review runs: %d %s %s", args, l.code, l.stdout, l.stderr)
+		}
+		if l := openseek(t, dir, "", nil, append(args, "--all")...); strings.Count(l.stdout, `review-`) != 2 {
+			t.Errorf("%v --all does not list both review runs: %s %s", args, l.stdout, l.stderr)
+		}
+	}
 
 	for _, tc := range []struct {
 		dir  string

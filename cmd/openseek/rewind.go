@@ -57,7 +57,7 @@ SESSION defaults to --session, else the workspace's most recent session.`,
 				return fmt.Errorf("--turn counts from 1, not %d", turn)
 			}
 			if snapshotID != "" {
-				res, err := engine.RestoreSnapshot(cmd.Context(), dir, c.g.sessionRoot, snapshotID)
+				res, err := engine.RestoreSnapshot(cmd.Context(), c.getenv("HOME"), dir, c.g.sessionRoot, snapshotID)
 				if err != nil {
 					return err
 				}
@@ -84,7 +84,7 @@ SESSION defaults to --session, else the workspace's most recent session.`,
 				return nil
 			}
 			r, err := engine.Rewind(cmd.Context(), engine.RewindOptions{
-				Dir: dir, SessionRoot: c.g.sessionRoot, SessionID: id, Turn: turn, Conversation: conversation,
+				Dir: dir, SessionRoot: c.g.sessionRoot, Home: c.getenv("HOME"), SessionID: id, Turn: turn, Conversation: conversation,
 			})
 			if err != nil {
 				return err

@@ -12,6 +12,8 @@ import (
 
 func TestRewindCommand(t *testing.T) {
 	ws := t.TempDir()
+	// The snapshots live in the home: every run and rewind shares one.
+	env := []string{"HOME=" + t.TempDir()}
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("original\n"), 0o644)
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{Name: "write", Args: `{"path":"a.txt","content":"turn one\n"}`}), llmtest.Text("one"),
@@ -19,7 +21,7 @@ func TestRewindCommand(t *testing.T) {
 	)
 	for i, task := range []string{"first", "second"} {
 		args := append(modelArgs(srv), "--session", "s1", "run", task)
-		if r := openseek(t, ws, "", nil, args...); r.code != 0 {
+		if r := openseek(t, ws, "", env, args...); r.code != 0 {
 			t.Fatalf("run %d: exit %d: %s", i, r.code, r.stderr)
 		}
 	}
@@ -31,7 +33,7 @@ func TestRewindCommand(t *testing.T) {
 		return string(b)
 	}
 
-	r := openseek(t, ws, "", nil, "rewind", "--list", "--format", "json")
+	r := openseek(t, ws, "", env, "rewind", "--list", "--format", "json")
 	var turns []struct {
 		Number   int    `json:"number"`
 		Snapshot string `json:"snapshot"`
@@ -55,7 +57,7 @@ func TestRewindCommand(t *testing.T) {
 	}
 	var undo string
 	for _, tc := range tests {
-		r := openseek(t, ws, "", nil, tc.args...)
+		r := openseek(t, ws, "", env, tc.args...)
 		if r.code != tc.code || !strings.Contains(r.stdout, tc.out) || !strings.Contains(r.stderr, tc.errText) {
 			t.Errorf("%v: exit %d\nstdout %s\nstderr %s", tc.args, r.code, r.stdout, r.stderr)
 		}
@@ -68,7 +70,7 @@ func TestRewindCommand(t *testing.T) {
 	}
 	// The first successful rewind saved the files as they were after
 	// turn 2; restoring that snapshot undoes both rewinds.
-	if r := openseek(t, ws, "", nil, "rewind", "--snapshot", undo); r.code != 0 {
+	if r := openseek(t, ws, "", env, "rewind", "--snapshot", undo); r.code != 0 {
 		t.Fatalf("undo: %s", r.stderr)
 	}
 	if a, b := read("a.txt"), read("b.txt"); a != "turn one\n" || b != "turn two\n" {

@@ -12,9 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/render"
@@ -54,8 +52,8 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 			if task == "" {
 				return errors.New(`a task is required: openseek run "what to do"`)
 			}
-			if c.g.approval == "ask" {
-				return errors.New("--approval ask needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)")
+			if c.asksApproval() {
+				return fmt.Errorf("--approval %s needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)", c.g.approval)
 			}
 			if noSession && (c.g.session != "" || cont) {
 				return errors.New("--no-session contradicts --session; pick one behavior")
@@ -99,40 +97,6 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 	j.addFlags(f)
 	bo.addFlags(f)
 	return cmd
-}
-
-// costFunc prices usage with a price table (nil when it is unknown).
-func costFunc(p llm.Price) render.CostFunc {
-	if p == (llm.Price{}) {
-		return nil
-	}
-	return func(u protocol.Usage) (float64, bool) {
-		return p.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
-	}
-}
-
-// costOf prices usage for the selected model when its price is known
-// without a key (sessions show works offline), and names that model: a
-// session does not record which model's prices apply.
-func (c *cli) costOf() (render.CostFunc, string) {
-	dir, _ := filepath.Abs(c.g.dir)
-	cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv)
-	if err != nil {
-		return nil, ""
-	}
-	spec := c.g.model
-	if spec == "" {
-		spec = cfg.Model
-	}
-	if spec == "" {
-		spec = config.DefaultSpec
-	}
-	for _, m := range cfg.List() {
-		if m.Spec() == spec || m.Name == spec {
-			return costFunc(m.Price), m.Spec()
-		}
-	}
-	return nil, ""
 }
 
 // engineOptions turns the global flags into the host's options.

@@ -177,8 +177,8 @@ func (c *cli) jsonFlagChecks(cmd *cobra.Command, j *jsonRun, noSession, cont boo
 		}
 		c.g.approval = "never" // an inherited OPENSEEK_APPROVAL does not apply
 	}
-	if c.g.approval == "ask" {
-		return errors.New("--approval ask needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)")
+	if c.asksApproval() {
+		return fmt.Errorf("--approval %s needs a controller to ask: this command reads no commands, so use never (refuse escalation) or always (grant it unasked)", c.g.approval)
 	}
 	if noSession && c.g.session != "" {
 		return errors.New("--no-session contradicts --session; pick one behavior")

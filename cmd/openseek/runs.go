@@ -6,19 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/fleet"
-	"github.com/openseek/openseek/internal/trust"
+	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/verify"
 )
 
@@ -63,8 +61,8 @@ func (c *cli) runBestOf(cmd *cobra.Command, args []string, b *bestOfFlags, forma
 			return fmt.Errorf("--%s does not go with --runs: each run has its own new session", name)
 		}
 	}
-	if c.g.approval == "ask" {
-		return errors.New("--approval ask needs a controller to ask: runs are unattended, so use never or always")
+	if c.asksApproval() {
+		return fmt.Errorf("--approval %s needs a controller to ask: runs are unattended, so use never or always", c.g.approval)
 	}
 	task, err := c.taskWords(args)
 	if err != nil {
@@ -79,7 +77,7 @@ func (c *cli) runBestOf(cmd *cobra.Command, args []string, b *bestOfFlags, forma
 	}
 	check := b.verify
 	if check == "" {
-		if check, err = configuredCheck(opts.Home, opts.Dir, c.g.trustWS, c.g.noVerify); err != nil {
+		if check, err = configuredCheck(opts.Home, opts.Dir, c.getenv, c.g.trustWS, c.g.noVerify); err != nil {
 			return err
 		}
 	}
@@ -142,7 +140,7 @@ func (c *cli) printBestOf(rep *fleet.LocalReport, apply bool) {
 		if a.VerifyOK != nil {
 			fmt.Fprintf(w, "  verify:  %s (%s)\n", map[bool]string{true: "passed", false: "failed"}[*a.VerifyOK], rep.Verify)
 		}
-		fmt.Fprintf(w, "  changed: %d lines   cost: $%.4f   time: %.1fs\n", a.ChangedLines, a.CostUSD, a.Seconds)
+		fmt.Fprintf(w, "  changed: %d lines   cost: %s   time: %.1fs\n", a.ChangedLines, render.USD(a.CostUSD, !a.CostUnknown), a.Seconds)
 		if a.Error != "" {
 			fmt.Fprintf(w, "  error:   %s\n", oneLine(a.Error, 200))
 		}
@@ -159,7 +157,7 @@ func (c *cli) printBestOf(rep *fleet.LocalReport, apply bool) {
 		}
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", rep.Verdict)
-	fmt.Fprintf(w, "cost:    $%.4f", rep.CostUSD)
+	fmt.Fprintf(w, "cost:    %s", render.USD(rep.CostUSD, !rep.CostUnknown))
 	if rep.JudgeCost > 0 {
 		fmt.Fprintf(w, " (judge $%.4f)", rep.JudgeCost)
 	}
@@ -186,39 +184,23 @@ func shellQuote(s string) string {
 }
 
 // configuredCheck is the check best-of-N runs must pass when --verify is
-// not given: [verify] command of the user's config, or of the workspace's
-// when it is trusted, else the check detected from the project's files;
-// none with --no-verify or [verify] enabled = false.
-func configuredCheck(home, dir string, trustWS, noVerify bool) (string, error) {
+// not given: [verify] command of the config (the workspace's once it is
+// trusted), else the check detected from the project's files; none with
+// --no-verify or [verify] enabled = false.
+func configuredCheck(home, dir string, getenv func(string) string, trustWS, noVerify bool) (string, error) {
 	if noVerify {
 		return "", nil
 	}
-	command, enabled := "", true
-	user, project := config.Paths(home, dir)
-	for i, path := range []string{user, project} {
-		var doc struct {
-			Verify struct {
-				Command *string `toml:"command"`
-				Enabled *bool   `toml:"enabled"`
-			} `toml:"verify"`
-		}
-		if _, err := toml.DecodeFile(path, &doc); errors.Is(err, fs.ErrNotExist) {
-			continue
-		} else if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
-		if doc.Verify.Command != nil && (i == 0 || trustWS || trust.Open(home).Trusted(path)) {
-			command = *doc.Verify.Command
-		}
-		if doc.Verify.Enabled != nil {
-			enabled = *doc.Verify.Enabled
-		}
+	cfg, err := engine.LoadConfig(home, dir, getenv, trustWS)
+	if err != nil {
+		return "", err
 	}
-	if !enabled {
-		return "", nil
+	s, enabled, err := engine.VerifySettings(cfg)
+	if err != nil || !enabled {
+		return "", err
 	}
-	if command == "" {
-		command = verify.Detect(dir)
+	if s.Command == "" {
+		return verify.Detect(dir).Script(), nil
 	}
-	return command, nil
+	return verify.NewCheck(s.Command).Script(), nil
 }

@@ -26,19 +26,11 @@ import (
 // the sandbox a user gets by default, end to end.
 func TestAgentStaysInTheSandbox(t *testing.T) {
 	ws := t.TempDir()
-	for name, body := range map[string]string{
+	writeTree(t, ws, map[string]string{
 		".git/config":           "[core]\n",
 		".git/hooks/README":     "hooks\n",
 		".openseek/config.toml": "",
-	} {
-		p := filepath.Join(ws, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	outside := filepath.Join(t.TempDir(), "planted")
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".cache"), 0o755); err != nil {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openseek/openseek/internal/engine"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,9 +31,10 @@ func (c *cli) sessionsCmd() *cobra.Command {
 		},
 	}
 	var format string
+	var all bool
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "One line per session, most recently active first (id, last activity, title)",
+		Short: "One line per session, most recently active first (id, last activity, title); review runs with --all",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, err := c.store()
@@ -53,10 +56,16 @@ func (c *cli) sessionsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if !all {
+					rows = slices.DeleteFunc(rows, func(r engine.SessionInfo) bool { return r.Review })
+				}
 				data, _ := json.Marshal(rows)
 				fmt.Fprintln(c.stdout, string(data))
 			case "", "text":
 				for _, l := range ls {
+					if !all && session.IsReview(l.ID) {
+						continue
+					}
 					when := "-"
 					if l.HasTime {
 						when = l.UpdatedAt.Local().Format(time.DateTime)
@@ -77,6 +86,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&format, "format", "", "text or json")
+	list.Flags().BoolVar(&all, "all", false, "list review runs too")
 	var showFormat string
 	show := &cobra.Command{
 		Use:   "show <id>",
@@ -95,11 +105,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			case "", "json":
 				fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
 			case "text":
-				cost, spec := c.costOf()
-				render.Transcript(c.stdout, s, cost, subSessions(store, s.ID)...)
-				if cost != nil {
-					fmt.Fprintf(c.stdout, "(cost at %s prices; --model prices another)\n", spec)
-				}
+				render.Transcript(c.stdout, s, subSessions(store, s.ID)...)
 			default:
 				return fmt.Errorf("--format must be json or text, not %q", showFormat)
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/fleet"
 	"github.com/openseek/openseek/protocol"
 )
@@ -33,8 +34,9 @@ func (c *cli) addFleetFlags(cmd *cobra.Command, ff *fleetFlags) {
 }
 
 // fleetConfig is where the fleet commands connect: --nats (or
-// $OPENSEEK_NATS_URL), else [fleet] nats of the config files, else the
-// machine's embedded server.
+// $OPENSEEK_NATS_URL), else [fleet] nats of the config files (the
+// workspace's once it is trusted: a repository must not send your tasks to
+// its own server), else the machine's embedded server.
 func (c *cli) fleetConfig(ff *fleetFlags, name string) (fleet.Config, error) {
 	fc := fleet.Config{URL: ff.nats, From: "--nats", Dir: fleet.DefaultDir(c.getenv("HOME")), Name: name, Replicas: ff.replicas}
 	if ff.nats != "" {
@@ -47,9 +49,12 @@ func (c *cli) fleetConfig(ff *fleetFlags, name string) (fleet.Config, error) {
 	if err != nil {
 		return fc, err
 	}
-	cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv)
+	cfg, err := engine.LoadConfig(c.getenv("HOME"), dir, c.getenv, c.g.trustWS)
 	if err != nil {
 		return fc, err
+	}
+	for _, h := range cfg.Held {
+		fmt.Fprintf(c.stderr, "%s: %s\n", name, h)
 	}
 	url, err := cfg.FleetNATS()
 	if err != nil {
@@ -204,8 +209,8 @@ func (c *cli) tasksListCmd(ff *fleetFlags) *cobra.Command {
 				if t.Commands > 0 {
 					cmds = fmt.Sprintf("%d/%d", t.FailedCommands, t.Commands)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t$%.4f\t%s\t%s\n", t.ID, t.State, t.Attempts, cmds, verifyWord(t.VerifyOK),
-					t.CostUSD, t.CreatedAt.Local().Format("2006-01-02 15:04"), oneLine(t.Prompt, 60))
+				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, t.Attempts, cmds, verifyWord(t.VerifyOK),
+					render.USD(t.CostUSD, !t.CostUnknown), t.CreatedAt.Local().Format("2006-01-02 15:04"), oneLine(t.Prompt, 60))
 			}
 			return w.Flush()
 		},
@@ -285,7 +290,7 @@ func (c *cli) printTask(t *fleet.Task, indent string) {
 	row("worker", t.Worker)
 	row("session", t.Session)
 	row("workspace", t.Workspace)
-	row("cost", fmt.Sprintf("$%.4f", t.CostUSD))
+	row("cost", render.USD(t.CostUSD, !t.CostUnknown))
 	if t.Commands > 0 {
 		row("commands", fmt.Sprintf("%d run, %d failed", t.Commands, t.FailedCommands))
 	}
@@ -314,6 +319,9 @@ func verifyWord(ok *bool) string {
 	return "failed"
 }
 
+// errOutputClosed stops reading a task's events for a reader that left.
+var errOutputClosed = errors.New("standard output was closed")
+
 func (c *cli) tasksLogsCmd(ff *fleetFlags) *cobra.Command {
 	var (
 		follow bool
@@ -333,7 +341,14 @@ func (c *cli) tasksLogsCmd(ff *fleetFlags) *cobra.Command {
 				return err
 			}
 			defer fc.Close()
-			return fc.Events(cmd.Context(), args[0], follow, func(e fleet.Event) error {
+			// `tasks logs ID | head`: once the reader has closed stdout
+			// (the run's context is cancelled then), the loop ends, and
+			// quietly: the reader has what it wanted.
+			closed := func() bool { o, ok := c.stdout.(*outWriter); return ok && o.failed.Load() }
+			err = fc.Events(cmd.Context(), args[0], follow, func(e fleet.Event) error {
+				if closed() {
+					return errOutputClosed
+				}
 				if e.End != "" {
 					fmt.Fprintf(c.stderr, "task %s: %s\n", args[0], e.End)
 					return nil
@@ -343,6 +358,10 @@ func (c *cli) tasksLogsCmd(ff *fleetFlags) *cobra.Command {
 				}
 				return nil
 			})
+			if closed() {
+				return nil
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events until the task ends")

@@ -4,9 +4,13 @@ package main
 
 import (
 	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/openseek/openseek/internal/tui"
 	"github.com/openseek/openseek/internal/tui/remote"
@@ -27,7 +31,7 @@ func (c *cli) tuiCmd() *cobra.Command {
 		Long: `Open the full-screen interactive agent in the current workspace. Type a task;
 while a turn runs, what you type steers it. /help lists keys and commands.
 --attach URL drives a running ` + "`openseek serve --http`" + ` instead of an
-in-process engine (the URL it printed, with ?token=…).`,
+in-process engine (the URL it printed, with #token=…).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return c.runTUI(cmd, tf) },
 	}
@@ -38,7 +42,7 @@ in-process engine (the URL it printed, with ?token=…).`,
 func (tf *tuiFlags) bind(cmd *cobra.Command, c *cli) {
 	f := cmd.Flags()
 	f.BoolVar(&tf.cont, "continue", false, "continue the most recent session of the workspace")
-	f.StringVar(&tf.attach, "attach", "", "drive a running `openseek serve --http` at this URL (http://ADDR/?token=TOKEN)")
+	f.StringVar(&tf.attach, "attach", "", "drive a running openseek serve --http at `URL` (the address it printed: http://ADDR/#token=TOKEN)")
 	f.StringVar(&tf.sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
 	f.StringVar(&tf.addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
 }
@@ -51,10 +55,7 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 	if tf.cont && c.g.session != "" {
 		return errors.New("--continue contradicts --session; pick one session")
 	}
-	// Interactive sessions ask before escalating, unless told otherwise.
-	if !cmd.Flags().Changed("approval") && c.getenv("OPENSEEK_APPROVAL") == "" {
-		c.g.approval = "ask"
-	}
+	c.interactiveApproval(cmd)
 	opts := tui.Options{
 		Open:     tui.OpenRequest{ID: c.g.session, Continue: tf.cont},
 		NoColor:  c.getenv("NO_COLOR") != "",
@@ -70,6 +71,9 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 			opts.Open.Model = c.g.model
 		}
 		backend = rb
+		if u, err := url.Parse(tf.attach); err == nil {
+			opts.Workspace = "attached to " + u.Host // the server's workspace; no token on screen
+		}
 	} else {
 		host, err := c.newHost(cmd, tf.sysFile, tf.addendum)
 		if err != nil {
@@ -84,8 +88,34 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 			return err
 		}
 		opts.Approval = c.g.approval
-		backend = &tui.Local{Host: host, Holder: "openseek tui"}
+		opts.Workspace = host.Workspace()
+		opts.FilesRoot = host.Workspace()
+		backend = &tui.Local{Host: host, Holder: "openseek tui", Home: c.getenv("HOME")}
 	}
+	opts.ResumeHint = c.resumeHint(cmd, tf)
 	defer backend.Close()
 	return tui.Run(cmd.Context(), backend, opts, c.stdin, c.rawStdout())
+}
+
+// resumeHint is the command line that opens a session again in this UI,
+// printed when it quits: bare openseek on a terminal is the UI, and the
+// flags that chose the workspace or the server come along.
+func (c *cli) resumeHint(cmd *cobra.Command, tf tuiFlags) func(id string) string {
+	return func(id string) string {
+		args := []string{"openseek", "--session", id}
+		if cmd.Flags().Changed("dir") {
+			if abs, err := filepath.Abs(c.g.dir); err == nil {
+				args = append(args, "--dir", abs)
+			}
+		}
+		if tf.attach != "" {
+			args = append(args, "tui", "--attach", tf.attach)
+		}
+		for i, a := range args {
+			if q, err := syntax.Quote(a, syntax.LangPOSIX); err == nil {
+				args[i] = q
+			}
+		}
+		return strings.Join(args, " ")
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/openseek/openseek/internal/e2etest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +24,7 @@ type tmuxPane struct {
 
 func startTmux(t *testing.T, dir string, env []string, args ...string) *tmuxPane {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is required for the terminal UI tests: apt-get install -y tmux")
-	}
+	e2etest.Need(t, "apt-get install tmux", "tmux")
 	p := &tmuxPane{t: t, socket: fmt.Sprintf("openseek-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	argv := []string{"env", "-i", "OPENSEEK_TEST_MAIN=1", "TERM=xterm-256color", "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}
 	argv = append(append(argv, env...), os.Args[0])
@@ -83,7 +82,9 @@ func TestTUIInTmux(t *testing.T) {
 		llmtest.Reply{Reasoning: "now the file", Calls: []llmtest.Call{{ID: "c2", Name: "shell", Args: `{"cmd":"touch approved.txt"}`}}},
 		llmtest.Reply{Text: "## Done\n\nAll **good**: the file exists.\n", ChunkSize: 4, Delay: 5 * time.Millisecond},
 	)
-	p := startTmux(t, ws, []string{"HOME=" + t.TempDir()}, append(modelArgs(srv), "--session", "tui1", "tui")...)
+	// ask mode asks about the touch, which the default (auto) runs
+	// unasked in the sandbox (TestTUIAutoApprovals covers the default).
+	p := startTmux(t, ws, []string{"HOME=" + t.TempDir()}, append(modelArgs(srv), "--approval", "ask", "--session", "tui1", "tui")...)
 	p.waitFor("/help for commands")
 	p.typeText("make the file")
 	p.keys("Enter")

@@ -47,7 +47,7 @@ var workspaceFlags = []string{"dir", "session-root", "help"}
 
 // offline lists the commands that never talk to a model: their help shows
 // only the workspace flags, not the model and sandbox ones.
-var offline = []string{"sessions", "trust", "version", "completion", "help", "rewind", "apply-patch", "inspect"}
+var offline = []string{"sessions", "trust", "version", "completion", "help", "rewind", "apply-patch", "inspect", "export"}
 
 // scopeHelp makes the help of offline commands (and their subcommands)
 // list only the global flags they read.

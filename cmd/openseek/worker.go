@@ -37,8 +37,8 @@ every task; a task's own --model wins.`,
 			if ackWait < time.Second {
 				return fmt.Errorf("--ack-wait must be at least 1s, not %s", ackWait)
 			}
-			if c.g.approval == "ask" {
-				return fmt.Errorf("--approval ask needs a controller to ask: a worker runs unattended, so use never or always")
+			if c.asksApproval() {
+				return fmt.Errorf("--approval %s needs a controller to ask: a worker runs unattended, so use never or always", c.g.approval)
 			}
 			opts, err := c.engineOptions(cmd, "", "")
 			if err != nil {

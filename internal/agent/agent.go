@@ -46,6 +46,11 @@ type Log interface {
 type Config struct {
 	Provider llm.Provider
 	Model    string
+	// Spec names the model in the session log ("provider/name") and Price
+	// prices its responses there (llm.Price.Of); the zero Price records
+	// no cost, which every face then shows as unknown.
+	Spec     string
+	Price    llm.Price
 	Thinking string
 	Tools    *tool.Registry
 	Env      *tool.Env
@@ -124,8 +129,11 @@ type Hooks interface {
 type Outcome struct {
 	Kind   session.TerminalKind
 	Answer string // final answer, or the failure/abort reason
-	Steps  int
-	Usage  protocol.Usage
+	// Steps counts the model's answers: a request cancelled or failed
+	// before the model answered is no step (OpenSeek's run-request
+	// result reports "steps":0 for a run cancelled while it retried).
+	Steps int
+	Usage protocol.Usage
 }
 
 // OK reports whether the turn finished normally.
@@ -311,15 +319,16 @@ func (a *Agent) hasSteers() bool {
 
 // turn is the state of one running turn.
 type turn struct {
-	a     *Agent
-	gate  func() error // see Agent.SetGate; nil once passed
-	ctx   context.Context
-	steps int
-	usage protocol.Usage
-	tools *tool.Registry
-	specs []llm.ToolSpec
-	meter *meter
-	loops loopGuard
+	a        *Agent
+	gate     func() error // see Agent.SetGate; nil once passed
+	ctx      context.Context
+	steps    int // model requests started (AgentStep numbers, --max-steps)
+	answered int // model answers received (Outcome.Steps)
+	usage    protocol.Usage
+	tools    *tool.Registry
+	specs    []llm.ToolSpec
+	meter    *meter
+	loops    loopGuard
 
 	compactFailed  bool // a checkpoint failed this turn: do not retry it
 	goal           session.Goal
@@ -330,6 +339,11 @@ type turn struct {
 	sincePlan      int  // steps since the plan was last updated or recalled
 	sinceGoalNudge int
 	check          func(context.Context) Verdict // nil: answers are not verified
+
+	// What tools' own calls (see inner) left for the loop: their
+	// notices, appended after the batch like the batch's own.
+	innerMu      sync.Mutex
+	innerNotices []string
 }
 
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
@@ -415,6 +429,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			}
 			return t.end(session.Failed, failureText(err))
 		}
+		t.answered++
 		t.meter.observe(t.meter.bytes(hist), resp.Usage.PromptTokens)
 		t.report(resp)
 		if err := t.append(t.assistantItem(resp)); err != nil {
@@ -646,15 +661,20 @@ func (t *turn) report(resp *llm.Response) {
 
 func (t *turn) assistantItem(resp *llm.Response) *session.Assistant {
 	u := resp.Usage
-	return &session.Assistant{
+	a := &session.Assistant{
 		Content:   resp.Content,
 		ToolCalls: append([]chat.ToolCall{}, resp.ToolCalls...),
 		Reasoning: resp.Reasoning,
 		Usage:     &u,
+		Model:     t.a.cfg.Spec,
 
 		ReasoningSignature: resp.ReasoningSignature,
 		ReasoningItems:     resp.ReasoningItems,
 	}
+	if usd, ok := t.a.cfg.Price.Of(u); ok {
+		a.CostUSD = &usd
+	}
+	return a
 }
 
 // runTools runs every call of one assistant message in order and records
@@ -709,6 +729,10 @@ func (t *turn) runTools(calls []chat.ToolCall, tokens int) (tool.Control, string
 		}
 		i = j
 	}
+	t.innerMu.Lock()
+	notices = append(notices, t.innerNotices...)
+	t.innerNotices = nil
+	t.innerMu.Unlock()
 	for _, n := range notices {
 		if err := t.append(&session.Notice{Content: n}); err != nil {
 			return ctl, "", err
@@ -733,7 +757,7 @@ func (t *turn) execute(c chat.ToolCall, tokens int) tool.Result {
 	case !t.meter.fits(tokens):
 		return tool.Result{Content: protocol.Text("error: not run: its result might not fit in the model's context window; the turn checkpoints first"), IsError: true}
 	}
-	return t.call(c)
+	return t.call(tool.WithCaller(t.ctx, &inner{t: t, parent: c}), c, "")
 }
 
 // record appends a tool's result and reports it.
@@ -795,9 +819,11 @@ func goalStatus(data json.RawMessage) string {
 	return d.Status
 }
 
-// call runs one tool call. Unknown tools, undecodable arguments and panics
-// become error results the model can read; the turn goes on.
-func (t *turn) call(c chat.ToolCall) (res tool.Result) {
+// call runs one tool call — the model's, or one a tool made on its own
+// (parent names the call that made it). Unknown tools, undecodable
+// arguments and panics become error results the model can read; the
+// turn goes on.
+func (t *turn) call(ctx context.Context, c chat.ToolCall, parent string) (res tool.Result) {
 	cfg := &t.a.cfg
 	tl, ok := t.tools.Get(c.Name)
 	if !ok {
@@ -816,7 +842,7 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 	}()
 	var extra string
 	if cfg.Hooks != nil {
-		d := cfg.Hooks.PreToolUse(t.ctx, c)
+		d := cfg.Hooks.PreToolUse(ctx, c)
 		if d.Block {
 			return tool.Result{Content: protocol.Text("error: a PreToolUse hook blocked this call: " + d.Reason), IsError: true}
 		}
@@ -825,8 +851,8 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 			args = d.Arguments
 		}
 	}
-	t.emit(protocol.ToolStarted{ToolCallID: c.ID, ToolName: c.Name, Arguments: args})
-	res, err := tl.Run(t.ctx, cfg.Env, json.RawMessage(args))
+	t.emit(protocol.ToolStarted{ToolCallID: c.ID, ToolName: c.Name, Arguments: args, Parent: parent})
+	res, err := tl.Run(ctx, cfg.Env, json.RawMessage(args))
 	var ae *tool.ArgError
 	switch {
 	case errors.As(err, &ae):
@@ -839,7 +865,7 @@ func (t *turn) call(c chat.ToolCall) (res tool.Result) {
 	// event stream or the log through a tool's output.
 	res = cfg.Env.Redact(res)
 	if cfg.Hooks != nil {
-		if fb := cfg.Hooks.PostToolUse(t.ctx, c, res); fb != "" {
+		if fb := cfg.Hooks.PostToolUse(ctx, c, res); fb != "" {
 			extra = strings.TrimSpace(extra + "\n" + fb)
 		}
 	}
@@ -867,7 +893,7 @@ func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
 	// Nothing runs after this: a gate's error changes nothing here.
 	_ = t.passGate()
-	out := Outcome{Kind: kind, Answer: msg, Steps: t.steps, Usage: t.usage}
+	out := Outcome{Kind: kind, Answer: msg, Steps: t.answered, Usage: t.usage}
 	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
 		return out, err
 	}

@@ -68,6 +68,10 @@ type Config struct {
 	// packages that own them; the workspace file's tables are merged over
 	// the user's, key by key.
 	Raw map[string]any
+	// Held are the workspace file's settings left out, one entry per
+	// class: keys that count only once the file is trusted, and keys a
+	// repository may never set. Each is a warning the user must see.
+	Held []Held
 	// HTTPClient is used by the clients Resolve builds (nil =
 	// http.DefaultClient).
 	HTTPClient *http.Client
@@ -86,7 +90,15 @@ func Paths(home, workspace string) (user, project string) {
 // <workspace>/.openseek/config.toml. A missing file is skipped; an
 // unreadable or malformed one is an error "path:line:col: what is wrong"
 // and nothing else is loaded. An empty home or workspace skips that file.
+// The workspace's file is not trusted: see LoadTrusting.
 func Load(home, workspace string, getenv func(string) string) (*Config, error) {
+	return LoadTrusting(home, workspace, getenv, nil)
+}
+
+// LoadTrusting is Load with the user's trust decision for the
+// workspace's file: its keys of class OnceTrusted count only when trusted
+// says so, its UserOnly keys never; what is left out is in Config.Held.
+func LoadTrusting(home, workspace string, getenv func(string) string, trusted Trust) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -117,6 +129,9 @@ func Load(home, workspace string, getenv func(string) string) (*Config, error) {
 		f, err := parseFile(path, data)
 		if err != nil {
 			return nil, err
+		}
+		if path == project {
+			c.hold(f, path, trusted != nil && trusted(path, data))
 		}
 		c.merge(f)
 		c.Files = append(c.Files, path)

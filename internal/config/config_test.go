@@ -110,9 +110,9 @@ max_output = 4096
 [profiles.fast]
 candidates = ["deepseek/deepseek-v4-flash"]
 
-[rules]
-deny = ["rm -rf /"]
-mode = "strict"
+[verify]
+command = "make test"
+timeout = "1m"
 `
 	project := `
 model = "fast"
@@ -125,14 +125,14 @@ window = 65536
 [profiles.fast]
 candidates = ["kimi/kimi-k2.7-code", "deepseek/deepseek-v4-flash"]
 
-[rules]
-mode = "lenient"
+[verify]
+timeout = "5m"
 
 [sandbox]
 network = false
 `
 	home, ws := dirs(t, user, project)
-	c, err := config.Load(home, ws, env{"OPENAI_BASE_URL": "https://env.example/v1"}.get)
+	c, err := config.LoadTrusting(home, ws, env{"OPENAI_BASE_URL": "https://env.example/v1"}.get, config.TrustAll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +159,10 @@ network = false
 	if got := c.Profiles["fast"].Candidates; !reflect.DeepEqual(got, []string{"kimi/kimi-k2.7-code", "deepseek/deepseek-v4-flash"}) {
 		t.Errorf("profile = %v, want the project's", got)
 	}
+	// A repository may never change the sandbox, trusted or not.
 	wantRaw := map[string]any{
-		"rules":   map[string]any{"deny": []any{"rm -rf /"}, "mode": "lenient"},
-		"sandbox": map[string]any{"network": false},
+		"sandbox": map[string]any{},
+		"verify":  map[string]any{"command": "make test", "timeout": "5m"},
 	}
 	if !reflect.DeepEqual(c.Raw, wantRaw) {
 		t.Errorf("Raw = %#v, want %#v", c.Raw, wantRaw)
@@ -244,13 +245,13 @@ func TestLoadUnreadable(t *testing.T) {
 }
 
 func TestListModels(t *testing.T) {
-	home, ws := dirs(t, "", `
+	home, ws := dirs(t, `
 [models."ollama/qwen3-coder"]
 window = 262144
 price = { input_miss = 0.5, output = 1 }
 [profiles.p]
 candidates = ["openrouter/qwen/qwen3-coder"]
-`)
+`, "")
 	c, err := config.Load(home, ws, env{}.get)
 	if err != nil {
 		t.Fatal(err)

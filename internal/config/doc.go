@@ -2,7 +2,11 @@
 // failover profiles — and resolves a --model value into a ready client.
 //
 // Sources, later ones winning: built-in defaults, ~/.openseek/config.toml,
-// <workspace>/.openseek/config.toml. Built-in providers need no file:
+// <workspace>/.openseek/config.toml. The workspace's file comes from
+// whoever wrote the repository: every key has a class in one table (Keys)
+// — a repository may set it, only once the user trusted the file, or
+// never — and the loader leaves out what the file may not set, listing it
+// in Config.Held for the caller to show. Built-in providers need no file:
 //
 //	deepseek    https://api.deepseek.com       DEEPSEEK, DEEPSEEK_API_KEY
 //	kimi        https://api.moonshot.ai/v1     KIMI, KIMI_API_KEY, MOONSHOT_API_KEY
@@ -42,7 +46,8 @@
 // A provider's keys merge field by field over the built-in or earlier
 // definition; a [models] or [profiles] entry replaces the earlier one.
 // Other top-level tables (rules, sandbox, …) are kept in Config.Raw for
-// the packages that own them, merged table by table.
+// the packages that own them, merged table by table, and read through
+// Section; their keys are checked against Keys too.
 //
 // Keys: --api-key, then api_key, then api_key_command, then the first set
 // api_key_env variable. A provider with no key setting at all (a local

@@ -36,6 +36,8 @@ type file struct {
 	modelSet  map[string]map[string]bool
 	profiles  map[string]Profile
 	raw       map[string]any
+	keys      []toml.Key // every key of the file, for the trust filter
+	table     keyTable
 }
 
 type fileProvider struct {
@@ -74,6 +76,7 @@ type decoder struct {
 	md   *toml.MetaData
 	path string
 	errs []*FileError
+	keys keyTable
 }
 
 type rejecter struct{ msg string }
@@ -181,7 +184,7 @@ func parseFile(path string, data []byte) (*file, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	d := &decoder{md: &md, path: path}
+	d := &decoder{md: &md, path: path, keys: newKeyTable()}
 	f := &file{
 		providers: map[string]fileProvider{},
 		models:    map[string]Model{},
@@ -216,8 +219,7 @@ func parseFile(path string, data []byte) (*file, error) {
 				f.profiles[name] = d.profile(name, p, full)
 			})
 		default:
-			if !slices.Contains(Sections, key) {
-				d.fail(p, "unknown key %s%s; known keys: %s", quoteKey(key), didYouMean(key, topKeys()), joinList(topKeys()))
+			if !d.known(p, []string{key}) {
 				continue
 			}
 			var v any
@@ -227,10 +229,65 @@ func parseFile(path string, data []byte) (*file, error) {
 			f.raw[key] = v
 		}
 	}
+	if len(d.errs) == 0 {
+		// Every key read must have a class: a key the parsers above accept
+		// but Keys lacks would escape the trust filter, so it is refused
+		// until it is given one.
+		for _, k := range md.Keys() {
+			if _, _, _, ok := d.keys.classOf(k); !ok {
+				d.errs = append(d.errs, &FileError{Path: path, Line: 1, Col: 1, Message: fmt.Sprintf("key %s has no class in config.Keys: a repository could set it unchecked", dotted(k))})
+			}
+		}
+	}
 	if err := d.err(); err != nil {
 		return nil, err
 	}
+	f.keys, f.table = md.Keys(), d.keys
 	return f, nil
+}
+
+// known checks a key of a table another package reads against the key
+// table (Keys), and the keys below it: an unknown one is an error with
+// the known ones.
+func (d *decoder) known(p toml.Primitive, path []string) bool {
+	_, _, container, ok := d.keys.classOf(path)
+	if !ok {
+		parent := path[:len(path)-1]
+		known := d.keys.knownBelow(parent)
+		last := path[len(path)-1]
+		d.fail(p, "unknown key %s%s; known keys: %s", dotted(path), didYouMean(last, known), joinList(known))
+		return false
+	}
+	if !container {
+		return true
+	}
+	var v any
+	_ = d.md.PrimitiveDecode(p, &v)
+	var tables []map[string]toml.Primitive
+	switch v.(type) {
+	case map[string]any:
+		var t map[string]toml.Primitive
+		_ = d.md.PrimitiveDecode(p, &t)
+		tables = append(tables, t)
+	case []map[string]any: // [[rules]]
+		_ = d.md.PrimitiveDecode(p, &tables)
+	}
+	// Anything else is not a table: its reader says what it must be.
+	ok = true
+	for _, t := range tables {
+		for _, k := range sortedKeys(t) {
+			ok = d.known(t[k], append(slices.Clone(path), k)) && ok
+		}
+	}
+	return ok
+}
+
+func dotted(path []string) string {
+	q := make([]string, len(path))
+	for i, k := range path {
+		q[i] = quoteKey(k)
+	}
+	return strings.Join(q, ".")
 }
 
 func (d *decoder) provider(p toml.Primitive, key string) fileProvider {

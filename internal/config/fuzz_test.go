@@ -18,6 +18,7 @@ func FuzzLoad(f *testing.F) {
 		"[providers.x]\nbase_url = \"http://h/v1\"\nheaders = { A = \"b\" }\nextra_body = { n = 1 }\n",
 		"[models.\"ollama/q\"]\nwindow = 1\nprice = { output = 2 }\n",
 		"[providers]\nx = 1\n", "providers = 3", "[[rules]]\nallow = \"ls\"\n", "a = \n",
+		"[providers.openai]\nbase_url = \"http://h/v1\"\napi_key = \"k\"\n[fleet]\nnats = \"nats://h\"\n[sandbox]\nnetwork = true\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -30,22 +31,25 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := config.Load(home, ws, env{}.get)
-		if err != nil {
-			var fe *config.FileError
-			if c != nil || !errors.As(err, &fe) && !strings.HasPrefix(err.Error(), "config:") && !strings.HasPrefix(err.Error(), path) {
-				t.Fatalf("error %q names neither the file nor the config", err)
+		// Untrusted (the trust filter drops keys) and trusted alike.
+		for _, trusted := range []config.Trust{nil, config.TrustAll} {
+			c, err := config.LoadTrusting(home, ws, env{}.get, trusted)
+			if err != nil {
+				var fe *config.FileError
+				if c != nil || !errors.As(err, &fe) && !strings.HasPrefix(err.Error(), "config:") && !strings.HasPrefix(err.Error(), path) {
+					t.Fatalf("error %q names neither the file nor the config", err)
+				}
+				continue
 			}
-			return
-		}
-		for name, p := range c.Providers {
-			if p.Name != name || p.API == "" {
-				t.Fatalf("provider %q = %+v", name, p)
+			for name, p := range c.Providers {
+				if p.Name != name || p.API == "" {
+					t.Fatalf("provider %q = %+v", name, p)
+				}
 			}
-		}
-		for spec, m := range c.Models {
-			if m.Spec() != spec {
-				t.Fatalf("model %q = %+v", spec, m)
+			for spec, m := range c.Models {
+				if m.Spec() != spec {
+					t.Fatalf("model %q = %+v", spec, m)
+				}
 			}
 		}
 	})

@@ -9,7 +9,7 @@ import (
 )
 
 func TestKey(t *testing.T) {
-	home, ws := dirs(t, "", `
+	home, ws := dirs(t, `
 [providers.cmd]
 base_url = "http://localhost:1"
 api_key_command = "echo '  sk-secret-1234 '"
@@ -29,7 +29,7 @@ base_url = "http://localhost:1"
 base_url = "http://localhost:1"
 api_key_env = "FORCED"
 no_key = true
-`)
+`, "")
 	c, err := config.Load(home, ws, env{"OPENAI_API_KEY": " sk-env ", "CMD_KEY": "sk-ignored", "FORCED": "x"}.get)
 	if err != nil {
 		t.Fatal(err)

@@ -1,23 +1,11 @@
 package config
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
-// Sections are the top-level tables of config.toml that other packages
-// read (their own keys are checked there): command rules, the sandbox,
-// the tool set, the build verifier and the fleet's NATS. Any other top-level key besides
-// model, providers, models and profiles is an error, so a typo such as
+// topKeys are every top-level key a config file may have: the first
+// words of the key table. Any other is an error, so a typo such as
 // `modle = …` is caught instead of silently ignored.
-var Sections = []string{"budget", "fleet", "rules", "sandbox", "tools", "verify"}
-
-// topKeys are every top-level key a config file may have.
-func topKeys() []string {
-	keys := append([]string{"model", "models", "profiles", "providers"}, Sections...)
-	slices.Sort(keys)
-	return keys
-}
+func topKeys() []string { return newKeyTable().knownBelow(nil) }
 
 // didYouMean is `; did you mean "x"?` for the known key closest to key,
 // when one is close enough to be a likely typo, else "".

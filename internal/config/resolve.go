@@ -167,6 +167,9 @@ func nonEmpty(s string) []string {
 // client builds the bare client of one model, bound to its name, and
 // returns the key it sends.
 func (c *Config) client(ctx context.Context, label string, p Provider, name, apiKeyFlag, apiURLFlag string) (llm.Provider, string, error) {
+	if p.BaseURL == "" && apiURLFlag == "" {
+		return nil, "", fmt.Errorf("provider %s has no base_url: set one in [providers.%s] of ~/.openseek/config.toml (a workspace's counts once you trust it: openseek trust)", p.Name, p.Name)
+	}
 	ctx, cancel := context.WithTimeout(ctx, KeyCommandTimeout)
 	defer cancel()
 	var cred Credential

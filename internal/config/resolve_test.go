@@ -97,7 +97,7 @@ func TestResolveTalks(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"), llmtest.Text("c"), llmtest.Text("d"))
 	base := strings.TrimSuffix(srv.URL(), "/chat/completions")
 	u, _ := url.Parse(srv.URL())
-	home, ws := dirs(t, "", `
+	home, ws := dirs(t, `
 [providers.lmstudio]
 base_url = "`+base+`"
 headers = { X-Title = "OpenSeek" }
@@ -105,7 +105,7 @@ headers = { X-Title = "OpenSeek" }
 [providers.work]
 base_url = "`+base+`"
 api_key_command = "printf '  sk-from-command\n'"
-`)
+`, "")
 	c, err := config.Load(home, ws, env{"OPENAI_BASE_URL": base, "OPENAI_API_KEY": "sk-env", "OLLAMA_HOST": u.Host}.get)
 	if err != nil {
 		t.Fatal(err)
@@ -143,12 +143,12 @@ func TestResolveAPIURL(t *testing.T) {
 }
 
 func TestResolveUnknown(t *testing.T) {
-	home, ws := dirs(t, "", `
+	home, ws := dirs(t, `
 [models."ollama/qwen3-coder"]
 window = 1
 [profiles.fast]
 candidates = ["deepseek/deepseek-v4-flash"]
-`)
+`, "")
 	c, err := config.Load(home, ws, env{}.get)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ candidates = ["deepseek/deepseek-v4-flash"]
 func TestResolveProfile(t *testing.T) {
 	down := llmtest.NewServer(t, llmtest.Fail{Status: 503})
 	up := llmtest.NewServer(t, llmtest.Text("hello"))
-	home, ws := dirs(t, "", `
+	home, ws := dirs(t, `
 [providers.a]
 base_url = "`+strings.TrimSuffix(down.URL(), "/chat/completions")+`"
 [providers.b]
@@ -187,7 +187,7 @@ window = 1000
 max_output = 100
 [profiles.duo]
 candidates = ["openai/gpt-5", "a/m1", "b/m2"]
-`)
+`, "")
 	c, err := config.Load(home, ws, env{}.get)
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,6 @@ func TestToolsTable(t *testing.T) {
 			want: Tools{Add: []string{"apply_patch"}, Remove: []string{"multi_edit", "edit"}}},
 		{name: "project key over user key", user: "[tools]\nadd = [\"apply_patch\"]\nremove = [\"edit\"]\n", project: "[tools]\nremove = [\"grep\"]\n",
 			want: Tools{Add: []string{"apply_patch"}, Remove: []string{"grep"}}},
-		{name: "unknown key", user: "[tools]\nenable = [\"x\"]\n", err: "tools.enable is not a [tools] setting (add, remove)"},
 		{name: "not an array", user: "[tools]\nadd = \"apply_patch\"\n", err: "tools.add must be an array of tool names"},
 		{name: "not a table", user: "tools = 3\n", err: "tools must be a table"},
 	}

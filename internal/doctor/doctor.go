@@ -114,9 +114,14 @@ func RunURL(ctx context.Context, c *config.Config, apiURL, apiKey string, client
 		cred.Source = "--api-key"
 	}
 	ep := endpointCheck(ctx, client, config.Provider{Name: "--api-url", API: config.APIOpenAI, BaseURL: base}, cred)
-	if ep.Status == "warn" && strings.Contains(ep.Detail, "/models does not exist") {
+	switch {
+	case ep.Status == "warn" && strings.Contains(ep.Detail, "/models does not exist"):
 		// Many local servers do not list models; the chat URL may still work.
 		ep.Detail += "; requests go to " + chat
+	case ep.Status == "warn":
+		// This endpoint is the one every request goes to, whether
+		// --api-url or OPENSEEK_API_URL named it: down is a failure.
+		ep.Status = "fail"
 	}
 	return append(checks, Check{Name: "api-url", Status: "ok", Detail: "requests go to " + chat}, ep)
 }
@@ -125,7 +130,11 @@ func configCheck(c *config.Config) Check {
 	if len(c.Files) == 0 {
 		return Check{Name: "config", Status: "ok", Detail: "no config file; using the built-in providers (~/.openseek/config.toml and .openseek/config.toml are optional)"}
 	}
-	return Check{Name: "config", Status: "ok", Detail: "read " + strings.Join(c.Files, ", ")}
+	ch := Check{Name: "config", Status: "ok", Detail: "read " + strings.Join(c.Files, ", ")}
+	for _, h := range c.Held {
+		ch.Status, ch.Detail = "warn", ch.Detail+"\n"+h.String()
+	}
+	return ch
 }
 
 // keyCheck reports a provider's key and whether its endpoint should be

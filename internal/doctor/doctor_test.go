@@ -75,10 +75,10 @@ api_key_env = "WEB_KEY"
 base_url = "http://localhost:1/v1"
 api_key_command = "exit 7"
 `, ok.URL, ok.URL, refused.URL, slow.URL, page.URL)
-	if err := os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(home, ".openseek"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	vars := map[string]string{"GOOD_KEY": "sk-good-0123456789abcd", "CLAUDE_KEY": "sk-ant-99999999wxyz",
@@ -100,7 +100,7 @@ api_key_command = "exit 7"
 		}
 	}
 	tests := []struct{ name, status, detail string }{
-		{"config", "ok", filepath.Join(ws, ".openseek", "config.toml")},
+		{"config", "ok", filepath.Join(home, ".openseek", "config.toml")},
 		{"key good", "ok", "from $GOOD_KEY (…abcd)"},
 		{"endpoint good", "ok", "lists 2 models"},
 		{"key claude", "ok", "…wxyz"},
@@ -154,6 +154,33 @@ func TestDiagnoseMalformedConfig(t *testing.T) {
 	if len(checks) != 1 || checks[0].Status != "fail" || !strings.HasPrefix(checks[0].Detail, path+":2:") ||
 		!strings.Contains(checks[0].Detail, "unknown key providers.openai.base_ulr") {
 		t.Errorf("checks = %+v", checks)
+	}
+}
+
+// An untrusted workspace's base_url is not probed (no request goes
+// there): the config check warns, naming it, and the provider has none.
+func TestDiagnoseUntrustedWorkspace(t *testing.T) {
+	theirs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the workspace's base_url got %s %s", r.Method, r.URL)
+	}))
+	defer theirs.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	path := filepath.Join(ws, ".openseek", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("[providers.theirs]\nbase_url = \""+theirs.URL+"/v1\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]doctor.Check{}
+	for _, c := range doctor.Diagnose(context.Background(), home, ws, func(string) string { return "" }, nil) {
+		byName[c.Name] = c
+	}
+	if c := byName["config"]; c.Status != "warn" || !strings.Contains(c.Detail, "ignored until you trust this workspace: providers.theirs.base_url") {
+		t.Errorf("config check %+v", c)
+	}
+	if c := byName["endpoint theirs"]; c.Status != "fail" || !strings.Contains(c.Detail, "no base_url") {
+		t.Errorf("endpoint check %+v", c)
 	}
 }
 

@@ -18,6 +18,10 @@ import (
 // and turns the outcome into advice.
 func endpointCheck(ctx context.Context, client *http.Client, p config.Provider, cred config.Credential) Check {
 	ch := Check{Name: "endpoint " + p.Name}
+	if p.BaseURL == "" {
+		ch.Status, ch.Detail = "fail", fmt.Sprintf("no base_url: set one in [providers.%s] of ~/.openseek/config.toml (a workspace's counts once you trust it: openseek trust)", p.Name)
+		return ch
+	}
 	base := strings.TrimRight(p.BaseURL, "/")
 	url := base + "/models"
 	if p.API == config.APIAnthropic {

@@ -11,8 +11,9 @@ import (
 
 // Sandbox checks the OS sandbox the way commands will meet it: it asks the
 // kernel what it offers, then builds the default sandbox for workspace
-// and runs a command in it. "ok" means sandboxed commands run here; "fail"
-// says why not and that only --no-sandbox is left.
+// and runs a command in it. "ok" means sandboxed commands run here, and
+// says which of the sandbox's two start paths they take; "fail" says why
+// not and that only --no-sandbox is left.
 func Sandbox(ctx context.Context, workspace string) Check {
 	sup := sandbox.Detect()
 	pol := sandbox.DefaultPolicy(workspace)
@@ -23,5 +24,6 @@ func Sandbox(ctx context.Context, workspace string) Check {
 	if err := pol.Try(ctx); err != nil {
 		return Check{Name: "sandbox", Status: "fail", Detail: fmt.Sprintf("%s — building a sandbox and running a command in it failed: %v. Commands can only run with --no-sandbox.", sup, err)}
 	}
-	return Check{Name: "sandbox", Status: "ok", Detail: fmt.Sprintf("%s; a command ran in the sandbox in %d ms", sup, time.Since(start).Milliseconds())}
+	_, how := sandbox.StartPath()
+	return Check{Name: "sandbox", Status: "ok", Detail: fmt.Sprintf("%s; a command ran in the sandbox in %d ms. %s", sup, time.Since(start).Milliseconds(), how)}
 }

@@ -20,7 +20,9 @@ func TestSoftCeilingCheckpointsAndYields(t *testing.T) {
 		llmtest.Reply{Summary: true, Text: "The user asked for numbers; seq 1 600 printed them. Next: report the count."},
 		llmtest.Text("There were 600 numbers."),
 	)
-	e, rec, _ := newEngine(t, srv, func(o *Options) { o.Window = 3600 })
+	// The window fits the first request (system prompt and every tool's
+	// schema) under the soft ceiling, and not the command's output too.
+	e, rec, _ := newEngine(t, srv, func(o *Options) { o.Window = 4500 })
 	out, err := e.Prompt(context.Background(), protocol.Text("count to 600"), nil)
 	if err != nil || out.Kind != session.ContextYield || !strings.HasPrefix(out.Answer, "[context ceiling]") {
 		t.Fatalf("outcome %+v %v, want a context yield", out, err)

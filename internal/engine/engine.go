@@ -65,7 +65,7 @@ type Options struct {
 	TrustWorkspace bool
 	MCPConfig      string // --mcp-config: a file of MCP servers, trusted by being named
 
-	// Approval is the permission mode: never (default), ask, always, plan
+	// Approval is the permission mode: never (default), auto, ask, always, plan
 	// or full-access (see package policy).
 	Approval string
 	// NoSandbox runs commands without the OS sandbox (an explicit choice);
@@ -139,11 +139,12 @@ type Engine struct {
 	provider       llm.Provider
 	window         int
 	price          llm.Price
+	spec           string // the model as the session log names it
 	sys            string
 	memory         string // project memory (AGENTS.md), read once, shared with sub-agents
 	hooks          *hookAdapter
 	base           *tool.Registry // the tools without the agent tool
-	broker         *policy.Broker // pending approvals (--approval ask)
+	broker         *policy.Broker // pending approvals (--approval auto or ask)
 	mcp            *mcp.Manager
 	subagents      []agents.Agent
 	children       childCounter
@@ -177,7 +178,7 @@ func Resolve(o Options) (*config.Resolved, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	cfg, err := config.Load(home, dir, getenv)
+	cfg, err := LoadConfig(home, dir, getenv, o.TrustWorkspace)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +359,7 @@ func New(o Options) (*Engine, error) {
 	if window == 0 {
 		window = res.Window
 	}
-	e.price = res.Price
+	e.price, e.spec = res.Price, res.Spec
 	e.model = model
 	e.provider = provider
 	if e.sandboxBuild != nil {
@@ -375,6 +376,8 @@ func New(o Options) (*Engine, error) {
 		Window:   window,
 		Provider: provider,
 		Model:    model,
+		Spec:     res.Spec,
+		Price:    res.Price,
 		Thinking: o.Thinking,
 		Tools:    reg,
 		Env:      e.env,
@@ -513,12 +516,7 @@ func (e *Engine) Model() string { return e.model }
 
 // Cost prices a usage with the model's price table (USD); ok is false
 // when the price is unknown.
-func (e *Engine) Cost(u protocol.Usage) (float64, bool) {
-	if e.price == (llm.Price{}) {
-		return 0, false
-	}
-	return e.price.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
-}
+func (e *Engine) Cost(u protocol.Usage) (float64, bool) { return e.price.Of(u) }
 
 // Active reports whether a turn is running.
 func (e *Engine) Active() bool { return e.agent.Active() }
@@ -634,6 +632,10 @@ func (e *Engine) Close() error {
 	// never started stays so.
 	if e.sandboxBuild == nil || e.sandboxStarted.Load() {
 		_ = e.waitSandbox()
+	}
+	// The session's helper, and its private /tmp, end with it.
+	if e.sandboxPolicy != nil {
+		e.sandboxPolicy.Release()
 	}
 	for i := len(e.cleanup) - 1; i >= 0; i-- {
 		e.cleanup[i]()

@@ -100,6 +100,9 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 	if h.cfg, err = loadConfig(o); err != nil {
 		return nil, err
 	}
+	for _, n := range heldNotices(h.cfg) {
+		h.notice(n)
+	}
 	if h.opts.MaxCost == 0 {
 		if h.opts.MaxCost, err = h.cfg.MaxCost(); err != nil {
 			return nil, err
@@ -141,7 +144,7 @@ func (h *Host) ResolveModel(ctx context.Context) (*config.Resolved, error) {
 }
 
 func loadConfig(o Options) (*config.Config, error) {
-	cfg, err := config.Load(o.Home, o.Dir, o.Getenv)
+	cfg, err := LoadConfig(o.Home, o.Dir, o.Getenv, o.TrustWorkspace)
 	if err != nil {
 		return nil, err
 	}
@@ -209,13 +212,6 @@ func (h *Host) CheckCommand(command string) policy.Verdict {
 	mode, _ := policy.ParseMode(h.opts.Approval)
 	p := &policy.Policy{Mode: mode, Rules: h.rules, Workspace: h.opts.Dir, Protected: configFiles(h.opts.Home, h.opts.Dir)}
 	return p.CheckCommand(command)
-}
-
-func priceCost(p llm.Price, u protocol.Usage) (float64, bool) {
-	if p == (llm.Price{}) {
-		return 0, false
-	}
-	return p.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
 }
 
 // ModelInfo is one configured model and whether it can be used now.
@@ -305,7 +301,10 @@ func (h *Host) startupEvents() []protocol.Event {
 
 // OpenOptions choose the session a host opens.
 type OpenOptions struct {
-	ID        string // create or resume this id; "" = a new generated id
+	ID string // create or resume this id; "" = a new generated id
+	// Existing: ID must name a session that exists (open here or on
+	// disk); resuming never creates one (MCP's continue).
+	Existing  bool
 	Continue  bool   // resume the workspace's most recent session
 	NoSession bool   // record nothing on disk
 	Model     string // another model than the host's default; "" = the default
@@ -345,6 +344,9 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 		}
 		if s, ok := h.Get(oo.ID); ok {
 			return s, nil
+		}
+		if oo.Existing && !h.Store().Exists(oo.ID) {
+			return nil, fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the workspace's sessions", oo.ID, h.SessionRoot())
 		}
 	}
 	res, err := h.ResolveModel(ctx)
@@ -463,6 +465,9 @@ type SessionInfo struct {
 	UpdatedAtMs *int64  `json:"updated_at_ms"`
 	Open        bool    `json:"open,omitempty"`
 	Busy        bool    `json:"busy,omitempty"`
+	// Review marks a review run's session (session.IsReview): lists of
+	// the user's sessions leave them out unless asked for all.
+	Review bool `json:"review,omitempty"`
 	// Problem says why a session does not load (a corrupt line, an
 	// unknown format version): `openseek sessions repair` keeps what
 	// loads and sets the rest aside.
@@ -477,7 +482,7 @@ func (h *Host) SessionInfos() ([]SessionInfo, error) {
 	}
 	rows := make([]SessionInfo, 0, len(ls))
 	for _, l := range ls {
-		r := SessionInfo{ID: l.ID}
+		r := SessionInfo{ID: l.ID, Review: session.IsReview(l.ID)}
 		if t := cmp.Or(l.Title, l.FirstPrompt); t != "" {
 			r.Title = &t
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/openseek/openseek/protocol"
@@ -28,6 +29,9 @@ type Hub struct {
 	maxBytes int
 	subs     map[*Subscription]struct{}
 	closed   bool
+	// asking are the approval_requested entries not yet resolved, oldest
+	// first: a subscriber that starts after one still sees it (Replay).
+	asking []Entry
 }
 
 // Entry is one published event with its sequence number and wire line
@@ -36,6 +40,12 @@ type Entry struct {
 	Seq   int64
 	Event protocol.Event
 	Line  []byte
+	// Replay: an approval_requested from before the subscription's start,
+	// still waiting for its answer, repeated first so that a client
+	// opened late can answer it. Seq is its original sequence; the
+	// subscription's cursor does not move for it, and a client that saw
+	// it already knows it by its id.
+	Replay bool
 }
 
 // Default bounds of a hub's replay window.
@@ -72,6 +82,12 @@ func (h *Hub) Publish(e protocol.Event) int64 {
 	}
 	h.ring[(h.start+h.n)%len(h.ring)] = Entry{Seq: seq, Event: e, Line: line}
 	h.n++
+	switch e := e.(type) {
+	case protocol.ApprovalRequested:
+		h.asking = append(h.asking, Entry{Seq: seq, Event: e, Line: line, Replay: true})
+	case protocol.ApprovalResolved:
+		h.asking = slices.DeleteFunc(h.asking, func(a Entry) bool { return a.Event.(protocol.ApprovalRequested).ID == e.ID })
+	}
 	h.bytes += len(line)
 	for h.bytes > h.maxBytes && h.n > 1 {
 		h.evict()
@@ -102,10 +118,16 @@ func (h *Hub) Head() int64 {
 
 // Subscribe returns a subscription that reads the events after since:
 // since 0 replays the whole window, Head() reads only what comes next.
+// Approval requests still waiting from before since come first (Replay).
 func (h *Hub) Subscribe(since int64) *Subscription {
 	s := &Subscription{h: h, cursor: since + 1, wake: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	for _, a := range h.asking {
+		if a.Seq <= since {
+			s.replay = append(s.replay, a)
+		}
+	}
 	if h.closed {
 		s.closed = true
 	} else {
@@ -166,6 +188,7 @@ type Subscription struct {
 	wake   chan struct{}
 	closed bool
 	future bool
+	replay []Entry // waiting approval requests to repeat first
 }
 
 // Next blocks until events are available, then returns up to max of them
@@ -191,7 +214,7 @@ func (s *Subscription) Next(ctx context.Context, max int) ([]Entry, error) {
 func (s *Subscription) Pending() bool {
 	s.h.mu.Lock()
 	defer s.h.mu.Unlock()
-	return s.cursor < s.h.next
+	return len(s.replay) > 0 || s.cursor < s.h.next
 }
 
 // Cursor is the sequence of the next event the subscription will read.
@@ -210,6 +233,11 @@ func (s *Subscription) poll(max int) ([]Entry, bool, error) {
 		lag := &Lag{Since: s.cursor - 1, Resume: h.next}
 		s.cursor = h.next
 		return nil, true, lag
+	}
+	if len(s.replay) > 0 {
+		out := s.replay
+		s.replay = nil
+		return out, true, nil
 	}
 	oldest := h.next - int64(h.n)
 	if s.cursor < oldest {

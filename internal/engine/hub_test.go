@@ -180,3 +180,42 @@ func BenchmarkHubPublish(b *testing.B) {
 		})
 	}
 }
+
+// A subscriber that starts after an approval request, while it waits,
+// gets it first (Replay, its own sequence); once answered it is not
+// repeated.
+func TestHubReplaysWaitingApproval(t *testing.T) {
+	h := NewHub(0, 0)
+	h.Publish(delta(1))
+	h.Publish(protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "needs the network"})
+	h.Publish(protocol.ApprovalRequested{ID: "ap-2", ToolName: "shell", Detail: "sudo"})
+	h.Publish(protocol.ApprovalResolved{ID: "ap-2", Outcome: protocol.ApprovalAllowedOnce})
+	h.Publish(delta(5))
+	read := func(s *Subscription) []Entry {
+		t.Helper()
+		var got []Entry
+		if err := s.Flush(func(e Entry) error { got = append(got, e); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	late := h.Subscribe(h.Head())
+	got := read(late)
+	if len(got) != 1 || !got[0].Replay || got[0].Seq != 2 || got[0].Event.(protocol.ApprovalRequested).ID != "ap-1" {
+		t.Fatalf("late subscriber got %+v, want ap-1 replayed", got)
+	}
+	if late.Cursor() != 6 {
+		t.Errorf("cursor moved to %d by the replay", late.Cursor())
+	}
+	// From before the request: it comes in order, not repeated.
+	early := h.Subscribe(1)
+	for _, e := range read(early) {
+		if e.Replay {
+			t.Errorf("replayed %+v to a subscriber that reads it in order", e)
+		}
+	}
+	h.Publish(protocol.ApprovalResolved{ID: "ap-1", Outcome: protocol.ApprovalRejected})
+	if got := read(h.Subscribe(h.Head())); len(got) != 0 {
+		t.Errorf("after the answer a new subscriber got %+v", got)
+	}
+}

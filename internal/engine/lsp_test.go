@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
+	"github.com/openseek/openseek/internal/e2etest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,9 +17,7 @@ import (
 func TestWriteReportsGoplsDiagnostics(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	t.Setenv("PATH", filepath.Join(home, "go", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if _, err := exec.LookPath("gopls"); err != nil {
-		t.Fatalf("gopls is not installed: go install golang.org/x/tools/gopls@v0.23.0 (%v)", err)
-	}
+	e2etest.Need(t, "go install golang.org/x/tools/gopls@v0.23.0", "gopls")
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(writeCall("w1", "main.go", brokenGo)),
 		llmtest.Text("done"),

@@ -2,22 +2,20 @@ package engine
 
 import (
 	"context"
-	"errors"
+	"crypto/rand"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/trust"
 	"github.com/openseek/openseek/protocol"
 )
@@ -39,9 +37,12 @@ func (e *Engine) configFiles() []string { return configFiles(e.opts.Home, e.opts
 // from the user's and the workspace's config files.
 func (e *Engine) config() (*config.Config, error) {
 	if e.opts.Config == nil {
-		cfg, err := config.Load(e.opts.Home, e.opts.Dir, e.opts.Getenv)
+		cfg, err := LoadConfig(e.opts.Home, e.opts.Dir, e.opts.Getenv, e.opts.TrustWorkspace)
 		if err != nil {
 			return nil, err
+		}
+		for _, n := range heldNotices(cfg) {
+			e.opts.Emit(n)
 		}
 		e.opts.Config = cfg
 	}
@@ -67,10 +68,12 @@ func (e *Engine) setupSafety() error {
 	if err != nil {
 		return err
 	}
-	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles()}
+	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles(),
+		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && e.sandboxPolicy.Network}
+	pol.Pin() // now, before any command of the session can rename a protected directory
 	guard := &policy.Guard{Policy: pol}
-	if mode == policy.ModeAsk {
-		e.broker = policy.NewBroker(e.opts.Emit)
+	if mode.Asks() {
+		e.broker = policy.NewBroker(e.recordApproval)
 		guard.Broker = e.broker
 	}
 	e.env.Guard = guard
@@ -107,6 +110,9 @@ func (e *Engine) startSandbox() error {
 		}
 	}
 	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
+	// The session's own sandbox helper: its commands share a private
+	// /tmp that no other session of this process sees; Close ends it.
+	sp.Session = rand.Text()
 	for _, r := range sc.WritableRoots {
 		if strings.HasPrefix(r, "~/") {
 			r = filepath.Join(e.opts.Home, r[2:])
@@ -389,7 +395,8 @@ func droppedRulesNotice(dropped int, dir string) protocol.Event {
 //
 // Only the user's own file may change the sandbox: a repository's
 // .openseek/config.toml could otherwise switch it off for whoever runs
-// the agent there, so a [sandbox] table there is ignored (and reported).
+// the agent there, so the config loader leaves a [sandbox] table there out
+// and reports it (the sandbox keys are "never" in config.Keys).
 type sandboxConfig struct {
 	Enabled       *bool    `toml:"enabled"`
 	Network       *bool    `toml:"network"`
@@ -398,38 +405,34 @@ type sandboxConfig struct {
 }
 
 func (e *Engine) sandboxConfig() (sandboxConfig, error) {
-	files := e.configFiles()
-	var doc struct {
-		Sandbox sandboxConfig `toml:"sandbox"`
+	cfg, err := e.config()
+	if err != nil {
+		return sandboxConfig{}, err
 	}
-	md, err := toml.DecodeFile(files[0], &doc)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return sandboxConfig{}, fmt.Errorf("%s: %w", files[0], err)
-	default:
-		for _, k := range md.Undecoded() {
-			if len(k) == 2 && k[0] == "sandbox" {
-				return sandboxConfig{}, fmt.Errorf("%s: sandbox.%s is not a sandbox setting (enabled, network, writable_roots, allow_env)", files[0], k[1])
-			}
-		}
-	}
-	var ws struct {
-		Sandbox map[string]any `toml:"sandbox"`
-	}
-	if _, err := toml.DecodeFile(files[1], &ws); err == nil && len(ws.Sandbox) > 0 {
-		e.opts.Emit(protocol.BackgroundNotice{Content: "[sandbox] the [sandbox] table of " + files[1] + " is ignored: only ~/.openseek/config.toml may change the sandbox"})
-	}
-	return doc.Sandbox, nil
+	var sc sandboxConfig
+	return sc, cfg.Section("sandbox", &sc)
 }
 
-// ResolveApproval answers an approval_requested question. An unknown id
-// is an error and approves nothing.
-func (e *Engine) ResolveApproval(id string, allow, remember bool) error {
+// ResolveApproval answers an approval_requested question (reason: the
+// user's word on a rejection, for the model). An unknown id is an error
+// and approves nothing.
+func (e *Engine) ResolveApproval(id string, allow, remember bool, reason string) error {
 	if e.broker == nil {
-		return fmt.Errorf("no approval request with id %s is pending (approvals are asked only with --approval ask)", id)
+		return fmt.Errorf("no approval request with id %s is pending (approvals are asked only with --approval auto or ask)", id)
 	}
-	return e.broker.Resolve(id, allow, remember)
+	return e.broker.Resolve(id, policy.Answer{Allow: allow, Remember: remember, Reason: reason})
+}
+
+// recordApproval keeps an approval question or answer in the session log
+// (a marker the model never sees, which the viewer and a resumed session
+// show), then emits it.
+func (e *Engine) recordApproval(ev protocol.Event) {
+	if e.log != nil {
+		if _, err := e.log.Append(&session.Notice{Content: session.ApprovalMarker(ev)}); err != nil {
+			e.opts.Emit(protocol.SessionError{Error: err.Error()})
+		}
+	}
+	e.opts.Emit(ev)
 }
 
 // startMCP connects the configured MCP servers; their tools join the

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/openseek/openseek/internal/script"
 	"github.com/openseek/openseek/internal/skills"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/tool/control"
@@ -26,7 +27,7 @@ var updateSchemas = flag.Bool("update-schemas", false, "rewrite testdata/tool_sc
 func TestToolSchemasGolden(t *testing.T) {
 	e := &Engine{}
 	pool := slices.Concat(fs.Tools(), []tool.Tool{fs.ApplyPatch()}, search.Tools(), shell.Tools(), control.Tools(),
-		[]tool.Tool{skills.Tool(nil), e.agentTool(0)})
+		[]tool.Tool{skills.Tool(nil), e.agentTool(0), script.Tool(script.DefaultLimits)})
 	var got bytes.Buffer
 	for _, tl := range pool {
 		fmt.Fprintf(&got, "%s %s\n", tl.Name, tl.Schema)

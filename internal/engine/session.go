@@ -37,6 +37,8 @@ type Session struct {
 	closed  bool
 	subrun  protocol.Usage // sub-agent usage of the running turn
 	started time.Time
+	// goneShown: the session_error for a deleted session file was shown.
+	goneShown bool
 }
 
 // job is one queued unit of work; reply (may be nil) gets its outcome.
@@ -73,8 +75,26 @@ func newSession(h *Host, hub *Hub, res *config.Resolved) *Session {
 
 // emit is the engine's event sink.
 func (s *Session) emit(e protocol.Event) {
+	if _, ok := e.(protocol.SessionError); ok && !s.firstGone() {
+		return
+	}
 	s.observe(e)
 	s.hub.Publish(e)
+}
+
+// firstGone reports whether a session_error may be shown: always, unless
+// the session's file was deleted (session.ErrGone) and that was already
+// said — then the turn, its snapshot and any notice all fail the same way,
+// and one error says it all.
+func (s *Session) firstGone() bool {
+	if s.eng == nil || s.eng.writer == nil || s.eng.writer.Err() == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.goneShown
+	s.goneShown = true
+	return first
 }
 
 func (s *Session) start(eng *Engine) {
@@ -161,7 +181,7 @@ func (s *Session) Busy() bool {
 
 // Cost prices a usage with the session model's prices; ok is false when
 // they are unknown.
-func (s *Session) Cost(u protocol.Usage) (float64, bool) { return priceCost(s.res.Price, u) }
+func (s *Session) Cost(u protocol.Usage) (float64, bool) { return s.res.Price.Of(u) }
 
 // Snapshot is the session as recorded so far.
 func (s *Session) Snapshot() *session.Session { return s.eng.Session() }
@@ -198,7 +218,7 @@ func (s *Session) Apply(cmd protocol.Command) error {
 			return agent.Outcome{}, nil
 		}})
 	case protocol.ApprovalCmd:
-		return s.eng.ResolveApproval(c.ID, c.Allow, c.Remember)
+		return s.eng.ResolveApproval(c.ID, c.Allow, c.Remember, c.Reason)
 	case protocol.JobsSnapshotCmd:
 		s.hub.Publish(protocol.JobsSnapshot{RequestID: c.RequestID, Jobs: s.eng.Jobs()})
 	case protocol.JobStopCmd:
@@ -246,7 +266,10 @@ func (s *Session) turn(ctx context.Context, content protocol.Content, submission
 		steps, usage = steps+out.Steps, usage.Add(out.Usage)
 	}
 	if err != nil {
-		s.hub.Publish(protocol.SessionError{Error: err.Error()})
+		if gone := (*session.GoneError)(nil); errors.As(err, &gone) {
+			err = gone // what went and what to do, without the step that found it
+		}
+		s.emit(protocol.SessionError{Error: err.Error()})
 		return out, err
 	}
 	s.mu.Lock()

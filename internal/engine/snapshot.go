@@ -2,11 +2,10 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -44,7 +43,7 @@ func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 	var err error
 	go func() {
 		defer close(done)
-		id, err = takeSnapshot(sctx, e.opts.Dir, e.root)
+		id, err = takeSnapshot(sctx, e.opts.Home, e.opts.Dir, e.root)
 	}()
 	var once sync.Once
 	snap := func() {
@@ -134,19 +133,29 @@ func (t *turnStart) Cancel() {
 }
 
 // snapshotRepo is the side repository of a workspace whose sessions live
-// under root: <root>/snapshots, with root itself excluded. A root outside
-// the workspace may serve several workspaces, each with its own side
-// repository under <root>/snapshots/<hash of the workspace path>.
-func snapshotRepo(dir, root string) (*snapshot.Repo, error) {
-	if rel, err := filepath.Rel(dir, root); err == nil && filepath.IsLocal(rel) {
-		return snapshot.Open(dir, filepath.Join(root, snapshot.DirName), "/"+filepath.ToSlash(rel)+"/")
+// under root, for the user whose home is home: snapshot.Dir, outside the
+// workspace. A store an earlier version kept under root (<root>/snapshots,
+// or <root>/snapshots/<hash> for a root outside the workspace) is moved
+// into it on first use; a root inside the workspace is never snapshotted.
+func snapshotRepo(home, dir, root string) (*snapshot.Repo, error) {
+	if home == "" || !filepath.IsAbs(home) {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil || !filepath.IsAbs(home) {
+			return nil, errors.New("snapshots live in ~/.openseek/snapshots, but there is no home directory: set HOME, or OPENSEEK_SNAPSHOTS=off")
+		}
 	}
-	sum := sha256.Sum256([]byte(dir))
-	return snapshot.Open(dir, filepath.Join(root, snapshot.DirName, hex.EncodeToString(sum[:8])))
+	o := snapshot.Options{Workspace: dir, Dir: snapshot.Dir(home, dir)}
+	if rel, err := filepath.Rel(dir, root); err == nil && filepath.IsLocal(rel) {
+		o.Exclude = []string{"/" + filepath.ToSlash(rel) + "/"}
+		o.Legacy = filepath.Join(root, snapshot.DirName)
+	} else {
+		o.Legacy = filepath.Join(root, snapshot.DirName, filepath.Base(o.Dir))
+	}
+	return snapshot.Open(o)
 }
 
-func takeSnapshot(ctx context.Context, dir, root string) (string, error) {
-	repo, err := snapshotRepo(dir, root)
+func takeSnapshot(ctx context.Context, home, dir, root string) (string, error) {
+	repo, err := snapshotRepo(home, dir, root)
 	if err != nil {
 		return "", err
 	}
@@ -157,6 +166,7 @@ func takeSnapshot(ctx context.Context, dir, root string) (string, error) {
 type RewindOptions struct {
 	Dir         string // workspace root
 	SessionRoot string // default ".openseek"; relative roots resolve under Dir
+	Home        string // the user's home, which holds the snapshots (default $HOME)
 	SessionID   string // "" = the workspace's most recent session
 	// Turn is the turn (from 1, in log order) to rewind to the start of;
 	// 0 means the last turn.
@@ -210,7 +220,7 @@ func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
 	if t.Snapshot == "" {
 		return out, fmt.Errorf("turn %d of session %s has no snapshot (it ran in plan mode, with OPENSEEK_SNAPSHOTS=off, or before snapshots were recorded); nothing was changed", n, id)
 	}
-	repo, err := snapshotRepo(dir, root)
+	repo, err := snapshotRepo(o.Home, dir, root)
 	if err != nil {
 		return out, err
 	}
@@ -288,12 +298,46 @@ func Turns(dir, sessionRoot, id string) ([]session.Turn, string, error) {
 }
 
 // RestoreSnapshot puts the workspace's files back as they were in one
-// snapshot, by id (Rewound.Files.Saved of a rewind undoes it).
-func RestoreSnapshot(ctx context.Context, dir, sessionRoot, id string) (snapshot.Restored, error) {
+// snapshot, by id (Rewound.Files.Saved of a rewind undoes it). home holds
+// the snapshots ("" = $HOME).
+func RestoreSnapshot(ctx context.Context, home, dir, sessionRoot, id string) (snapshot.Restored, error) {
 	dir, root := workspaceRoots(dir, sessionRoot)
-	repo, err := snapshotRepo(dir, root)
+	repo, err := snapshotRepo(home, dir, root)
 	if err != nil {
 		return snapshot.Restored{}, err
 	}
 	return repo.Restore(ctx, id)
+}
+
+// Changes is what a session changed in the workspace's files: the unified
+// diff from the snapshot before its first snapshotted turn to a snapshot
+// of the files now (taken for the purpose; ignored files are not
+// compared). turn is the number of that first turn; 0 with an empty diff
+// when no turn has a snapshot.
+func Changes(ctx context.Context, home, dir, sessionRoot, id string) (diff string, turn int, err error) {
+	turns, _, err := Turns(dir, sessionRoot, id)
+	if err != nil {
+		return "", 0, err
+	}
+	from := ""
+	for _, t := range turns {
+		if t.Snapshot != "" {
+			from, turn = t.Snapshot, t.Number
+			break
+		}
+	}
+	if from == "" {
+		return "", 0, nil
+	}
+	dir, root := workspaceRoots(dir, sessionRoot)
+	repo, err := snapshotRepo(home, dir, root)
+	if err != nil {
+		return "", 0, err
+	}
+	now, err := repo.Take(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	diff, err = repo.Diff(ctx, from, now)
+	return diff, turn, err
 }

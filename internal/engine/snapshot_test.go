@@ -16,6 +16,7 @@ import (
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/snapshot"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -118,7 +119,8 @@ func TestRewindThroughTheEngine(t *testing.T) {
 				gitIn(t, ws, "commit", "-q", "-m", "start")
 				before = dotGit(t, filepath.Join(ws, ".git"))
 			}
-			e, _, _ := newEngine(t, srv, func(o *Options) { o.Dir = ws })
+			home := t.TempDir()
+			e, _, _ := newEngine(t, srv, func(o *Options) { o.Dir, o.Home = ws, home })
 			id := e.SessionID()
 			var states []map[string]string
 			for _, p := range []string{"first", "second", "third"} {
@@ -138,8 +140,15 @@ func TestRewindThroughTheEngine(t *testing.T) {
 			}
 			e.Close()
 			final := files(t, ws)
+			// The snapshots live in the user's home, not in the workspace.
+			if _, err := os.Stat(filepath.Join(snapshot.Dir(home, ws), "HEAD")); err != nil {
+				t.Errorf("no side repository in the home: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(ws, ".openseek", "snapshots")); err == nil {
+				t.Error("a side repository was created in the workspace")
+			}
 
-			opts := RewindOptions{Dir: ws, SessionID: id}
+			opts := RewindOptions{Dir: ws, SessionID: id, Home: home}
 			for _, n := range []int{4, -1} {
 				opts.Turn = n
 				_, err := Rewind(ctx, opts)
@@ -201,7 +210,7 @@ func TestRewindThroughTheEngine(t *testing.T) {
 			// A resumed engine carries on from the rewound conversation.
 			srv.Push(llmtest.Text("four"))
 			srv.ExpectPrefixBreak() // the rewind dropped turns 2 and 3 from the history
-			e2, _, _ := newEngine(t, srv, func(o *Options) { o.Dir = ws; o.SessionID = id })
+			e2, _, _ := newEngine(t, srv, func(o *Options) { o.Dir, o.Home, o.SessionID = ws, home, id })
 			if out, err := e2.Prompt(ctx, protocol.Text("fourth"), nil); err != nil || !out.OK() {
 				t.Fatalf("%+v %v", out, err)
 			}
@@ -240,12 +249,14 @@ func TestNoSnapshotInPlanModeOrWhenOff(t *testing.T) {
 				t.Errorf("turns %+v", turns)
 			}
 			e.Close()
-			_, err := Rewind(context.Background(), RewindOptions{Dir: ws, SessionID: e.SessionID()})
+			_, err := Rewind(context.Background(), RewindOptions{Dir: ws, SessionID: e.SessionID(), Home: e.opts.Home})
 			if err == nil || !strings.Contains(err.Error(), "turn 1 of session "+e.SessionID()+" has no snapshot") {
 				t.Errorf("rewind of a turn without snapshot: %v", err)
 			}
-			if _, err := os.Stat(filepath.Join(ws, ".openseek", "snapshots")); err == nil {
-				t.Error("a snapshot repository was created")
+			for _, dir := range []string{filepath.Join(ws, ".openseek", "snapshots"), filepath.Join(e.opts.Home, ".openseek", "snapshots")} {
+				if _, err := os.Stat(dir); err == nil {
+					t.Errorf("a snapshot repository was created: %s", dir)
+				}
 			}
 		})
 	}
@@ -257,14 +268,15 @@ func TestRewindRefusesASessionInUse(t *testing.T) {
 	if _, err := e.Prompt(context.Background(), protocol.Text("hi"), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Rewind(context.Background(), RewindOptions{Dir: ws})
+	_, err := Rewind(context.Background(), RewindOptions{Dir: ws, Home: e.opts.Home})
 	if err == nil || !strings.Contains(err.Error(), "rewind session "+e.SessionID()) {
 		t.Errorf("rewind of a session in use: %v", err)
 	}
 }
 
-// A session root outside the workspace keeps one side repository per
-// workspace under it.
+// A session root outside the workspace (fleet attempts use one) shares
+// the workspace's side repository in the home; nothing is kept under the
+// root.
 func TestRewindWithASessionRootElsewhere(t *testing.T) {
 	root := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Calls(write("made.txt", "x")), llmtest.Text("done"))
@@ -273,16 +285,73 @@ func TestRewindWithASessionRootElsewhere(t *testing.T) {
 		t.Fatalf("%+v %v", out, err)
 	}
 	e.Close()
-	r, err := Rewind(context.Background(), RewindOptions{Dir: ws, SessionRoot: root})
+	r, err := Rewind(context.Background(), RewindOptions{Dir: ws, SessionRoot: root, Home: e.opts.Home})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil || len(r.Files.Changes) != 1 {
 		t.Errorf("made.txt survived the rewind: %+v", r)
 	}
-	dirs, _ := os.ReadDir(filepath.Join(root, "snapshots"))
+	if _, err := os.Stat(filepath.Join(root, "snapshots")); err == nil {
+		t.Error("a side repository was created under the session root")
+	}
+	dirs, _ := os.ReadDir(filepath.Join(e.opts.Home, ".openseek", "snapshots"))
 	if len(dirs) != 1 || len(dirs[0].Name()) != 16 {
-		t.Errorf("side repositories under the shared root: %v", dirs)
+		t.Errorf("side repositories in the home: %v", dirs)
+	}
+}
+
+// An earlier version kept the side repository in the workspace
+// (.openseek/snapshots) or under a session root elsewhere
+// (<root>/snapshots/<hash>). Rewinding a session of that version moves
+// the store into the home on first use: the old snapshot ids still
+// restore, and the old store is gone.
+func TestRewindOfASessionFromTheWorkspaceStore(t *testing.T) {
+	for _, elsewhere := range []bool{false, true} {
+		t.Run(fmt.Sprintf("root_elsewhere=%v", elsewhere), func(t *testing.T) {
+			root := ""
+			if elsewhere {
+				root = t.TempDir()
+			}
+			srv := llmtest.NewServer(t,
+				llmtest.Calls(write("a.txt", "turn one\n")), llmtest.Text("one"),
+				llmtest.Calls(write("a.txt", "turn two\n")), llmtest.Text("two"))
+			e, _, ws := newEngine(t, srv, func(o *Options) { o.SessionRoot = root })
+			put(t, ws, map[string]string{"a.txt": "original\n"})
+			for _, p := range []string{"first", "second"} {
+				if out, err := e.Prompt(context.Background(), protocol.Text(p), nil); err != nil || !out.OK() {
+					t.Fatalf("%+v %v", out, err)
+				}
+			}
+			e.Close()
+			// Where the earlier version kept this store.
+			store := snapshot.Dir(e.opts.Home, ws)
+			old := filepath.Join(ws, ".openseek", "snapshots")
+			if elsewhere {
+				old = filepath.Join(root, "snapshots", filepath.Base(store))
+			}
+			os.MkdirAll(filepath.Dir(old), 0o755)
+			if err := os.Rename(store, old); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Rewind(context.Background(), RewindOptions{Dir: ws, SessionRoot: root, Home: e.opts.Home, Turn: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "original\n" || len(r.Files.Changes) != 1 {
+				t.Errorf("a.txt %q after the rewind, %+v", b, r)
+			}
+			if _, err := os.Stat(old); err == nil {
+				t.Error("the old store is still there")
+			}
+			// The new store carries on: the rewind's undo restores.
+			if _, err := RestoreSnapshot(context.Background(), e.opts.Home, ws, root, r.Files.Saved); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "turn two\n" {
+				t.Errorf("a.txt %q after the undo", b)
+			}
+		})
 	}
 }
 

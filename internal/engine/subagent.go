@@ -152,7 +152,7 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 		return e.processChild(ctx, depth, id, def, a)
 	}
 	instructions := subagentPrompt
-	provider, model := e.provider, e.model
+	provider, model, spec, price := e.provider, e.model, e.spec, e.price
 	if def != nil {
 		instructions = def.Prompt
 		if def.Model != "" && def.Model != e.model {
@@ -162,7 +162,7 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 			if err != nil {
 				return agent.Outcome{}, fmt.Errorf("custom agent %s: %w", def.Name, err)
 			}
-			provider, model = res.Client, res.Model
+			provider, model, spec, price = res.Client, res.Model, res.Spec, res.Price
 		}
 	}
 	sys := prompt.Build(prompt.Options{Workspace: e.opts.Dir, OS: runtime.GOOS, Shell: "bash", Addendum: instructions, Memory: e.memory})
@@ -204,6 +204,8 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 	child := agent.New(agent.Config{
 		Provider: provider,
 		Model:    model,
+		Spec:     spec,
+		Price:    price,
 		Thinking: e.opts.Thinking,
 		Tools:    tools,
 		Env:      e.env,

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openseek/openseek/internal/script"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/tool/control"
 	"github.com/openseek/openseek/internal/tool/fs"
@@ -17,7 +18,8 @@ import (
 // models trained on it), then the config's [tools] table, then --tools
 // (spec). Unknown names are an error that lists the known ones.
 func (e *Engine) builtinTools(model, spec string) ([]tool.Tool, error) {
-	pool := slices.Concat(fs.Tools(), []tool.Tool{fs.ApplyPatch()}, search.Tools(), shell.Tools(), control.Tools())
+	pool := slices.Concat(fs.Tools(), []tool.Tool{fs.ApplyPatch()}, search.Tools(), shell.Tools(), control.Tools(),
+		[]tool.Tool{script.Tool(script.DefaultLimits)})
 	on := map[string]bool{}
 	for _, t := range pool {
 		on[t.Name] = t.Name != "apply_patch"

@@ -68,14 +68,16 @@ func TestToolSelection(t *testing.T) {
 		has, lacks                []string
 		err                       string
 	}{
-		{name: "default model keeps edit", model: "test-model", has: []string{"edit", "multi_edit", "grep", "glob", "list"}, lacks: []string{"apply_patch"}},
+		{name: "default model keeps edit", model: "test-model", has: []string{"edit", "multi_edit", "grep", "glob", "list", "script"}, lacks: []string{"apply_patch"}},
+		{name: "script removed", model: "test-model", flag: "-script", has: []string{"shell", "read"}, lacks: []string{"script"}},
+		{name: "script removed by config", model: "gpt-5", config: "[tools]\nremove = [\"script\"]\n", has: []string{"apply_patch"}, lacks: []string{"script"}},
 		{name: "codex model", model: "gpt-5.1-codex", has: []string{"apply_patch"}, lacks: []string{"edit", "multi_edit"}},
 		{name: "flag adds and removes", model: "test-model", flag: "+apply_patch,-multi_edit", has: []string{"apply_patch", "edit"}, lacks: []string{"multi_edit"}},
 		{name: "flag gives edit back to gpt-5", model: "openai/gpt-5-mini", flag: "+edit", has: []string{"apply_patch", "edit"}, lacks: []string{"multi_edit"}},
 		{name: "exact set", model: "test-model", flag: "read,grep,finish", has: []string{"read", "grep", "finish"}, lacks: []string{"shell", "edit", "write"}},
 		{name: "config table", model: "test-model", config: "[tools]\nadd = [\"apply_patch\"]\nremove = [\"edit\"]\n", has: []string{"apply_patch"}, lacks: []string{"edit"}},
 		{name: "flag over config", model: "test-model", config: "[tools]\nremove = [\"grep\"]\n", flag: "+grep", has: []string{"grep"}},
-		{name: "unknown flag name", model: "test-model", flag: "+apply_pach", err: `--tools: unknown tool "apply_pach"; known tools: apply_patch, edit, finish, glob, goal, grep, job_output, job_stop, list, multi_edit, plan, read, remove, shell, write`},
+		{name: "unknown flag name", model: "test-model", flag: "+apply_pach", err: `--tools: unknown tool "apply_pach"; known tools: apply_patch, edit, finish, glob, goal, grep, job_output, job_stop, list, multi_edit, plan, read, remove, script, shell, write`},
 		{name: "unknown config name", model: "test-model", config: "[tools]\nremove = [\"bash\"]\n", err: `config [tools] remove: unknown tool "bash"`},
 		{name: "mixed spec", model: "test-model", flag: "read,-edit", err: "mixes +/- changes with bare names"},
 	}

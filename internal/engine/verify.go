@@ -2,15 +2,11 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/openseek/openseek/internal/agent"
-	"github.com/openseek/openseek/internal/trust"
+	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/verify"
 	"github.com/openseek/openseek/protocol"
 )
@@ -25,7 +21,8 @@ import (
 //
 // The workspace's file may set command only when the workspace is trusted
 // (`openseek trust`, --trust-workspace): a cloned repository must not
-// choose what runs after every turn.
+// choose what runs after every turn. The config loader decides that
+// (verify.command is "once trusted" in config.Keys).
 type verifyConfig struct {
 	Command    *string `toml:"command"`
 	MaxRepairs *int    `toml:"max_repairs"`
@@ -38,64 +35,57 @@ func (e *Engine) verifier() (agent.Verifier, error) {
 	if e.opts.NoVerify {
 		return nil, nil
 	}
-	files := e.configFiles()
-	var s verify.Settings
-	enabled := true
-	for i, path := range files {
-		var doc struct {
-			Verify verifyConfig `toml:"verify"`
-		}
-		md, err := toml.DecodeFile(path, &doc)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		for _, k := range md.Undecoded() {
-			if len(k) == 2 && k[0] == "verify" {
-				return nil, fmt.Errorf("%s: verify.%s is not a verify setting (command, max_repairs, timeout, enabled)", path, k[1])
-			}
-		}
-		c := doc.Verify
-		if c.Command != nil {
-			if i == 1 && !e.opts.TrustWorkspace && !trust.Open(e.opts.Home).Trusted(path) {
-				e.opts.Emit(protocol.BackgroundNotice{Content: "[verify] the command of " + path + " is ignored until the workspace is trusted (`openseek trust` or --trust-workspace); the detected check runs instead"})
-			} else {
-				s.Command = *c.Command
-			}
-		}
-		if c.MaxRepairs != nil {
-			if *c.MaxRepairs < 0 {
-				return nil, fmt.Errorf("%s: verify.max_repairs must be 0 or more, not %d", path, *c.MaxRepairs)
-			}
-			s.MaxRepairs = *c.MaxRepairs
-			if s.MaxRepairs == 0 {
-				s.MaxRepairs = -1 // no repair: a failing check ends the turn
-			}
-		}
-		if c.Timeout != nil {
-			d, err := time.ParseDuration(*c.Timeout)
-			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("%s: verify.timeout must be a positive duration such as \"5m\" or \"90s\", not %q", path, *c.Timeout)
-			}
-			s.Timeout = d
-		}
-		if c.Enabled != nil {
-			enabled = *c.Enabled
-		}
+	cfg, err := e.config()
+	if err != nil {
+		return nil, err
 	}
-	if !enabled {
-		return nil, nil
+	s, enabled, err := VerifySettings(cfg)
+	if err != nil || !enabled {
+		return nil, err
 	}
 	if e.opts.VerifyTimeout > 0 {
 		s.Timeout = e.opts.VerifyTimeout
 	}
 	emit := e.opts.Emit
-	v := verify.New(e.opts.Dir, s, e.env.Sandbox, func(r verify.Result, attempt int) {
-		emit(protocol.VerifyResult{Command: r.Command, ExitCode: r.ExitCode, OK: r.OK, TimedOut: r.TimedOut, Attempt: attempt, Output: r.Output})
+	v := verify.New(e.opts.Dir, s, e.env.Sandbox, e.env.Secrets, verify.Report{
+		Started: func(command string, attempt int) {
+			emit(protocol.VerifyStarted{Command: command, Attempt: attempt})
+		},
+		Finished: func(r verify.Result, attempt int) {
+			emit(protocol.VerifyResult{Command: r.Command, ExitCode: r.ExitCode, OK: r.OK, TimedOut: r.TimedOut, Attempt: attempt, Output: r.Output})
+		},
 	})
 	return verifyAdapter{v}, nil
+}
+
+// VerifySettings reads the [verify] table; enabled is false when it turns
+// the check off. Settings.Command "" means the check detected from the
+// project's files.
+func VerifySettings(cfg *config.Config) (s verify.Settings, enabled bool, err error) {
+	var c verifyConfig
+	if err := cfg.Section("verify", &c); err != nil {
+		return s, false, err
+	}
+	if c.Command != nil {
+		s.Command = *c.Command
+	}
+	if c.MaxRepairs != nil {
+		if *c.MaxRepairs < 0 {
+			return s, false, fmt.Errorf("config: verify.max_repairs must be 0 or more, not %d", *c.MaxRepairs)
+		}
+		s.MaxRepairs = *c.MaxRepairs
+		if s.MaxRepairs == 0 {
+			s.MaxRepairs = -1 // no repair: a failing check ends the turn
+		}
+	}
+	if c.Timeout != nil {
+		d, err := time.ParseDuration(*c.Timeout)
+		if err != nil || d <= 0 {
+			return s, false, fmt.Errorf("config: verify.timeout must be a positive duration such as \"5m\" or \"90s\", not %q", *c.Timeout)
+		}
+		s.Timeout = d
+	}
+	return s, c.Enabled == nil || *c.Enabled, nil
 }
 
 // verifyAdapter is the turn loop's view of a verify.Verifier.

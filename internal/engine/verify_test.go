@@ -3,8 +3,12 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +28,8 @@ func writeCall(id, path, content string) llmtest.Call {
 	return llmtest.Call{ID: id, Name: "write", Args: string(args)}
 }
 
-// goModule makes ws a Go module, so `go build ./... && go vet ./...` is
-// the detected check.
+// goModule makes ws a Go module, so `go build -o /dev/null ./... && go
+// vet ./...` is the detected check.
 func goModule(t *testing.T, ws string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/v\n\ngo 1.22\n"), 0o644); err != nil {
@@ -80,8 +84,28 @@ func TestVerifyRepairLoopFixesBrokenGo(t *testing.T) {
 	if len(vr) != 2 || vr[0].OK || vr[0].ExitCode == 0 || !vr[1].OK || vr[1].Attempt != 2 {
 		t.Fatalf("verify results %+v, want a failure then a pass", vr)
 	}
-	if vr[0].Command != "go build ./... && go vet ./..." || !strings.Contains(vr[0].Output, "undefined: undefinedThing") {
+	if vr[0].Command != "go build -o /dev/null ./... && go vet ./..." || !strings.Contains(vr[0].Output, "undefined: undefinedThing") {
 		t.Errorf("first verify %+v", vr[0])
+	}
+	// Each run was announced before it ran, with its command and attempt.
+	var order []string
+	rec.mu.Lock()
+	for _, ev := range rec.evs {
+		switch v := ev.(type) {
+		case protocol.VerifyStarted:
+			order = append(order, fmt.Sprintf("started %d %s", v.Attempt, v.Command))
+		case protocol.VerifyResult:
+			order = append(order, fmt.Sprintf("result %d %s", v.Attempt, v.Command))
+		}
+	}
+	rec.mu.Unlock()
+	cmd := "go build -o /dev/null ./... && go vet ./..."
+	if want := []string{"started 1 " + cmd, "result 1 " + cmd, "started 2 " + cmd, "result 2 " + cmd}; !slices.Equal(order, want) {
+		t.Errorf("verify events %q, want %q", order, want)
+	}
+	// The passing build of the one main package wrote no binary.
+	if _, err := os.Stat(filepath.Join(e.opts.Dir, "v")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the check left its binary in the workspace: %v", err)
 	}
 	// The model saw the compiler's words in a user message.
 	reqs := srv.Requests()
@@ -234,7 +258,7 @@ func TestVerifyIgnoresUntrustedWorkspaceCommand(t *testing.T) {
 	var warned bool
 	rec.mu.Lock()
 	for _, ev := range rec.evs {
-		if n, ok := ev.(protocol.BackgroundNotice); ok && strings.Contains(n.Content, "is ignored until the workspace is trusted") {
+		if n, ok := ev.(protocol.BackgroundNotice); ok && strings.Contains(n.Content, "ignored until you trust this workspace: verify.command") {
 			warned = true
 		}
 	}

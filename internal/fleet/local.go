@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
 	"io"
 	"io/fs"
 	"os"
@@ -50,6 +51,7 @@ type Attempt struct {
 	Result       string  `json:"result,omitempty"`
 	Error        string  `json:"error,omitempty"`
 	CostUSD      float64 `json:"cost_usd"`
+	CostUnknown  bool    `json:"cost_unknown,omitempty"`
 	ChangedLines int     `json:"changed_lines"`
 	VerifyOK     *bool   `json:"verify_ok,omitempty"`
 	Stat         string  `json:"stat,omitempty"`  // git diff --stat
@@ -74,10 +76,11 @@ type LocalReport struct {
 	Verdict string     `json:"verdict"`
 	Warning string     `json:"warning,omitempty"`
 	// CostUSD is every attempt's cost plus the judge's.
-	CostUSD   float64 `json:"cost_usd"`
-	JudgeCost float64 `json:"judge_cost_usd,omitempty"`
-	Applied   bool    `json:"applied"`
-	Seconds   float64 `json:"seconds"`
+	CostUSD     float64 `json:"cost_usd"`
+	CostUnknown bool    `json:"cost_unknown,omitempty"`
+	JudgeCost   float64 `json:"judge_cost_usd,omitempty"`
+	Applied     bool    `json:"applied"`
+	Seconds     float64 `json:"seconds"`
 }
 
 // ChosenRun is the chosen attempt, or nil.
@@ -162,8 +165,9 @@ func RunLocal(ctx context.Context, o LocalOptions, judge JudgeFunc) (*LocalRepor
 
 	tasks := make([]*Task, len(rep.Runs))
 	for i, a := range rep.Runs {
-		tasks[i] = &Task{ID: fmt.Sprint(a.Run), Run: a.Run, State: a.State, Result: a.Result, CostUSD: a.CostUSD, Diff: a.Diff, ChangedLines: a.ChangedLines, VerifyOK: a.VerifyOK}
+		tasks[i] = &Task{ID: fmt.Sprint(a.Run), Run: a.Run, State: a.State, Result: a.Result, CostUSD: a.CostUSD, CostUnknown: a.CostUnknown, Diff: a.Diff, ChangedLines: a.ChangedLines, VerifyOK: a.VerifyOK}
 		rep.CostUSD += a.CostUSD
+		rep.CostUnknown = rep.CostUnknown || a.CostUnknown
 	}
 	if o.Judge {
 		if judge == nil {
@@ -196,7 +200,7 @@ func summary(a *Attempt) string {
 	if a.VerifyOK != nil {
 		s += map[bool]string{true: ", verify passed", false: ", verify failed"}[*a.VerifyOK]
 	}
-	return fmt.Sprintf("%s, %d changed lines, $%.4f", s, a.ChangedLines, a.CostUSD)
+	return fmt.Sprintf("%s, %d changed lines, %s", s, a.ChangedLines, render.CostText(a.CostUSD, !a.CostUnknown))
 }
 
 // runAttempt makes attempt a's workspace, runs the turn there and records
@@ -232,7 +236,7 @@ func runAttempt(ctx context.Context, o LocalOptions, src source, a *Attempt) {
 // stat, patch under o.Root), its state and, when it completed, the
 // verify command's verdict, run by check in the attempt's sandbox.
 func settleAttempt(ctx context.Context, o LocalOptions, a *Attempt, tr turnResult, check checkFunc, ws, base, dir string) {
-	a.Session, a.SessionLog, a.CostUSD = tr.Session, tr.LogPath, tr.Cost
+	a.Session, a.SessionLog, a.CostUSD, a.CostUnknown = tr.Session, tr.LogPath, tr.Cost, tr.CostUnknown
 	if ctx.Err() != nil {
 		a.State, a.Error = Cancelled, ctx.Err().Error()
 		return

@@ -75,12 +75,15 @@ type Task struct {
 	Workspace string `json:"workspace,omitempty"`
 	Base      string `json:"base,omitempty"` // the commit the workspace started from
 
-	Result       string  `json:"result,omitempty"`
-	Error        string  `json:"error,omitempty"`
-	CostUSD      float64 `json:"cost_usd"`
-	Diff         string  `json:"diff,omitempty"`
-	ChangedLines int     `json:"changed_lines"`
-	VerifyOK     *bool   `json:"verify_ok,omitempty"`
+	Result  string  `json:"result,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	CostUSD float64 `json:"cost_usd"`
+	// CostUnknown: some response's price was unknown; CostUSD is then
+	// only what the priced ones cost, and every face says "unknown".
+	CostUnknown  bool   `json:"cost_unknown,omitempty"`
+	Diff         string `json:"diff,omitempty"`
+	ChangedLines int    `json:"changed_lines"`
+	VerifyOK     *bool  `json:"verify_ok,omitempty"`
 	// Commands is how many shell commands the attempt that ended ran;
 	// FailedCommands how many of them failed (a non-zero exit, or the
 	// sandbox refused them).

@@ -38,12 +38,15 @@ type checkFunc func(ctx context.Context, dir, command string) (bool, string)
 
 // turnResult is how a turn ended.
 type turnResult struct {
-	Out     agent.Outcome
-	Err     error   // the prompt's error
-	Cost    float64 // USD, priced from the usage events
-	Over    bool    // the cost budget stopped it
-	Session string
-	LogPath string
+	Out  agent.Outcome
+	Err  error   // the prompt's error
+	Cost float64 // USD, priced from the usage events
+	// CostUnknown: a response's price was unknown, so Cost is not the
+	// whole (llm.Price.Of, the one rule every face follows).
+	CostUnknown bool
+	Over        bool // the cost budget stopped it
+	Session     string
+	LogPath     string
 }
 
 // runTurn runs ts's prompt to its end. The error is for a turn that could
@@ -70,6 +73,7 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 	var (
 		mu        sync.Mutex
 		cost      float64
+		unknown   bool
 		overspent bool
 	)
 	sub := sess.Subscribe(sess.Hub().Head())
@@ -82,9 +86,9 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 				ts.OnEntry(e)
 			}
 			if u, ok := e.Event.(protocol.UsageEvent); ok {
-				c, _ := sess.Cost(u.Usage)
+				c, known := sess.Cost(u.Usage)
 				mu.Lock()
-				cost += c
+				cost, unknown = cost+c, unknown || !known
 				over := ts.MaxCost > 0 && cost >= ts.MaxCost && !overspent
 				overspent = overspent || over
 				mu.Unlock()
@@ -101,7 +105,7 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 	<-pumped
 	sub.Close()
 	mu.Lock()
-	res.Cost, res.Over = math.Round(cost*1e6)/1e6, overspent
+	res.Cost, res.CostUnknown, res.Over = math.Round(cost*1e6)/1e6, unknown, overspent
 	mu.Unlock()
 	if ts.After != nil {
 		ts.After(ctx, res, func(ctx context.Context, dir, command string) (bool, string) {
@@ -109,7 +113,7 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 			if err != nil {
 				return false, "the check did not run: " + err.Error()
 			}
-			r := verify.Run(ctx, dir, command, 10*time.Minute, sb, 2000)
+			r := verify.Run(ctx, dir, verify.NewCheck(command), 10*time.Minute, sb, nil, 2000)
 			return r.OK, r.Output
 		})
 	}

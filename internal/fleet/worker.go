@@ -503,6 +503,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 	case <-time.After(10 * time.Second):
 	}
 	out, perr, spent, over := tr.Out, tr.Err, tr.Cost, tr.Over
+	unpriced := tr.CostUnknown
 
 	deadlinePassed := tctx.Err() != nil && ctx.Err() == nil
 	if deadlinePassed {
@@ -511,6 +512,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 	return func(cur *Task) {
 		cur.Workspace, cur.Base = dir, base
 		cur.CostUSD += spent
+		cur.CostUnknown = cur.CostUnknown || unpriced
 		cur.Diff, cur.ChangedLines, cur.VerifyOK = diff, lines, verifyOK
 		cur.Commands, cur.FailedCommands = cmds.run, cmds.failed
 		switch {

@@ -2,17 +2,16 @@ package fleet
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openseek/openseek/internal/hostgit"
 )
 
 // maxDiff caps the diff kept in a task record (the bucket's values stay
@@ -116,18 +115,8 @@ func changes(ctx context.Context, dir, base string) (string, int, error) {
 	return diff, n, nil
 }
 
+// git runs git in dir, hardened (hostgit: nothing in the repository or
+// the task's workspace makes it run a program).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(errb.String()))
-		}
-		return "", fmt.Errorf("git %s: %w", args[0], err)
-	}
-	return strings.TrimSpace(out.String()), nil
+	return hostgit.Git{Dir: dir}.Output(ctx, args...)
 }

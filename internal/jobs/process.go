@@ -219,7 +219,7 @@ func (p *Process) KilledAtOutputCap() bool { return p.capKill.Load() }
 // Output reports the output written so far.
 func (p *Process) Output() OutputStats {
 	st := p.out.stats()
-	return OutputStats{Bytes: st.Bytes, Chars: st.Chars, InvalidUTF8: st.Invalid, Dropped: st.Dropped}
+	return OutputStats{Bytes: st.Bytes, Chars: st.Chars, InvalidUTF8: st.Invalid, Dropped: st.Dropped, Unsaved: st.Err != nil}
 }
 
 // OutputStats counts a command's output.
@@ -228,6 +228,9 @@ type OutputStats struct {
 	Chars       int64 // Unicode characters; each invalid byte counts as one
 	InvalidUTF8 bool  // some output was not valid UTF-8 (read back as U+FFFD)
 	Dropped     bool  // output beyond the cap was discarded
+	// Unsaved: the output file could not be written (a full disk); what
+	// followed is kept in memory, up to 256 KiB, and reads back the same.
+	Unsaved bool
 }
 
 // Read returns the characters [start, start+n) of the output so far.

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,11 @@ import (
 // before reaching its start.
 const indexStep = 4096
 
+// memMax bounds the output a spool keeps in memory once its file cannot
+// be written (a full disk): enough for the command's own error message,
+// which is what a person needs to see then.
+const memMax = 256 << 10
+
 // spool is the append-only file a command's merged output goes to, with
 // running counts of bytes and characters. Characters are Unicode scalar
 // values; every byte that is not part of valid UTF-8 counts as one
@@ -27,7 +33,9 @@ type spool struct {
 	f          *os.File // nil once finished
 	path       string
 	max        int64 // bytes kept; later output is dropped
-	bytes      int64 // bytes written to the file
+	bytes      int64 // bytes of output kept: the file's, then mem's
+	fileBytes  int64 // bytes in the file; the rest are in mem
+	mem        []byte
 	counted    int64 // bytes whose characters are counted (rune boundary)
 	chars      int64
 	pending    []byte // an incomplete trailing rune, at most 3 bytes
@@ -60,13 +68,28 @@ func (s *spool) write(p []byte, now time.Time) (capReached bool) {
 	if len(p) == 0 {
 		return capReached
 	}
+	kept := p
+	rest := p
 	if s.err == nil {
-		if _, err := s.f.Write(p); err != nil {
+		n, err := s.f.Write(p)
+		s.fileBytes += int64(n)
+		rest = p[n:]
+		if err != nil {
+			// Keep the rest in memory: on a full disk the command's own
+			// "No space left on device" must still reach its result.
 			s.err = err
 		}
 	}
-	s.bytes += int64(len(p))
-	s.count(p)
+	if s.err != nil && len(rest) > 0 {
+		if room := memMax - int64(len(s.mem)); int64(len(rest)) > room {
+			kept = kept[:len(kept)-len(rest)+int(max(room, 0))]
+			rest = rest[:max(room, 0)]
+			s.dropped = true
+		}
+		s.mem = append(s.mem, rest...)
+	}
+	s.bytes = s.fileBytes + int64(len(s.mem))
+	s.count(kept)
 	return capReached
 }
 
@@ -172,7 +195,7 @@ func (s *spool) stats() spoolStats {
 // far (fewer at the end), decoding invalid bytes as U+FFFD.
 func (s *spool) read(start, n int64) (string, error) {
 	s.mu.Lock()
-	path, counted, chars := s.path, s.counted, s.chars
+	path, counted, chars, fileBytes, mem := s.path, s.counted, s.chars, s.fileBytes, s.mem
 	start = min(max(start, 0), chars)
 	n = min(max(n, 0), chars-start)
 	k := start / indexStep
@@ -181,12 +204,18 @@ func (s *spool) read(start, n int64) (string, error) {
 	if n == 0 {
 		return "", nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("read job output: %w", err)
+	// The file holds [0, fileBytes); what its writes could not take is in
+	// mem, which only grows, so the slice taken here stays valid.
+	var src io.Reader = bytes.NewReader(mem[min(max(off-fileBytes, 0), int64(len(mem))):max(counted-fileBytes, 0)])
+	if off < fileBytes {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("read job output: %w", err)
+		}
+		defer f.Close()
+		src = io.MultiReader(io.NewSectionReader(f, off, min(counted, fileBytes)-off), src)
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(io.NewSectionReader(f, off, counted-off), 64<<10)
+	r := bufio.NewReaderSize(src, 64<<10)
 	for ; pos < start; pos++ {
 		if _, _, err := r.ReadRune(); err != nil {
 			return "", fmt.Errorf("read job output: %w", err)

@@ -152,3 +152,43 @@ func BenchmarkSpoolReadTail(b *testing.B) {
 		}
 	}
 }
+
+// When the spool's file can no longer be written (a full disk), what the
+// command printed afterwards is kept in memory and reads back whole, so
+// the command's own "No space left on device" reaches its result instead
+// of an EOF from reading bytes the file never got.
+func TestSpoolKeepsOutputTheDiskRefused(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("this test writes to /dev/full, which this system lacks: %v", err)
+	}
+	s := newTestSpool(t, 1<<20)
+	s.write([]byte("building…\n"), time.Now())
+	s.mu.Lock()
+	written := s.f
+	s.f = full // the disk fills up
+	s.mu.Unlock()
+	defer written.Close()
+	msg := "cp: error writing 'big.bin': No space left on device\n"
+	s.write([]byte(msg), time.Now())
+	s.write([]byte("€"), time.Now())
+	st := s.stats()
+	if st.Err == nil {
+		t.Fatal("the write error was not recorded")
+	}
+	got, err := s.read(0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "building…\n" + msg + "€"; got != want {
+		t.Errorf("read = %q, want %q", got, want)
+	}
+	if tail, err := s.read(st.Chars-1, 1); err != nil || tail != "€" {
+		t.Errorf("window from memory: %q %v", tail, err)
+	}
+	// Memory is bounded too: beyond memMax the output is dropped.
+	s.write([]byte(strings.Repeat("x", memMax+10)), time.Now())
+	if st := s.stats(); !st.Dropped || st.Bytes > int64(len("building…\n"))+memMax {
+		t.Errorf("memory not bounded: %+v", st)
+	}
+}

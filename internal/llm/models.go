@@ -1,6 +1,10 @@
 package llm
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/openseek/openseek/protocol"
+)
 
 // Model is one entry of the built-in model catalogue.
 type Model struct {
@@ -33,6 +37,20 @@ func (m Model) Key(getenv func(string) string) (string, string) {
 // Cost is the price in USD of hit and miss prompt tokens and output tokens.
 func (p Price) Cost(hit, miss, output int) float64 {
 	return (float64(hit)*p.InputHit + float64(miss)*p.InputMiss + float64(output)*p.Output) / 1e6
+}
+
+// Of is the one rule every face prices usage by: the cost in USD of u at
+// p, and false when p is unknown (the zero Price: a model outside the
+// catalogue, or another endpoint than the provider's with no price in a
+// config file). A response's cost is decided once, when it arrives, and
+// recorded with it in the session log; everything that shows a cost
+// later reads that record (session.Session.Cost) instead of pricing
+// again with whatever model is selected then.
+func (p Price) Of(u protocol.Usage) (usd float64, known bool) {
+	if p == (Price{}) {
+		return 0, false
+	}
+	return p.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
 }
 
 const (

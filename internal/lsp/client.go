@@ -71,6 +71,14 @@ func newClient(spec Spec, root string) *client {
 	}
 }
 
+// unusable marks a client that never starts, with why.
+func (c *client) unusable(err error) {
+	c.setErr(err)
+	close(c.ready)
+	close(c.gone)
+	c.end()
+}
+
 // failure is why the server cannot be used, or nil.
 func (c *client) failure() error {
 	c.mu.Lock()

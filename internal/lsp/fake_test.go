@@ -174,3 +174,45 @@ func TestNoServerMeansNoReport(t *testing.T) {
 		t.Error("Warm found a server that is not installed")
 	}
 }
+
+// A language server installed under /tmp cannot run in the sandbox, whose
+// /tmp is private: every report names that as the reason diagnostics are
+// off, instead of a server that failed to start for no visible reason.
+func TestServerUnderTmpIsNamedAsTheReason(t *testing.T) {
+	t.Setenv(fakeEnv, "silent")
+	ws := t.TempDir()
+	bin, err := os.MkdirTemp("/tmp", "lsp-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(bin) })
+	if ws == bin || strings.HasPrefix(ws, bin) {
+		t.Fatal("the workspace must not hold the program")
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	program := filepath.Join(bin, "fake-ls")
+	if err := os.WriteFile(program, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(ws, "a.fake")
+	writeFile(t, path, "one\n")
+	pol := sandbox.DefaultPolicy(ws)
+	m := newManager(t, ws, Options{
+		Wait: 5 * time.Second, InitTimeout: 2 * time.Second, Sandbox: &pol,
+		Specs: []Spec{{Name: "fake", Command: []string{program}, Languages: map[string]string{".fake": "fake"}}},
+	})
+	r := change(t, m, path, "two\n")
+	if r.Checked || !strings.Contains(r.Note, "diagnostics are off") || !strings.Contains(r.Note, program) || !strings.Contains(r.Note, "under /tmp") {
+		t.Errorf("report %+v", r)
+	}
+	// With the network on the command sees the host's /tmp: it runs.
+	if pol.Network = true; pol.Hides(program) != "" {
+		t.Error("a command with network sees the host's /tmp")
+	}
+	if pol.Network = false; pol.Hides(filepath.Join(ws, "tool")) != "" {
+		t.Error("the workspace is never hidden")
+	}
+}

@@ -86,6 +86,14 @@ func (m *Manager) clientFor(path string) *client {
 		}
 		c := newClient(spec, m.root)
 		m.clients[spec.Name] = c
+		if sb := m.opts.Sandbox; sb != nil {
+			if dir := sb.Hides(program); dir != "" {
+				// Sandboxed, the server would not find its own program:
+				// say so in every report instead of a failed start.
+				c.unusable(fmt.Errorf("diagnostics are off: the language server %s is installed under %s, which the sandbox hides from the commands it runs; install it elsewhere (for example `go install golang.org/x/tools/gopls@latest` puts gopls in ~/go/bin)", program, dir))
+				return c
+			}
+		}
 		go c.start(program, m.opts.InitTimeout, m.opts.Sandbox)
 		return c
 	}

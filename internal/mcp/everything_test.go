@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/openseek/openseek/internal/e2etest"
 	"net"
 	"os"
 	"os/exec"
@@ -47,9 +48,8 @@ func everythingInstall(dir string) []string {
 // the real server is part of what this package promises.
 func everythingMain(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is needed to run %s: %v (apt-get install nodejs npm)", everythingPkg, err)
-	}
+	e2etest.Need(t, "apt-get install nodejs npm", "node")
+	e2etest.Need(t, "apt-get install npm", "npm")
 	dir := everythingDir(t)
 	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(everythingPkg))
 	var pkg struct{ Version string }

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Files is where a patch applies: how a path of the patch becomes an
@@ -21,9 +22,10 @@ type Files struct {
 	// Check is asked once for every absolute path the patch will create,
 	// change or delete, before anything is written; nil allows all.
 	Check func(abs string) error
-	// FS reads and writes the files; nil uses the operating system's
-	// calls directly. A file tool gives one that cannot be led outside
-	// the workspace by a symlink swapped in mid-way (os.Root).
+	// FS reads and writes the files; nil uses the operating system's,
+	// never following a symlink (the resolved paths have none). A file
+	// tool gives one confined to the workspace's roots that also never
+	// changes a protected directory.
 	FS FS
 }
 
@@ -38,15 +40,42 @@ type FS interface {
 	Remove(abs string) error
 }
 
-// osFS is FS on the operating system's calls.
+// osFS is FS on the operating system's files, walked from "/" without
+// following any symlink (package beneath): the paths Resolve returns have
+// none in their existing part, so a directory swapped for a link while
+// the patch applies fails the write instead of leading it elsewhere, and
+// no temporary file is left behind.
 type osFS struct{}
 
-func (osFS) Stat(abs string) (iofs.FileInfo, error) { return os.Stat(abs) }
-func (osFS) ReadFile(abs string) ([]byte, error)    { return os.ReadFile(abs) }
-func (osFS) MkdirAll(abs string) error              { return os.MkdirAll(abs, 0o755) }
-func (osFS) Remove(abs string) error                { return os.Remove(abs) }
-func (osFS) WriteAtomic(abs string, data []byte, mode iofs.FileMode) error {
-	return writeAtomic(abs, data, mode)
+func (osFS) in(abs string, f func(r *beneath.Root, rel string) error) error {
+	r, err := beneath.Open("/", beneath.Set{})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return f(r, strings.TrimPrefix(filepath.ToSlash(filepath.Clean(abs)), "/"))
+}
+
+func (o osFS) Stat(abs string) (fi iofs.FileInfo, err error) {
+	err = o.in(abs, func(r *beneath.Root, rel string) error { fi, err = r.Lstat(rel); return err })
+	return fi, err
+}
+
+func (o osFS) ReadFile(abs string) (b []byte, err error) {
+	err = o.in(abs, func(r *beneath.Root, rel string) error { b, err = r.ReadFile(rel); return err })
+	return b, err
+}
+
+func (o osFS) MkdirAll(abs string) error {
+	return o.in(abs, func(r *beneath.Root, rel string) error { return r.MkdirAll(rel, 0o755) })
+}
+
+func (o osFS) Remove(abs string) error {
+	return o.in(abs, func(r *beneath.Root, rel string) error { return r.Remove(rel) })
+}
+
+func (o osFS) WriteAtomic(abs string, data []byte, mode iofs.FileMode) error {
+	return o.in(abs, func(r *beneath.Root, rel string) error { return r.WriteFile(rel, data, mode) })
 }
 
 // Change is what happened, or will happen, to one file.
@@ -511,31 +540,4 @@ func describe(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// writeAtomic replaces path with data through a temporary file in the
-// same directory, so a reader sees the old content or the new.
-func writeAtomic(path string, data []byte, mode iofs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".patch-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/openseek/openseek/protocol"
@@ -21,16 +20,39 @@ const OutcomeAllowedForSession = "allowed_for_session"
 type Broker struct {
 	emit func(protocol.Event)
 
-	mu         sync.Mutex
-	next       int
-	pending    map[string]*request
+	mu      sync.Mutex
+	next    int
+	pending map[string]*request
+	// remembered holds the patterns allowed for the session; true when
+	// the approval let the command leave the sandbox, which then covers
+	// both kinds of request.
 	remembered map[string]bool
 }
 
 type request struct {
-	n        int       // the number in the id, for ordering
-	answer   chan bool // buffered: the resolver never blocks
+	n        int         // the number in the id, for ordering
+	answer   chan Answer // buffered: the resolver never blocks
 	patterns []string
+	outside  bool
+}
+
+// Question is what a tool asks the controller.
+type Question struct {
+	Tool   string
+	Detail string // what would be granted, and why it is asked
+	Body   string // what would run; "" sends null
+	// Patterns are the command prefixes approving for the session covers
+	// ("git push"); when every one was approved, Ask answers at once.
+	Patterns []string
+	// Outside: allowing lets the command run outside the sandbox. A
+	// prefix approved for the session inside the sandbox does not cover it.
+	Outside bool
+}
+
+// Answer is the controller's answer.
+type Answer struct {
+	Allow, Remember bool
+	Reason          string // the user's word on a rejection, for the model
 }
 
 // NewBroker returns a broker that reports requests and their outcomes
@@ -42,52 +64,50 @@ func NewBroker(emit func(protocol.Event)) *Broker {
 	return &Broker{emit: emit, pending: map[string]*request{}, remembered: map[string]bool{}}
 }
 
-// Ask asks the controller whether toolName may do what detail says (body:
-// what would run; "" sends null). It emits approval_requested and blocks
-// until Resolve answers, CancelAll runs or ctx ends, then emits
-// approval_resolved. pattern is one or more newline-separated command
-// patterns; when every one was approved for this session, Ask returns true
-// at once without asking. A ctx that ends returns false and ctx's error.
-func (b *Broker) Ask(ctx context.Context, toolName, detail, body, pattern string) (bool, error) {
-	patterns := splitPatterns(pattern)
+// Ask asks the controller q. It emits approval_requested and blocks until
+// Resolve answers, CancelAll runs or ctx ends, then emits
+// approval_resolved. When every pattern of q was approved for this
+// session, Ask allows at once without asking. A ctx that ends returns a
+// refusal and ctx's error.
+func (b *Broker) Ask(ctx context.Context, q Question) (Answer, error) {
 	b.mu.Lock()
-	if b.allRemembered(patterns) {
+	if b.allRemembered(q.Patterns, q.Outside) {
 		b.mu.Unlock()
-		return true, nil
+		return Answer{Allow: true, Remember: true}, nil
 	}
 	if err := ctx.Err(); err != nil {
 		b.mu.Unlock()
-		return false, err
+		return Answer{}, err
 	}
 	b.next++
-	req := &request{n: b.next, answer: make(chan bool, 1), patterns: patterns}
+	req := &request{n: b.next, answer: make(chan Answer, 1), patterns: q.Patterns, outside: q.Outside}
 	id := req.id()
 	b.pending[id] = req
 	b.mu.Unlock()
 
 	var bodyPtr *string
-	if body != "" {
-		bodyPtr = &body
+	if q.Body != "" {
+		bodyPtr = &q.Body
 	}
-	b.emit(protocol.ApprovalRequested{ID: id, ToolName: toolName, Detail: detail, Body: bodyPtr})
+	b.emit(protocol.ApprovalRequested{ID: id, ToolName: q.Tool, Detail: q.Detail, Body: bodyPtr, Prefixes: q.Patterns})
 
 	select {
-	case ok := <-req.answer:
-		return ok, nil
+	case a := <-req.answer:
+		return a, nil
 	case <-ctx.Done():
 		if b.take(id) == nil {
 			// Resolve or CancelAll got there first and is sending.
 			return <-req.answer, nil
 		}
 		b.emit(protocol.ApprovalResolved{ID: id, Outcome: protocol.ApprovalCancelled})
-		return false, ctx.Err()
+		return Answer{}, ctx.Err()
 	}
 }
 
-// Resolve answers the pending request id. With allow and remember, the
+// Resolve answers the pending request id. With Allow and Remember, the
 // request's patterns are allowed for the rest of the session. An id that
 // is not pending is an error and approves nothing.
-func (b *Broker) Resolve(id string, allow, remember bool) error {
+func (b *Broker) Resolve(id string, a Answer) error {
 	b.mu.Lock()
 	req := b.pending[id]
 	if req == nil {
@@ -95,21 +115,24 @@ func (b *Broker) Resolve(id string, allow, remember bool) error {
 		return fmt.Errorf("no approval request with id %s is pending", id)
 	}
 	delete(b.pending, id)
-	if allow && remember {
+	if a.Allow && a.Remember {
 		for _, p := range req.patterns {
-			b.remembered[p] = true
+			b.remembered[p] = b.remembered[p] || req.outside
 		}
 	}
 	b.mu.Unlock()
 	outcome := protocol.ApprovalRejected
 	switch {
-	case allow && remember:
+	case a.Allow && a.Remember:
 		outcome = OutcomeAllowedForSession
-	case allow:
+	case a.Allow:
 		outcome = protocol.ApprovalAllowedOnce
 	}
-	b.emit(protocol.ApprovalResolved{ID: id, Outcome: outcome})
-	req.answer <- allow
+	if a.Allow {
+		a.Reason = ""
+	}
+	b.emit(protocol.ApprovalResolved{ID: id, Outcome: outcome, Reason: a.Reason})
+	req.answer <- a
 	return nil
 }
 
@@ -122,7 +145,7 @@ func (b *Broker) CancelAll() {
 	b.mu.Unlock()
 	for _, r := range reqs {
 		b.emit(protocol.ApprovalResolved{ID: r.id(), Outcome: protocol.ApprovalCancelled})
-		r.answer <- false
+		r.answer <- Answer{}
 	}
 }
 
@@ -149,19 +172,21 @@ func (b *Broker) sortedLocked() []*request {
 
 func (r *request) id() string { return fmt.Sprintf("ap-%d", r.n) }
 
-// Remembered reports whether pattern was approved for this session.
-func (b *Broker) Remembered(pattern string) bool {
+// Remembered reports whether every one of patterns was approved for this
+// session (outside: to run outside the sandbox).
+func (b *Broker) Remembered(patterns []string, outside bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.allRemembered(splitPatterns(pattern))
+	return b.allRemembered(patterns, outside)
 }
 
-func (b *Broker) allRemembered(patterns []string) bool {
+func (b *Broker) allRemembered(patterns []string, outside bool) bool {
 	if len(patterns) == 0 {
 		return false
 	}
 	for _, p := range patterns {
-		if !b.remembered[p] {
+		out, ok := b.remembered[p]
+		if !ok || outside && !out {
 			return false
 		}
 	}
@@ -175,14 +200,4 @@ func (b *Broker) take(id string) *request {
 	r := b.pending[id]
 	delete(b.pending, id)
 	return r
-}
-
-func splitPatterns(pattern string) []string {
-	var out []string
-	for _, p := range strings.Split(pattern, "\n") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,8 +46,8 @@ func ask(t *testing.T, b *Broker, ev *events, ctx context.Context, pattern strin
 	t.Helper()
 	out := make(chan answer, 1)
 	go func() {
-		ok, err := b.Ask(ctx, "shell", "run it", "go test ./...", pattern)
-		out <- answer{ok, err}
+		a, err := b.Ask(ctx, Question{Tool: "shell", Detail: "run it", Body: "go test ./...", Patterns: pats(pattern)})
+		out <- answer{a.Allow, err}
 	}()
 	select {
 	case id := <-ev.requested:
@@ -56,6 +57,8 @@ func ask(t *testing.T, b *Broker, ev *events, ctx context.Context, pattern strin
 		return "", nil
 	}
 }
+
+func pats(p string) []string { return strings.Split(p, "\n") }
 
 func wait(t *testing.T, ch chan answer) answer {
 	t.Helper()
@@ -88,7 +91,7 @@ func TestBrokerRoundTrip(t *testing.T) {
 			if id != "ap-1" {
 				t.Errorf("id = %q, want ap-1", id)
 			}
-			if err := b.Resolve(id, tc.allow, tc.remember); err != nil {
+			if err := b.Resolve(id, Answer{Allow: tc.allow, Remember: tc.remember}); err != nil {
 				t.Fatal(err)
 			}
 			if a := wait(t, out); a.ok != tc.allow || a.err != nil {
@@ -96,16 +99,16 @@ func TestBrokerRoundTrip(t *testing.T) {
 			}
 			body := "go test ./..."
 			want := []protocol.Event{
-				protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "run it", Body: &body},
+				protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "run it", Body: &body, Prefixes: []string{"go test"}},
 				protocol.ApprovalResolved{ID: "ap-1", Outcome: tc.outcome},
 			}
 			if got := ev.list(); !reflect.DeepEqual(got, want) {
 				t.Errorf("events = %#v, want %#v", got, want)
 			}
-			if b.Remembered("go test") != tc.rememberedAfter {
+			if b.Remembered(pats("go test"), false) != tc.rememberedAfter {
 				t.Errorf("Remembered = %v", !tc.rememberedAfter)
 			}
-			if err := b.Resolve(id, true, false); err == nil {
+			if err := b.Resolve(id, Answer{Allow: true, Remember: false}); err == nil {
 				t.Error("resolving twice succeeded")
 			}
 		})
@@ -116,14 +119,14 @@ func TestBrokerRememberForSession(t *testing.T) {
 	ev := newEvents()
 	b := NewBroker(ev.emit)
 	id, out := ask(t, b, ev, context.Background(), "go test\nrm")
-	if err := b.Resolve(id, true, true); err != nil {
+	if err := b.Resolve(id, Answer{Allow: true, Remember: true}); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, out)
 	n := len(ev.list())
 	for _, p := range []string{"go test", "rm", "rm\ngo test"} {
-		ok, err := b.Ask(context.Background(), "shell", "d", "", p)
-		if !ok || err != nil {
+		a, err := b.Ask(context.Background(), Question{Tool: "shell", Detail: "d", Patterns: pats(p)})
+		if ok := a.Allow; !ok || err != nil {
 			t.Errorf("remembered %q: Ask = %v, %v", p, ok, err)
 		}
 	}
@@ -135,7 +138,7 @@ func TestBrokerRememberForSession(t *testing.T) {
 	if id != "ap-2" {
 		t.Errorf("id = %q, want ap-2", id)
 	}
-	b.Resolve(id, false, false)
+	b.Resolve(id, Answer{Allow: false, Remember: false})
 	if a := wait(t, out); a.ok {
 		t.Error("rejected request returned true")
 	}
@@ -145,14 +148,14 @@ func TestBrokerUnknownID(t *testing.T) {
 	ev := newEvents()
 	b := NewBroker(ev.emit)
 	id, out := ask(t, b, ev, context.Background(), "rm")
-	err := b.Resolve("ap-9", true, true)
+	err := b.Resolve("ap-9", Answer{Allow: true, Remember: true})
 	if err == nil || err.Error() != "no approval request with id ap-9 is pending" {
 		t.Fatalf("Resolve(ap-9) = %v", err)
 	}
-	if b.Remembered("rm") || !reflect.DeepEqual(b.Pending(), []string{id}) {
-		t.Errorf("unknown id changed state: remembered=%v pending=%v", b.Remembered("rm"), b.Pending())
+	if b.Remembered(pats("rm"), false) || !reflect.DeepEqual(b.Pending(), []string{id}) {
+		t.Errorf("unknown id changed state: remembered=%v pending=%v", b.Remembered(pats("rm"), false), b.Pending())
 	}
-	b.Resolve(id, false, false)
+	b.Resolve(id, Answer{Allow: false, Remember: false})
 	wait(t, out)
 }
 
@@ -178,7 +181,7 @@ func TestBrokerCancel(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("events = %v, want %v", got, want)
 	}
-	if len(b.Pending()) != 0 || b.Resolve(id1, true, false) == nil {
+	if len(b.Pending()) != 0 || b.Resolve(id1, Answer{Allow: true, Remember: false}) == nil {
 		t.Error("a cancelled request is still pending")
 	}
 }
@@ -197,11 +200,11 @@ func TestBrokerContext(t *testing.T) {
 	if last != (protocol.ApprovalResolved{ID: id, Outcome: protocol.ApprovalCancelled}) {
 		t.Errorf("last event = %#v", last)
 	}
-	if err := b.Resolve(id, true, false); err == nil {
+	if err := b.Resolve(id, Answer{Allow: true, Remember: false}); err == nil {
 		t.Error("Resolve after the context ended succeeded")
 	}
 	// An already-ended context asks nothing.
-	if ok, err := b.Ask(ctx, "shell", "d", "", "y"); ok || err == nil {
-		t.Errorf("Ask(ended ctx) = %v, %v", ok, err)
+	if a, err := b.Ask(ctx, Question{Tool: "shell", Detail: "d", Patterns: pats("y")}); a.Allow || err == nil {
+		t.Errorf("Ask(ended ctx) = %v, %v", a.Allow, err)
 	}
 }

@@ -116,11 +116,15 @@ func (c *checker) judge(layers []layer, redirs []*syntax.Redirect, taint string,
 			f.need, f.reason = stricterReason(f.need, f.reason, needSoftAsk, fmt.Sprintf("%q is not a known read-only command", display))
 		}
 	}
+	f.outside = c.needsNetwork(layers[len(layers)-1].argv)
 	if t, ok := writeTarget(redirs); ok {
 		f.readOnly = false
 		f.need, f.reason = stricterReason(f.need, f.reason, needSoftAsk, fmt.Sprintf("%q writes its output to %s", display, t))
 		if f.pattern == "" {
 			f.pattern = approvalPattern(layers) + " >"
+		}
+		if why := c.writesOutside(t); why != "" {
+			f.outside = why
 		}
 	}
 	if taint != "" {
@@ -191,8 +195,10 @@ func progName(s string) string {
 }
 
 // approvalPattern: the words approving "for this session" remembers —
-// escalating wrappers, the program, and a subcommand-looking second word
-// ("sudo apt install", "go test", "rm").
+// escalating wrappers, the program, and its subcommand when it is a
+// program that has subcommands ("sudo apt install", "go test", "rm",
+// "echo"): an argument such as a file name or a message never narrows
+// it, so the next `echo step-1` is covered as `echo step-0` was.
 func approvalPattern(layers []layer) string {
 	var ws []string
 	for _, l := range layers {
@@ -205,10 +211,22 @@ func approvalPattern(layers []layer) string {
 		return strings.Join(ws, " ")
 	}
 	ws = append(ws, progName(last[0].s))
-	if len(last) > 1 && last[1].static && isSubcommand(last[1].s) {
+	if len(last) > 1 && last[1].static && hasSubcommands(progName(last[0].s)) && isSubcommand(last[1].s) {
 		ws = append(ws, last[1].s)
 	}
 	return strings.Join(ws, " ")
+}
+
+// hasSubcommands: programs whose second word names what they do.
+func hasSubcommands(prog string) bool {
+	switch prog {
+	case "git", "go", "npm", "pnpm", "yarn", "npx", "bun", "deno", "cargo", "rustup", "pip", "pip3", "uv", "poetry",
+		"pipenv", "conda", "gem", "bundle", "apt", "apt-get", "dnf", "yum", "brew", "snap", "docker", "podman",
+		"kubectl", "helm", "terraform", "gh", "make", "systemctl", "dotnet", "mvn", "gradle", "composer", "mix",
+		"stack", "cabal", "nix", "opam", "dune", "moon", "swift", "zig", "flutter", "dart", "rake", "openseek":
+		return true
+	}
+	return false
 }
 
 func isSubcommand(s string) bool {

@@ -43,6 +43,7 @@ type Mode string
 
 // Modes; the zero Mode behaves as ModeNever.
 const (
+	ModeAuto       Mode = "auto"        // run what the sandbox contains; ask for anything more
 	ModeNever      Mode = "never"       // refuse escalation; never ask
 	ModeAsk        Mode = "ask"         // ask the controller for anything not known safe or allowed
 	ModeAlways     Mode = "always"      // grant escalation unasked
@@ -55,16 +56,21 @@ func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
 	case "":
 		return ModeNever, nil
-	case ModeNever, ModeAsk, ModeAlways, ModePlan, ModeFullAccess:
+	case ModeAuto, ModeNever, ModeAsk, ModeAlways, ModePlan, ModeFullAccess:
 		return m, nil
 	}
-	return ModeNever, fmt.Errorf("unknown approval mode %q: use never, ask, always, plan or full-access", s)
+	return ModeNever, fmt.Errorf("unknown approval mode %q: use auto, never, ask, always, plan or full-access", s)
 }
+
+// Asks reports whether the mode asks a controller, so that a frontend
+// without one (run, a worker) must refuse it.
+func (m Mode) Asks() bool { return m == ModeAsk || m == ModeAuto }
 
 // need is the per-command requirement before the mode is applied. It is
 // finer than Decision: softAsk is "not known to be safe" (asked about only
-// in ask mode), ask is an escalation (a rule, sudo, an opaque command)
-// that never mode refuses.
+// in ask mode, and in auto mode without a sandbox), ask is an escalation
+// (a rule, sudo, an opaque command) that never mode refuses and auto mode
+// asks about.
 type need int
 
 const (

@@ -6,7 +6,17 @@
 //
 // # Modes (--approval)
 //
-//   - never (default): nothing is asked. Commands run (inside the OS
+//   - auto (the default of the interactive faces: the terminal UI, the web
+//     app, ACP): what the OS sandbox contains runs unasked — writes in the
+//     workspace, builds, tests. A command that needs more is asked about:
+//     an escalation (an "ask" rule, sudo/doas/su, an opaque command), a
+//     program that uses the network when the sandbox cuts it off (curl,
+//     git push/fetch, npm install, …), a redirection that writes outside
+//     the workspace and temporary directories, or the model's request to
+//     leave the sandbox (the shell tool's escalate). Once allowed it runs
+//     outside the sandbox, as Codex's on-request mode does. Without a
+//     sandbox nothing is contained, so auto asks like ask.
+//   - never (the default of run, serve and workers): nothing is asked. Commands run (inside the OS
 //     sandbox) unless a deny rule matches; an escalation — an "ask" rule,
 //     sudo/doas/su, a program or script only known at run time, a script
 //     that does not parse, a shell reading its script from a pipe — is
@@ -53,13 +63,17 @@
 // # Approvals
 //
 // Broker holds the pending questions (ids ap-1, ap-2, …): Ask emits
-// approval_requested and blocks until Resolve (the approval command),
-// CancelAll or the context; approval_resolved reports the outcome
-// (allowed_once, rejected, cancelled, or allowed_for_session when the
-// controller sent "remember": true, after which the same command patterns
-// — "go test", "git push", "sudo apt" — run without asking for the rest of
-// the session). An approval for an unknown id is an error and approves
-// nothing.
+// approval_requested (with the prefixes "for this session" covers) and
+// blocks until Resolve (the approval command), CancelAll or the context;
+// approval_resolved reports the outcome (allowed_once, rejected with the
+// user's reason if any, cancelled, or allowed_for_session when the
+// controller sent "remember": true, after which commands with the same
+// prefixes — program and subcommand: "git push", "go test", "sudo apt
+// install", "echo" — run without asking for the rest of the session; a
+// compound command needs every part covered, and a prefix allowed inside
+// the sandbox does not cover a request to leave it). The model reads a
+// rejection's reason in the refused tool's result. An approval for an
+// unknown id is an error and approves nothing.
 //
 // # File tools
 //

@@ -30,35 +30,55 @@ func IsRefusal(err error) bool {
 	return errors.As(err, &r)
 }
 
-// Command decides whether tool may run script: nil means go ahead. Ask
-// verdicts go to the broker; an error's text tells the model why it was
-// refused (a *Refusal), or that ctx ended while waiting.
+// Command decides whether tool may run script in the sandbox: nil means
+// go ahead. See Shell.
 func (g *Guard) Command(ctx context.Context, tool, script string) error {
+	_, err := g.Shell(ctx, tool, script, Escalation{})
+	return err
+}
+
+// Escalation is a shell call's request to run outside the sandbox.
+type Escalation struct {
+	Requested bool
+	Why       string // the model's justification, shown to the user
+}
+
+// Shell decides whether tool may run script: a nil error means go ahead,
+// outside the sandbox when outside is true (an approved escalation). Ask
+// verdicts go to the broker; an error's text tells the model why it was
+// refused (a *Refusal, carrying the user's reason for a rejection), or
+// that ctx ended while waiting.
+func (g *Guard) Shell(ctx context.Context, tool, script string, esc Escalation) (outside bool, err error) {
 	if g == nil || g.Policy == nil {
-		return nil
+		return false, nil
 	}
 	v := g.Policy.CheckCommand(script)
+	if esc.Requested {
+		v = g.Policy.CheckEscalation(script, esc.Why)
+	}
 	switch v.Decision {
 	case Allow:
-		return nil
+		return v.Outside, nil
 	case Deny:
-		return &Refusal{Verdict: v, Text: "refused: " + v.Reason + ". Do not retry it or work around it; tell the user what you wanted to run and why"}
+		return false, &Refusal{Verdict: v, Text: "refused: " + v.Reason + ". Do not retry it or work around it; tell the user what you wanted to run and why"}
 	}
 	if g.Broker == nil {
-		return &Refusal{Verdict: v, Text: "refused: " + v.Reason + "; it needs approval and no controller can be asked in this session. Tell the user what you wanted to run and why"}
+		return false, &Refusal{Verdict: v, Text: "refused: " + v.Reason + "; it needs approval and no controller can be asked in this session. Tell the user what you wanted to run and why"}
 	}
-	detail := v.Reason
-	if len(v.Patterns) > 0 {
-		detail += "; approving for the session covers: " + strings.Join(v.Patterns, ", ")
-	}
-	ok, err := g.Broker.Ask(ctx, tool, detail, script, strings.Join(v.Patterns, "\n"))
+	a, err := g.Broker.Ask(ctx, Question{Tool: tool, Detail: v.Reason, Body: script, Patterns: v.Patterns, Outside: v.Outside})
 	if err != nil {
-		return fmt.Errorf("waiting for approval: %w", err)
+		return false, fmt.Errorf("waiting for approval: %w", err)
 	}
-	if !ok {
-		return &Refusal{Verdict: v, Text: "refused: the user did not approve running this command. Do not retry it unchanged; ask the user how to proceed or choose another approach"}
+	if !a.Allow {
+		text := "refused: the user did not approve running this command"
+		if r := strings.TrimSpace(a.Reason); r != "" {
+			text += ". The user said: " + r + ". Follow what the user said"
+		} else {
+			text += ". Do not retry it unchanged; ask the user how to proceed or choose another approach"
+		}
+		return false, &Refusal{Verdict: v, Text: text}
 	}
-	return nil
+	return v.Outside, nil
 }
 
 // Write decides whether tool may write the resolved absolute path: nil

@@ -49,7 +49,7 @@ func TestGuardRefusals(t *testing.T) {
 		{"deny rule", &Guard{Policy: &Policy{Mode: ModeAlways, Rules: rules}}, "git push origin",
 			[]string{"refused:", `"git push origin" is denied by the rule ["git", "push"] (c.toml:2)`, "Do not retry"}},
 		{"never refuses escalation", &Guard{Policy: &Policy{Rules: rules}}, "rm -rf build",
-			[]string{"refused:", "needs approval by the rule", "--approval ask"}},
+			[]string{"refused:", "needs approval by the rule", "--approval auto"}},
 		{"ask without controller", &Guard{Policy: &Policy{Mode: ModeAsk, Rules: rules}}, "rm x",
 			[]string{"refused:", "no controller can be asked"}},
 		{"plan", &Guard{Policy: &Policy{Mode: ModePlan}}, "go build ./...",
@@ -91,13 +91,13 @@ func TestGuardAsks(t *testing.T) {
 	if req.ToolName != "shell" || req.Body == nil || *req.Body != "go test ./..." || !strings.Contains(req.Detail, "go test") {
 		t.Errorf("approval_requested = %+v", req)
 	}
-	g.Broker.Resolve(id, false, false)
+	g.Broker.Resolve(id, Answer{Allow: false, Remember: false})
 	if err := <-out; err == nil || !strings.Contains(err.Error(), "the user did not approve") {
 		t.Errorf("rejected: %v", err)
 	}
 	// Allowed for the session: later go test commands run unasked.
 	out = run("go test ./pkg")
-	g.Broker.Resolve(<-ev.requested, true, true)
+	g.Broker.Resolve(<-ev.requested, Answer{Allow: true, Remember: true})
 	if err := <-out; err != nil {
 		t.Fatalf("approved: %v", err)
 	}

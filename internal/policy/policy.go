@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Policy is the permission policy of one session: the approval mode, the
@@ -18,6 +20,19 @@ type Policy struct {
 	// Protected are further absolute paths (config files given on the
 	// command line, say) that no write may touch, nor anything below them.
 	Protected []string
+	// Pinned are the protected directories by device and inode (Pin): the
+	// file tools change nothing inside them whatever name they have by
+	// then, so a directory exchanged into a checked path mid-way is caught
+	// even where a command can rename .git (no sandbox). Deeper .git and
+	// .openseek directories are protected by name only.
+	Pinned beneath.Set
+	// Sandboxed: commands run in the OS sandbox, which writes only in the
+	// workspace and temporary directories. Auto mode runs unasked only
+	// what the sandbox contains; without one it asks like ask mode.
+	Sandboxed bool
+	// Network: the sandbox lets commands reach the network, so auto mode
+	// need not ask about the programs that use it.
+	Network bool
 }
 
 // Match is a rule that matched a command.
@@ -39,6 +54,11 @@ type Verdict struct {
 	// Patterns are what approving "for this session" remembers: one per
 	// command that needed approval, e.g. "go test" or "git push".
 	Patterns []string
+	// Outside: the command needs more than the sandbox gives (the network,
+	// writes outside the workspace, another user, a rule's approval, the
+	// model's escalate request), so once allowed it runs outside the
+	// sandbox.
+	Outside bool
 }
 
 // finding is the judgement of one simple command.
@@ -49,6 +69,9 @@ type finding struct {
 	readOnly bool
 	pattern  string
 	matches  []Match
+	// outside says why the command needs more than the sandbox gives
+	// (auto mode only): the network, or a write outside the workspace.
+	outside string
 }
 
 // maxDepth bounds nesting of bash -c, eval, find -exec and the like.
@@ -64,9 +87,21 @@ func (p *Policy) CheckCommand(script string) Verdict {
 	return c.verdict()
 }
 
+// CheckEscalation judges a script the model asks to run outside the
+// sandbox (the shell tool's escalate), why saying what for: auto and ask
+// mode ask, always grants it, never and plan refuse it, and the script's
+// own commands are judged as by CheckCommand (a deny rule still wins).
+func (p *Policy) CheckEscalation(script, why string) Verdict {
+	c := &checker{p: p, escalate: true, why: why}
+	c.script(script, 0)
+	return c.verdict()
+}
+
 type checker struct {
 	p        *Policy
 	findings []finding
+	escalate bool   // the model asks to leave the sandbox
+	why      string // and says why
 }
 
 // script parses and walks a script (the top level, or the text of a
@@ -95,7 +130,7 @@ func (c *checker) walk(n syntax.Node, depth int) {
 			if call, ok := n.Cmd.(*syntax.CallExpr); ok {
 				stmtOf[call] = n
 			} else if t, ok := writeTarget(n.Redirs); ok {
-				c.add(finding{argv: []string{">", t}, need: needSoftAsk, reason: fmt.Sprintf("the output goes to %s", t), pattern: ">"})
+				c.add(finding{argv: []string{">", t}, need: needSoftAsk, reason: fmt.Sprintf("the output goes to %s", t), pattern: ">", outside: c.writesOutside(t)})
 			}
 		case *syntax.CallExpr:
 			c.call(n, stmtOf[n], depth)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // protectedDir: a directory name no write may enter, in any mode: the
@@ -53,4 +55,17 @@ func (p *Policy) protected(path string) string {
 		}
 	}
 	return ""
+}
+
+// Pin records the protected directories as they are now — the
+// workspace's .git and .openseek, and those of Protected — in Pinned.
+// Call it when the session starts, before any command runs: a command
+// could exchange a directory into a protected name later, and a set taken
+// then would hold the impostor.
+func (p *Policy) Pin() {
+	var paths []string
+	if p.Workspace != "" {
+		paths = append(paths, filepath.Join(p.Workspace, ".git"), filepath.Join(p.Workspace, ".openseek"))
+	}
+	p.Pinned = beneath.Identify(append(paths, p.Protected...)...)
 }

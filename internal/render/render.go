@@ -1,7 +1,8 @@
 // Package render turns the event stream into readable text for a person
 // at a terminal: the answer streams as it is written, tool calls and their
 // results are summarised on one line each (a running call shows its
-// elapsed time on a terminal, a failed command its output), every warning
+// elapsed time on a terminal, a failed command its output), the build
+// check shows as "checking: <command>" until its result replaces it, every warning
 // the event stream carries is printed whole, and the turn ends with a
 // short account of steps, tokens and cost. It is a frontend: it only
 // reads events.
@@ -29,8 +30,11 @@ type Text struct {
 	state   string         // how the turn ended, for the closing line
 	usage   protocol.Usage // the turn so far, for the live line
 
-	running  *runningCall // the tool call shown live, if any
+	running  *runningCall // the tool call or check shown live, if any
 	stopLive chan struct{}
+	checking time.Time // when the running build check started
+	// children are the running calls that a script made, shown under it.
+	children map[string]bool
 }
 
 // Options are how a Text renderer may draw.
@@ -69,7 +73,9 @@ func ColorAllowed(isTerminal bool, getenv func(string) string) bool {
 func (t *Text) Emit(e protocol.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, ok := e.(protocol.ToolStarted); !ok {
+	switch e.(type) {
+	case protocol.ToolStarted, protocol.VerifyStarted:
+	default:
 		t.clearLive()
 	}
 	if w, ok := protocol.Warning(e); ok {
@@ -106,9 +112,28 @@ func (t *Text) Emit(e protocol.Event) {
 	case protocol.ToolStarted:
 		t.endThink()
 		t.breakLine()
-		if t.opts.Live {
-			t.startLive(e)
+		if e.Parent != "" {
+			if t.children == nil {
+				t.children = map[string]bool{}
+			}
+			t.children[e.ToolCallID] = true
 		}
+		if t.opts.Live {
+			t.startLive(e.ToolName + " " + oneLine(e.Arguments, 80))
+		}
+	case protocol.VerifyStarted:
+		t.endThink()
+		t.breakLine()
+		t.checking = time.Now()
+		if t.opts.Live {
+			t.startLive("checking: " + oneLine(e.Command, 100))
+		} else {
+			fmt.Fprintf(t.info, "checking: %s\n", oneLine(e.Command, 100))
+		}
+	case protocol.VerifyResult:
+		t.endThink()
+		t.breakLine()
+		t.verifyResult(e)
 	case protocol.ToolResult:
 		t.endThink()
 		t.breakLine()
@@ -120,9 +145,14 @@ func (t *Text) Emit(e protocol.Event) {
 		if e.Brief != nil && *e.Brief != "" {
 			label = *e.Brief
 		}
-		fmt.Fprintf(t.info, "%s %s\n", t.style(map[bool]string{false: "32", true: "31"}[e.IsError], mark), oneLine(label, 100))
+		indent := ""
+		if t.children[e.ToolCallID] {
+			delete(t.children, e.ToolCallID)
+			indent = "  ↳ "
+		}
+		fmt.Fprintf(t.info, "%s%s %s\n", indent, t.style(map[bool]string{false: "32", true: "31"}[e.IsError], mark), oneLine(label, 100))
 		if e.IsError {
-			fmt.Fprintf(t.info, "  %s\n", tailLines(e.Content, 20))
+			fmt.Fprintf(t.info, "  %s\n", tailLines(ForPeople(e.Content), 20))
 		}
 	case protocol.ToolCallDecodeError:
 		t.breakLine()
@@ -162,11 +192,11 @@ func (t *Text) Emit(e protocol.Event) {
 		if state == "" {
 			state = e.Outcome
 		}
-		cost := "cost unknown"
+		cost := CostText(0, false)
 		if e.CostUSD != nil {
-			cost = fmt.Sprintf("cost $%.4f", *e.CostUSD)
+			cost = CostText(*e.CostUSD, true)
 		}
-		fmt.Fprintf(t.info, "— %s · %d steps · %s · %s · %s\n", state, e.Steps, UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond)
+		fmt.Fprintf(t.info, "— %s · %s · %s · %s · %s\n", state, Count(e.Steps, "step"), UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond)
 		t.state, t.usage = "", protocol.Usage{}
 	case protocol.AutoCompactionStarted:
 		fmt.Fprintf(t.info, "summarising events %d..%d to stay within the context window\n", e.FromSequence, e.ToSequence)
@@ -195,11 +225,28 @@ func (t *Text) style(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-// startLive shows a running call and redraws its elapsed time every
-// second until the next event.
-func (t *Text) startLive(e protocol.ToolStarted) {
+// verifyResult replaces "checking: …" with how the check ended, and
+// shows the tail of a failure's output.
+func (t *Text) verifyResult(e protocol.VerifyResult) {
+	took := ""
+	if !t.checking.IsZero() {
+		took = fmt.Sprintf(" (%s)", time.Since(t.checking).Round(100*time.Millisecond))
+		t.checking = time.Time{}
+	}
+	mark := t.style("32", "✓")
+	if !e.OK {
+		mark = t.style("31", "✗")
+	}
+	fmt.Fprintf(t.info, "%s check %s: %s%s\n", mark, e.Outcome(), oneLine(e.Command, 100), took)
+	if !e.OK && strings.TrimSpace(e.Output) != "" {
+		fmt.Fprintf(t.info, "  %s\n", tailLines(e.Output, 20))
+	}
+}
+
+// startLive shows a running call or check and redraws its elapsed time
+// every second until the next event.
+func (t *Text) startLive(label string) {
 	t.clearLive()
-	label := e.ToolName + " " + oneLine(e.Arguments, 80)
 	t.running = &runningCall{label: label, start: time.Now()}
 	t.drawLive()
 	stop := make(chan struct{})

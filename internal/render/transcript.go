@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -15,9 +16,10 @@ type CostFunc func(protocol.Usage) (usd float64, ok bool)
 
 // Transcript writes a readable account of a session: prompts, answers,
 // tool calls and their results, notices, summaries and how each turn
-// ended, then the token totals, cache-hit ratio and cost. children are
-// the session's sub-agent sessions: their tokens count in the totals.
-func Transcript(w io.Writer, s *session.Session, cost CostFunc, children ...*session.Session) {
+// ended, then the token totals, cache-hit ratio and cost (as recorded
+// with each response: session.Session.Cost). children are the session's
+// sub-agent sessions: their tokens and costs count in the totals.
+func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 	fmt.Fprintf(w, "session %s · %d events\n", s.ID, len(s.Events))
 	for _, e := range s.Events {
 		when := ""
@@ -36,16 +38,28 @@ func Transcript(w io.Writer, s *session.Session, cost CostFunc, children ...*ses
 				fmt.Fprintf(w, "%s◆ %s\n", prefix, indent(it.Content))
 			}
 			for _, c := range it.ToolCalls {
-				fmt.Fprintf(w, "%s→ %s %s\n", prefix, c.Name, oneLine(c.Arguments, 160))
+				fmt.Fprintf(w, "%s→ %s %s\n", prefix, c.Name, oneLine(ReadableArgs(c.Arguments), 160))
 			}
 		case *session.ToolResult:
 			mark := "←"
 			if it.IsError {
 				mark = "✗"
 			}
-			fmt.Fprintf(w, "%s%s %s: %s\n", prefix, mark, it.ToolName, clipLines(it.Content.Text(), 6))
+			if it.Parent != "" {
+				// A call a script made: under the script's call, with its
+				// arguments (the model's calls have theirs on the → line).
+				fmt.Fprintf(w, "%s  ↳ %s %s %s: %s\n", prefix, mark, it.ToolName, oneLine(ReadableArgs(it.Arguments), 120), clipLines(ForPeople(it.Content.Text()), 3))
+				continue
+			}
+			fmt.Fprintf(w, "%s%s %s: %s\n", prefix, mark, it.ToolName, clipLines(ForPeople(it.Content.Text()), 6))
 		case *session.Notice:
-			fmt.Fprintf(w, "%s» %s\n", prefix, clipLines(it.Content, 4))
+			text := it.Content
+			if ev, ok := session.ParseApproval(text); ok {
+				text = session.DescribeApproval(ev)
+			} else if session.IsMarker(text) {
+				continue // snapshot and rewind bookkeeping (rewind --list shows the turns)
+			}
+			fmt.Fprintf(w, "%s» %s\n", prefix, clipLines(text, 4))
 		case *session.Summary:
 			fmt.Fprintf(w, "%s≡ summary of events %d..%d:\n%s\n", prefix, it.From, it.To, indentAll(it.Content))
 		case *session.Terminal:
@@ -58,21 +72,60 @@ func Transcript(w io.Writer, s *session.Session, cost CostFunc, children ...*ses
 	}
 	fmt.Fprintln(w)
 	total := s.Usage()
+	usd, known := s.Cost()
 	if len(children) > 0 {
 		var sub protocol.Usage
+		subUSD, subKnown := 0.0, true
 		for _, c := range children {
 			sub = sub.Add(c.Usage())
+			cu, ck := c.Cost()
+			subUSD, subKnown = subUSD+cu, subKnown && ck
 		}
-		fmt.Fprintf(w, "sub-agents (%d sessions): %s\n", len(children), UsageLine(sub, nil))
+		fmt.Fprintf(w, "sub-agents (%d sessions): %s · %s\n", len(children), UsageLine(sub, nil), CostText(subUSD, subKnown))
 		total = total.Add(sub)
+		usd, known = usd+subUSD, known && subKnown
 	}
-	line := UsageLine(total, cost)
-	if cost == nil {
-		line += " · cost unknown"
-	} else if _, ok := cost(total); !ok {
-		line += " · cost unknown"
+	fmt.Fprintln(w, UsageLine(total, nil)+" · "+CostText(usd, known))
+}
+
+// ReadableArgs is a tool call's JSON arguments as a person reads them:
+// escapes a model or an encoder chose (\u003e for >, \u0026 for &) are
+// written as the characters they stand for. Arguments that are not JSON
+// are shown as they are.
+func ReadableArgs(args string) string {
+	var v any
+	d := json.NewDecoder(strings.NewReader(args))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return args
 	}
-	fmt.Fprintln(w, line)
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return args
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Count is n with its noun, singular for one: "1 step", "3 steps".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// CostText is how every face writes a cost: "cost $0.0031", or "cost
+// unknown" when the price of a model used was not known.
+func CostText(usd float64, known bool) string { return "cost " + USD(usd, known) }
+
+// USD is a cost alone, for tables: "$0.0031" or "unknown".
+func USD(usd float64, known bool) string {
+	if !known {
+		return "unknown"
+	}
+	return fmt.Sprintf("$%.4f", usd)
 }
 
 // UsageLine is the one-line account of tokens, cache hits and cost.

@@ -1,15 +1,14 @@
 package review
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/openseek/openseek/internal/hostgit"
 )
 
 // Changes is the diff under review.
@@ -26,9 +25,9 @@ type Changes struct {
 // ErrNotGit is returned when the workspace is not inside a git repository.
 var ErrNotGit = errors.New("not a git repository")
 
-// repo runs the user's git read-only in one directory: no optional locks
-// (git never refreshes the index on disk), no pager, no external diff
-// tools, no colour.
+// repo runs the user's git read-only in one directory, hardened
+// (hostgit: nothing in the repository makes it run a program), with no
+// optional locks (git never refreshes the index on disk) and no colour.
 type repo struct{ dir string }
 
 func (r repo) git(ctx context.Context, args ...string) (string, error) {
@@ -42,26 +41,15 @@ func (r repo) git(ctx context.Context, args ...string) (string, error) {
 // run returns git's output and exit status; err carries git's message
 // for a non-zero status.
 func (r repo) run(ctx context.Context, args ...string) (string, int, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "-c", "color.ui=false"}, args...)...)
-	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A cancelled git is killed; its children (if any) must not hold
-	// the call open through its pipes.
-	cmd.WaitDelay = time.Second
-	err := cmd.Run()
-	var ee *exec.ExitError
+	g := hostgit.Git{Dir: r.dir, Env: []string{"GIT_OPTIONAL_LOCKS=0"}}
+	stdout, _, err := g.Run(ctx, append([]string{"-c", "core.quotePath=false", "-c", "color.ui=false"}, args...)...)
+	var ge *hostgit.Error
 	switch {
 	case err == nil:
-		return stdout.String(), 0, nil
-	case errors.As(err, &ee):
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return stdout.String(), ee.ExitCode(), errors.New(msg)
-	case errors.Is(err, exec.ErrNotFound):
+		return stdout, 0, nil
+	case errors.As(err, &ge):
+		return stdout, ge.Code, errors.New(ge.Message())
+	case errors.Is(err, hostgit.ErrNotInstalled):
 		return "", -1, errors.New("review needs the git binary: install git")
 	}
 	return "", -1, err
@@ -133,7 +121,7 @@ func (r repo) defaultBranch(ctx context.Context) (string, error) {
 // diff runs git diff (and, for uncommitted changes, adds untracked files
 // as new-file diffs).
 func (r repo) diff(ctx context.Context, label, rev string, untracked bool) (Changes, error) {
-	common := []string{"diff", "--no-ext-diff", "--no-textconv", "--find-renames"}
+	common := []string{"diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty", "--find-renames"}
 	stat, err := r.git(ctx, append(common, "--stat", rev)...)
 	if err != nil {
 		return Changes{}, err

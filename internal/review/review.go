@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openseek/openseek/internal/session"
 	"path/filepath"
 	"strings"
 
@@ -133,7 +134,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	eo.Dir = ch.Root // the diff's paths are relative to it, and so are the tools'
 	eo.Approval = "plan"
 	if eo.IDPrefix == "" {
-		eo.IDPrefix = "review"
+		eo.IDPrefix = session.ReviewPrefix
 	}
 	eng, err := engine.New(eo)
 	if err != nil {

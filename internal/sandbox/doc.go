@@ -50,6 +50,11 @@
 // so a command cannot reach that shared memory through /proc/1/mem (it
 // would need CAP_SYS_PTRACE). Other architectures fork.
 //
+// The helper is the fast path, used only where it is known good: a gc
+// build of a Go release the suite passed with, OPENSEEK_SANDBOX_REEXEC
+// unset (startpath.go, [StartPath]). Elsewhere every command takes
+// Wrap's re-exec path, with the same guarantees.
+//
 // The helper also keeps a spare: a supervisor, confined, with its
 // command's process started and waiting, built when a command ends (while
 // the model thinks). The next command goes straight to that process over
@@ -69,7 +74,12 @@
 //     `setsid cmd &`, nohup): they live in the command's PID namespace;
 //   - with Network false the command sees an empty network namespace (not
 //     even loopback is up) and private temporary and runtime directories,
-//     so no socket of the host is reachable;
+//     and the seccomp filter refuses UNIX sockets but connected stream
+//     and seqpacket pairs, socket families the namespace does not confine
+//     (vsock), and io_uring, so no socket of the host is reachable,
+//     wherever in the file system it lives;
+//   - commands of one Policy.Session share its helper's private /tmp;
+//     those of different sessions never do;
 //   - a path in ReadOnly stays read-only even inside the workspace and
 //     cannot be renamed, removed or replaced by a symlink; a ReadOnly path
 //     that does not exist when the command starts is not protected; with

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/openseek/openseek/internal/e2etest"
 	"io"
 	"net"
 	"os"
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 		runEscapes(ws)
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(sandboxtest.StartPaths{M: m})
 }
 
 // run runs command through jobs.Spawn with policy pol (nil: unsandboxed)
@@ -245,8 +246,12 @@ func TestNetwork(t *testing.T) {
 		{"bash dev tcp", "exec 3<>/dev/tcp/127.0.0.1/" + port + " && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"},
 		{"getent hosts", "getent hosts " + dnsName},
 	}
+	install := map[string]string{"curl": "apt-get install curl", "wget": "apt-get install wget", "nc": "apt-get install netcat-openbsd", "getent hosts": "apt-get install libc-bin"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if i, ok := install[tt.name]; ok {
+				e2etest.Need(t, i, strings.Fields(tt.name)[0])
+			}
 			ws, pol := workspace(t)
 			on := pol
 			on.Network = true
@@ -440,6 +445,7 @@ func waitGone(t *testing.T, marks []string, deadline time.Time) {
 // (itself in /tmp here) is still the host's.
 func TestPrivateTmp(t *testing.T) {
 	t.Parallel()
+	e2etest.Need(t, "apt-get install netcat-openbsd", "nc") // reaches a host socket
 	ws, pol := workspace(t)
 	hostDir := t.TempDir()
 	hostFile := filepath.Join(hostDir, "host.txt")
@@ -513,7 +519,7 @@ func TestPrivateTmp(t *testing.T) {
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone)$")
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone|SessionsHaveTheirOwnTmp|ReleaseWaitsForRunningCommands)$")
 }
 
 // TestReadOnlyWorkspace checks plan mode's sandbox: the workspace and the

@@ -46,58 +46,151 @@ const (
 	retAllow  = unix.SECCOMP_RET_ALLOW
 	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retEACCES = unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
 )
+
+// offlineFamilies are the socket families a command without network may
+// open: those its empty network namespace confines (no interface is up,
+// not even loopback). UNIX sockets are not among them: a pathname
+// socket is reached through the file system, which a network namespace
+// does not separate, and Landlock does not govern connect(2); so any of
+// the host's (docker.sock, an ssh agent, a database's) would be in reach
+// wherever it lives. Nor are the families a network namespace does not
+// confine, such as AF_VSOCK (the hypervisor's host). A connected pair
+// (socketpair) of stream or seqpacket UNIX sockets stays allowed: it
+// reaches nothing but its other end. A datagram pair does not, since
+// sendto(2) on one can still name any socket on the host.
+var offlineFamilies = []uint32{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
 
 // seccompFilter is the filter every sandboxed command runs under, in
 // BPF over struct seccomp_data (nr at 0, arch at 4, args from 16):
 // another architecture's calls get ENOSYS (so do x32's on amd64), the
 // denied calls and a clone that makes a namespace EPERM, and clone3 —
 // whose flags sit in memory a filter cannot read — ENOSYS, on which the
-// C library falls back to clone and its checked flags.
-func seccompFilter() ([]bpf.Instruction, error) {
+// C library falls back to clone and its checked flags. Without network
+// (network false) socket(2) of a family but offlineFamilies and
+// socketpair(2) but of UNIX stream or seqpacket sockets get EACCES, and
+// io_uring, whose operations make and connect sockets past this filter,
+// ENOSYS (its users fall back to ordinary calls).
+//
+// (Architectures whose socket calls also go through socketcall(2) — i386,
+// s390x, 32-bit ARM — get no filter at all, so no sandbox: auditArch
+// knows amd64 and arm64 only, and on amd64 the 32-bit gate is closed.)
+func seccompFilter(network bool) ([]bpf.Instruction, error) {
 	native, ok := auditArch()
 	if !ok {
 		return nil, fmt.Errorf("no seccomp filter is written for %s", runtime.GOARCH)
 	}
 	// clone's flags: its first argument but on s390x (second); the low
 	// half of the 64-bit slot holds every namespace flag.
-	flagsAt := uint32(16)
+	flagsAt := argAt(0)
 	if runtime.GOARCH == "s390x" {
-		flagsAt += 8
+		flagsAt = argAt(1)
 	}
-	if bigEndian() {
-		flagsAt += 4
-	}
-	p := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: 4, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: native, SkipTrue: 1},
-		bpf.RetConstant{Val: retENOSYS},
-		bpf.LoadAbsolute{Off: 0, Size: 4},
-	}
+	var f filterAsm
+	f.add(bpf.LoadAbsolute{Off: 4, Size: 4})
+	f.jump(bpf.JumpNotEqual, native, "enosys")
+	f.add(bpf.LoadAbsolute{Off: 0, Size: 4})
 	if runtime.GOARCH == "amd64" {
 		const x32 = 0x40000000 // __X32_SYSCALL_BIT
-		p = append(p,
-			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32, SkipTrue: 0, SkipFalse: 1},
-			bpf.RetConstant{Val: retENOSYS})
+		f.jump(bpf.JumpGreaterOrEqual, x32, "enosys")
 	}
-	// Each denied number jumps to the EPERM at the end of the list.
-	n := len(deniedSyscalls)
-	for i, d := range deniedSyscalls {
-		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr, SkipTrue: uint8(n - i - 1 + 4)})
+	for _, d := range deniedSyscalls {
+		f.jump(bpf.JumpEqual, d.nr, "eperm")
 	}
-	p = append(p,
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE3, SkipTrue: 2},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE, SkipTrue: 3},
-		bpf.RetConstant{Val: retAllow},
-		bpf.RetConstant{Val: retENOSYS},
-		bpf.RetConstant{Val: retEPERM},
-		// clone: refused with a namespace flag.
-		bpf.LoadAbsolute{Off: flagsAt, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: newNamespaceFlags, SkipTrue: 1},
-		bpf.RetConstant{Val: retAllow},
-		bpf.RetConstant{Val: retEPERM},
-	)
-	return p, nil
+	if !network {
+		f.jump(bpf.JumpEqual, unix.SYS_IO_URING_SETUP, "enosys")
+		f.jump(bpf.JumpEqual, unix.SYS_SOCKET, "socket")
+		f.jump(bpf.JumpEqual, unix.SYS_SOCKETPAIR, "socketpair")
+	}
+	f.jump(bpf.JumpEqual, unix.SYS_CLONE3, "enosys")
+	f.jump(bpf.JumpEqual, unix.SYS_CLONE, "clone")
+	f.add(bpf.RetConstant{Val: retAllow})
+	f.label("enosys")
+	f.add(bpf.RetConstant{Val: retENOSYS})
+	f.label("eperm")
+	f.add(bpf.RetConstant{Val: retEPERM})
+	// clone: refused with a namespace flag.
+	f.label("clone")
+	f.add(bpf.LoadAbsolute{Off: flagsAt, Size: 4})
+	f.jump(bpf.JumpBitsSet, newNamespaceFlags, "clone-eperm")
+	f.add(bpf.RetConstant{Val: retAllow})
+	f.label("clone-eperm")
+	f.add(bpf.RetConstant{Val: retEPERM})
+	if !network {
+		f.label("socket")
+		f.add(bpf.LoadAbsolute{Off: argAt(0), Size: 4}) // domain
+		for _, fam := range offlineFamilies {
+			f.jump(bpf.JumpEqual, fam, "socket-allow")
+		}
+		f.add(bpf.RetConstant{Val: retEACCES})
+		f.label("socket-allow")
+		f.add(bpf.RetConstant{Val: retAllow})
+		f.label("socketpair")
+		f.add(bpf.LoadAbsolute{Off: argAt(0), Size: 4}) // domain
+		f.jump(bpf.JumpNotEqual, unix.AF_UNIX, "socketpair-eacces")
+		f.add(bpf.LoadAbsolute{Off: argAt(1), Size: 4}) // type and its flags
+		f.add(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf})
+		f.jump(bpf.JumpEqual, unix.SOCK_STREAM, "socketpair-allow")
+		f.jump(bpf.JumpEqual, unix.SOCK_SEQPACKET, "socketpair-allow")
+		f.label("socketpair-eacces")
+		f.add(bpf.RetConstant{Val: retEACCES})
+		f.label("socketpair-allow")
+		f.add(bpf.RetConstant{Val: retAllow})
+	}
+	return f.program()
+}
+
+// argAt is the offset in seccomp_data of the low 32 bits of system call
+// argument i.
+func argAt(i uint32) uint32 {
+	off := 16 + 8*i
+	if bigEndian() {
+		off += 4
+	}
+	return off
+}
+
+// filterAsm assembles a filter whose jumps name labels further on (BPF
+// jumps only forward).
+type filterAsm struct {
+	insts  []bpf.Instruction
+	jumps  map[int]string // instruction index: the label it jumps to
+	labels map[string]int
+}
+
+func (f *filterAsm) add(in bpf.Instruction) { f.insts = append(f.insts, in) }
+
+// jump adds a conditional jump to label, falling through otherwise.
+func (f *filterAsm) jump(cond bpf.JumpTest, val uint32, label string) {
+	if f.jumps == nil {
+		f.jumps = map[int]string{}
+	}
+	f.jumps[len(f.insts)] = label
+	f.add(bpf.JumpIf{Cond: cond, Val: val})
+}
+
+// label names the next instruction.
+func (f *filterAsm) label(name string) {
+	if f.labels == nil {
+		f.labels = map[string]int{}
+	}
+	f.labels[name] = len(f.insts)
+}
+
+// program resolves the jumps.
+func (f *filterAsm) program() ([]bpf.Instruction, error) {
+	for at, name := range f.jumps {
+		to, ok := f.labels[name]
+		skip := to - at - 1
+		if !ok || skip < 0 || skip > 255 {
+			return nil, fmt.Errorf("seccomp filter: jump from %d to %q (%d) cannot be encoded", at, name, to)
+		}
+		j := f.insts[at].(bpf.JumpIf)
+		j.SkipTrue = uint8(skip)
+		f.insts[at] = j
+	}
+	return f.insts, nil
 }
 
 // bigEndian reports this machine's byte order.
@@ -105,10 +198,25 @@ func bigEndian() bool {
 	return binary.NativeEndian.Uint16([]byte{0, 1}) == 1
 }
 
-// seccompProgram is seccompFilter assembled, once per process, by the
-// parent, and handed to every sandbox child.
-var seccompProgram = sync.OnceValues(func() ([]unix.SockFilter, error) {
-	insts, err := seccompFilter()
+// seccompPrograms are seccompFilter assembled, once per process and
+// kind (network on, off), by the parent, and handed to every sandbox
+// child.
+var seccompPrograms = [2]func() ([]unix.SockFilter, error){
+	sync.OnceValues(func() ([]unix.SockFilter, error) { return assembleFilter(false) }),
+	sync.OnceValues(func() ([]unix.SockFilter, error) { return assembleFilter(true) }),
+}
+
+// seccompProgram is the assembled filter of commands with or without
+// network.
+func seccompProgram(network bool) ([]unix.SockFilter, error) {
+	if network {
+		return seccompPrograms[1]()
+	}
+	return seccompPrograms[0]()
+}
+
+func assembleFilter(network bool) ([]unix.SockFilter, error) {
+	insts, err := seccompFilter(network)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +229,7 @@ var seccompProgram = sync.OnceValues(func() ([]unix.SockFilter, error) {
 		prog[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
 	return prog, nil
-})
+}
 
 // loadSeccomp installs prog (from seccompProgram) on the calling thread,
 // which must be locked to its goroutine and already have no_new_privs. A

@@ -59,6 +59,10 @@ type client struct {
 	mu      sync.Mutex // serialises requests
 	running int        // commands started and not yet ended (under helpers.mu)
 	dead    bool       // the helper is gone (under helpers.mu)
+	// session: a session's helper, ended by Release, never evicted (its
+	// private /tmp would go with it); released: Release was called, and
+	// it ends with its last command (both under helpers.mu).
+	session, released bool
 
 	// Under mu: a spare ready for the next command, and whether one was
 	// asked for and its answer not read yet.
@@ -137,10 +141,10 @@ func (p *Process) Wait() (int, error) {
 // the Process, not cmd, to wait for it. cmd's Stdin, Stdout and Stderr
 // must be nil or *os.File, since no goroutine copies them.
 //
-// The command goes to p's helper when its directory lies in the
-// workspace and it asks for no process attributes but a process group
-// (the supervisor always makes one); otherwise it is wrapped and started
-// as Wrap does.
+// The command goes to p's helper when the helper is known good here
+// ([StartPath]), its directory lies in the workspace and it asks for no
+// process attributes but a process group (the supervisor always makes
+// one); otherwise it is wrapped and started as Wrap does.
 func (p Policy) Start(cmd *exec.Cmd) (*Process, error) { return p.start(cmd, false) }
 
 // start is Start; a probe (Prepare's test command) gets no private caches
@@ -155,7 +159,11 @@ func (p Policy) start(cmd *exec.Cmd, probe bool) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req := helperCommand(pol, cmd, probe); req != nil {
+	var req []byte
+	if helper, _ := StartPath(); helper {
+		req = helperCommand(pol, cmd, probe)
+	}
+	if req != nil {
 		key, err := policyKey(pol)
 		if err != nil {
 			return nil, err
@@ -253,6 +261,34 @@ func Shutdown() {
 	}
 }
 
+// Release ends the sandbox helper of p (of its Session), and with it
+// the session's private /tmp, once the commands running in it end; the
+// next command of p gets a new one. A session calls it when it closes.
+func (p Policy) Release() {
+	pol, err := p.validate()
+	if err != nil {
+		return
+	}
+	key, err := policyKey(pol)
+	if err != nil {
+		return
+	}
+	helpers.mu.Lock()
+	c := helpers.byKey[key]
+	if c == nil {
+		helpers.mu.Unlock()
+		return
+	}
+	delete(helpers.byKey, key)
+	helpers.order = removeKey(helpers.order, key)
+	c.released = true
+	idle := c.running == 0
+	helpers.mu.Unlock()
+	if idle {
+		c.end()
+	}
+}
+
 // helperCommand is cmd encoded for a helper of pol, or nil when a helper
 // cannot take it: its directory must lie in the workspace (a helper
 // without network hides the rest of /tmp), it may ask for nothing but a
@@ -340,12 +376,13 @@ func helperFor(key string, pol Policy) (*client, error) {
 }
 
 // evict removes idle helpers beyond maxHelpers, least recently used
-// first, and returns them to be ended. Called with helpers.mu held.
+// first, and returns them to be ended; a session's helper is left to
+// Release. Called with helpers.mu held.
 func evict() []*client {
 	var out []*client
 	for i := 0; len(helpers.byKey) > maxHelpers && i < len(helpers.order); {
 		key := helpers.order[i]
-		if c := helpers.byKey[key]; c.running > 0 {
+		if c := helpers.byKey[key]; c.running > 0 || c.session {
 			i++
 			continue
 		}
@@ -382,7 +419,7 @@ func startHelper(key string, pol Policy) (*client, error) {
 		return nil, fmt.Errorf("sandbox: control socket: %w", err)
 	}
 	ctl := fc.(*net.UnixConn)
-	prog, err := seccompProgram()
+	prog, err := seccompProgram(pol.Network)
 	if err != nil {
 		ctl.Close()
 		return nil, fmt.Errorf("sandbox: assemble the seccomp filter: %w", err)
@@ -414,7 +451,7 @@ func startHelper(key string, pol Policy) (*client, error) {
 		ctl.Close()
 		return nil, fmt.Errorf("sandbox: start the helper: %w", err)
 	}
-	return &client{key: key, cmd: cmd, ctl: ctl}, nil
+	return &client{key: key, cmd: cmd, ctl: ctl, session: pol.Session != ""}, nil
 }
 
 // socketPair is a connected pair of SOCK_SEQPACKET sockets, close-on-exec.
@@ -693,11 +730,16 @@ func encodeSpareRequest(dir, path string, args, env []string) ([]byte, bool) {
 	return b, true
 }
 
-// done records that one of c's commands ended.
+// done records that one of c's commands ended, and ends a released
+// helper after its last.
 func (c *client) done() {
 	helpers.mu.Lock()
 	c.running--
+	last := c.released && c.running == 0
 	helpers.mu.Unlock()
+	if last {
+		c.end()
+	}
 }
 
 // died marks the helper dead, so the next command builds another.

@@ -16,6 +16,15 @@ import (
 	"github.com/openseek/openseek/internal/sandbox"
 )
 
+// needHelper skips a test of the helper itself when this run takes the
+// re-exec path (sandboxtest.BothStartPaths), which builds none.
+func needHelper(t *testing.T) {
+	t.Helper()
+	if helper, _ := sandbox.StartPath(); !helper {
+		t.Skip("this tests the sandbox helper, and this run takes the re-exec path, which builds none")
+	}
+}
+
 // helperOf returns the pid of the sandbox helper serving workspace ws
 // (the helper's working directory), or 0.
 func helperOf(t *testing.T, ws string) int {
@@ -90,6 +99,7 @@ func hasChildren(pid int) bool {
 // namespace and exit status.
 func TestHelperServesCommands(t *testing.T) {
 	t.Parallel()
+	needHelper(t)
 	ws, pol := workspace(t)
 	if out, code := run(t, &pol, ws, "echo first"); code != 0 || out != "first\n" {
 		t.Fatalf("first command: exit %d, %q", code, out)
@@ -131,6 +141,7 @@ func TestHelperConcurrent(t *testing.T) {
 // died, and the next command gets a new helper — never no sandbox.
 func TestHelperKilledIsRebuilt(t *testing.T) {
 	t.Parallel()
+	needHelper(t)
 	ws, pol := workspace(t)
 	if _, code := run(t, &pol, ws, "true"); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -235,7 +246,7 @@ func TestPrepareLeavesTheWorkspaceAlone(t *testing.T) {
 	if ents, _ := os.ReadDir(ws); len(ents) != 0 {
 		t.Fatalf("the probe left %v in the workspace", ents)
 	}
-	if helperOf(t, ws) == 0 {
+	if helper, _ := sandbox.StartPath(); helper && helperOf(t, ws) == 0 {
 		t.Fatal("Prepare built no helper")
 	}
 	out, code := run(t, &pol, ws, `mkdir -p "$GOCACHE" && echo cached > "$GOCACHE/probe" && cat "$GOCACHE/probe"`)
@@ -320,9 +331,87 @@ func TestExecFailureIsReported(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := "openseek sandbox: exec " + notExec + " failed; the command was not run (errno 13)\n"
+			if helper, _ := sandbox.StartPath(); !helper {
+				// Ordinary Go's words on the re-exec path.
+				want = "openseek sandbox: exec " + notExec + ": fork/exec " + notExec + ": permission denied; the command was not run\n"
+			}
 			if code != 126 || string(stderr) != want {
 				t.Errorf("exit %d, stderr %q; want 126, %q", code, stderr, want)
 			}
 		})
 	}
+}
+
+// TestSessionsHaveTheirOwnTmp: without network, the commands of one
+// session share a private /tmp (on the helper path: a file one step
+// leaves is there for the next) and those of another session never see
+// it; Release ends the session's helper, and its /tmp with it.
+func TestSessionsHaveTheirOwnTmp(t *testing.T) {
+	t.Parallel()
+	ws, pol := workspace(t)
+	a, b := pol, pol
+	a.Session, b.Session = unique(t), unique(t)
+	t.Cleanup(a.Release)
+	t.Cleanup(b.Release)
+	if out, code := run(t, &a, ws, "echo secret > /tmp/left && cat /tmp/left"); code != 0 || out != "secret\n" {
+		t.Fatalf("session a writes its /tmp: exit %d, %q", code, out)
+	}
+	if out, code := run(t, &b, ws, "cat /tmp/left"); code == 0 || strings.Contains(out, "secret") {
+		t.Errorf("session b read session a's /tmp: exit %d, %q", code, out)
+	}
+	if helper, _ := sandbox.StartPath(); helper {
+		if out, code := run(t, &a, ws, "cat /tmp/left"); code != 0 || out != "secret\n" {
+			t.Errorf("session a's next command lost its /tmp: exit %d, %q", code, out)
+		}
+	}
+	a.Release()
+	if out, code := run(t, &a, ws, "cat /tmp/left"); code == 0 || strings.Contains(out, "secret") {
+		t.Errorf("session a's /tmp outlived Release: exit %d, %q", code, out)
+	}
+}
+
+// TestReleaseWaitsForRunningCommands: a released session's helper ends
+// once its running command does, not under it.
+func TestReleaseWaitsForRunningCommands(t *testing.T) {
+	t.Parallel()
+	needHelper(t)
+	ws, pol := workspace(t)
+	pol.Session = unique(t)
+	if _, code := run(t, &pol, ws, "true"); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	helper := helperOf(t, ws)
+	if helper == 0 {
+		t.Fatal("no helper")
+	}
+	fifo := filepath.Join(ws, "go-on")
+	if err := syscall.Mkfifo(fifo, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	p, err := jobs.Spawn(jobs.Spec{Command: "read line < go-on; echo finished $line", Dir: ws, Sandbox: &pol}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(100 * time.Millisecond)
+	pol.Release()
+	// The command is still running (it waits on the fifo), so is its
+	// helper; opening the fifo for writing waits for the command's read.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := syscall.Getpgid(helper); err != nil {
+		t.Errorf("the helper ended under its running command: %v", err)
+	}
+	w.WriteString("ok\n")
+	w.Close()
+	select {
+	case <-p.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command did not finish")
+	}
+	if out, _ := p.Read(0, p.Output().Chars); p.ExitCode() != 0 || out != "finished ok\n" {
+		t.Errorf("exit %d, %q", p.ExitCode(), out)
+	}
+	waitDead(t, helper)
 }

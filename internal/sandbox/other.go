@@ -38,5 +38,11 @@ func (p Policy) Start(cmd *exec.Cmd) (*Process, error) { return nil, p.Wrap(cmd)
 // Prepare fails: the sandbox needs Linux.
 func (p Policy) Prepare() error { return p.Wrap(nil) }
 
+// Release does nothing outside Linux.
+func (p Policy) Release() {}
+
 // Shutdown does nothing outside Linux.
 func Shutdown() {}
+
+// Hides is "" outside Linux: there is no sandbox to hide anything.
+func (p Policy) Hides(string) string { return "" }

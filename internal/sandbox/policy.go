@@ -37,6 +37,12 @@ type Policy struct {
 	// AllowEnv names secret-looking environment variables to pass to the
 	// command anyway; a trailing or embedded '*' matches like path.Match.
 	AllowEnv []string `json:"allow_env,omitempty"`
+	// Session names the session (any string unique to it) the commands
+	// belong to. Commands of one session share a sandbox helper, and with
+	// it, without network, the private /tmp: a file one step leaves there
+	// is there for the next. Commands of different sessions never share
+	// one. [Policy.Release] ends the session's helper and its /tmp.
+	Session string `json:"session,omitempty"`
 }
 
 // DefaultPolicy is the policy for a workspace: write in the workspace,

@@ -59,7 +59,7 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if cmd.Path == "" || len(cmd.Args) == 0 {
 		return errors.New("sandbox: command has no path")
 	}
-	prog, err := seccompProgram()
+	prog, err := seccompProgram(pol.Network)
 	if err != nil {
 		return fmt.Errorf("sandbox: assemble the seccomp filter: %w", err)
 	}

@@ -236,6 +236,13 @@ func decodeAssistant(d *jsontext.Decoder) (Item, error) {
 				return err
 			}
 			a.Usage, err = readUsage(d)
+		case "model":
+			var m *string
+			if m, err = readOptStr(d); err == nil && m != nil {
+				a.Model = *m
+			}
+		case "cost_usd":
+			a.CostUSD, err = readOptFloat(d, "cost_usd")
 		case "reasoning_signature":
 			var sig *string
 			if sig, err = readOptStr(d); err == nil && sig != nil {
@@ -345,6 +352,10 @@ func decodeToolResult(d *jsontext.Decoder) (Item, error) {
 			r.Brief, err = readOptStr(d)
 		case "data":
 			r.Data, err = readRaw(d)
+		case "parent":
+			r.Parent, err = readStrOrNull(d)
+		case "arguments":
+			r.Arguments, err = readStrOrNull(d)
 		default:
 			err = skipValue(d)
 		}
@@ -571,6 +582,11 @@ func isBlank(line []byte) bool {
 	}
 	return true
 }
+
+// Parse decodes the bytes of a session file (as Store.Load reads them)
+// for session id: for readers that hold the bytes themselves, such as an
+// export that redacts them first.
+func Parse(id string, data []byte) (*Session, error) { return parseFile(id, data) }
 
 // parseFile decodes a whole session file. The only tolerated defect is an
 // unterminated final line: kept if it decodes, dropped if not, and either

@@ -38,8 +38,13 @@
 // Session.Goal derives the standing goal from runtime-notice markers.
 // Session.Turns lists the turns with the workspace snapshot taken before
 // each ("[snapshot] commit=<id>" notices); a "[rewind] from_sequence=<n>"
-// notice hides events from the projection (a conversation rewind). Both
-// markers are OpenSeek extensions that the projection never shows.
+// notice hides events from the projection (a conversation rewind), and
+// "[approval] <event line>" notices record each approval question and its
+// answer (ParseApproval). These markers are OpenSeek extensions that the
+// projection never shows. So are the calls a tool made on its own (the
+// script tool's): tool results with "parent" (the calling tool's call id)
+// and "arguments", under the id "<parent>.<n>", recorded before the
+// parent's own result.
 //
 // Event lines are decoded token by token with jsontext (the encoding/json/v2
 // text layer, github.com/go-json-experiment/json) straight into typed

@@ -80,6 +80,14 @@ func appendPayload(b []byte, item Item) []byte {
 			b = strconv.AppendInt(b, int64(u.PromptCacheMissTokens), 10)
 			b = append(b, '}')
 		}
+		if it.Model != "" {
+			b = append(b, `,"model":`...)
+			b = appendString(b, it.Model)
+		}
+		if it.CostUSD != nil {
+			b = append(b, `,"cost_usd":`...)
+			b = strconv.AppendFloat(b, *it.CostUSD, 'g', -1, 64)
+		}
 		if it.ReasoningSignature != "" {
 			b = append(b, `,"reasoning_signature":`...)
 			b = appendString(b, it.ReasoningSignature)
@@ -105,6 +113,14 @@ func appendPayload(b []byte, item Item) []byte {
 		if it.Data != nil {
 			b = append(b, `,"data":`...)
 			b = append(b, it.Data...)
+		}
+		if it.Parent != "" {
+			b = append(b, `,"parent":`...)
+			b = appendString(b, it.Parent)
+		}
+		if it.Arguments != "" {
+			b = append(b, `,"arguments":`...)
+			b = appendString(b, it.Arguments)
 		}
 		return append(b, '}')
 	case *Notice:

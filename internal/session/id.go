@@ -33,3 +33,23 @@ func NewID(prefix string, now time.Time) string {
 	}
 	return fmt.Sprintf("%s-%s-%03d", prefix, u.Format("20060102-150405"), u.Nanosecond()/int(time.Millisecond))
 }
+
+// ReviewPrefix starts the generated ids of review runs (openseek review,
+// the review gate): NewID(ReviewPrefix, …).
+const ReviewPrefix = "review"
+
+// IsReview reports whether id was generated for a review run: the
+// review prefix followed by NewID's timestamp (a session a person named
+// "review-notes" is not one).
+func IsReview(id string) bool {
+	rest, ok := strings.CutPrefix(id, ReviewPrefix+"-")
+	if !ok {
+		return false
+	}
+	if _, err := time.Parse("20060102-150405", rest[:min(len(rest), 15)]); err == nil && len(rest) >= 19 && rest[15] == '-' {
+		_, err := strconv.Atoi(rest[16:19])
+		return err == nil
+	}
+	_, err := strconv.ParseInt(rest, 10, 64) // NewID's fallback form
+	return err == nil
+}

@@ -47,3 +47,21 @@ func TestNewID(t *testing.T) {
 		t.Errorf("ids do not sort chronologically: %s >= %s", a, b)
 	}
 }
+
+func TestIsReview(t *testing.T) {
+	now := time.Date(2026, 12, 1, 15, 4, 5, 6e6, time.UTC)
+	for id, want := range map[string]bool{
+		NewID(ReviewPrefix, now):                    true,
+		NewID(ReviewPrefix, now) + "-x":             true,
+		NewID(ReviewPrefix, time.UnixMilli(-1<<62)): true,
+		NewID("cli", now):                           false,
+		"review":                                    false,
+		"review-notes":                              false,
+		"review-20261301-150405-006":                false,
+		"reviewer-20261201-150405-006":              false,
+	} {
+		if got := IsReview(id); got != want {
+			t.Errorf("IsReview(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

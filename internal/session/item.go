@@ -48,6 +48,13 @@ type Assistant struct {
 	IsReplay bool
 	// Usage is set only on the first durable record of a response.
 	Usage *protocol.Usage
+	// Model is the model that was asked ("provider/name", or the
+	// endpoint's model name); CostUSD is what the response cost, decided
+	// once when it arrived (llm.Price.Of), nil when the price is unknown.
+	// Both are OpenSeek extensions of the format, written only with
+	// Usage; every face reads the cost from here (Session.Cost).
+	Model   string
+	CostUSD *float64
 	// ReasoningSignature and ReasoningItems are opaque provider state that
 	// must travel back with the message (Anthropic's thinking signature,
 	// the Responses API's encrypted reasoning). OpenSeek extensions of the
@@ -67,6 +74,14 @@ type ToolResult struct {
 	// Data is machine-readable output kept byte for byte; never projected.
 	// nil means absent.
 	Data json.RawMessage
+	// Parent, an OpenSeek extension, is the id of the tool call that made
+	// this call on its own (the script tool), "" for the model's calls.
+	// Such a result answers no call of the model: the projection leaves
+	// it out, and its call id is synthetic ("<parent>.<n>").
+	Parent string
+	// Arguments are the arguments of a child call (the model's calls have
+	// theirs in the assistant item); "" when absent.
+	Arguments string
 }
 
 // Notice is runtime-injected context (plan reminders, goal markers, job

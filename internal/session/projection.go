@@ -78,6 +78,9 @@ func (p *projector) add(item Item) {
 		}
 		p.msgs = append(p.msgs, m)
 	case *ToolResult:
+		if it.Parent != "" {
+			return // a tool's own call: the model saw only the tool's result
+		}
 		for j, c := range p.pending {
 			if c.ID == it.ToolCallID {
 				p.pending = append(p.pending[:j], p.pending[j+1:]...)
@@ -89,7 +92,7 @@ func (p *projector) add(item Item) {
 		p.flush()
 		p.msgs = append(p.msgs, chat.Message{Role: chat.User, Content: it.Content})
 	case *Notice:
-		if isMarker(it.Content) {
+		if IsMarker(it.Content) {
 			return // snapshot and rewind bookkeeping, not for the model
 		}
 		p.flush()

@@ -224,3 +224,27 @@ func TestProjectionMatchesMessages(t *testing.T) {
 		}
 	}
 }
+
+// Approval markers are recorded mid-turn, between a tool call and its
+// result: the model never sees them and the call keeps its result.
+func TestProjectionSkipsApprovalMarkers(t *testing.T) {
+	body := "git push origin a"
+	s := &Session{ID: "s", Events: []Event{
+		{Sequence: 1, Item: &User{Content: protocol.Text("push it")}},
+		{Sequence: 2, Item: &Assistant{ToolCalls: []chat.ToolCall{{ID: "c1", Name: "shell", Arguments: `{"cmd":"git push origin a"}`}}}},
+		{Sequence: 3, Item: &Notice{Content: ApprovalMarker(protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "network", Body: &body, Prefixes: []string{"git push"}})}},
+		{Sequence: 4, Item: &Notice{Content: ApprovalMarker(protocol.ApprovalResolved{ID: "ap-1", Outcome: protocol.ApprovalRejected, Reason: "not today"})}},
+		{Sequence: 5, Item: &ToolResult{ToolCallID: "c1", ToolName: "shell", Content: protocol.Text("refused")}},
+	}}
+	msgs := s.Messages()
+	if len(msgs) != 4 || msgs[3].Role != chat.Tool || msgs[3].ToolCallID != "c1" { // system, user, assistant, tool
+		t.Fatalf("projection %+v", msgs)
+	}
+	ev, ok := ParseApproval(s.Events[3].Item.(*Notice).Content)
+	if !ok || ev != (protocol.ApprovalResolved{ID: "ap-1", Outcome: protocol.ApprovalRejected, Reason: "not today"}) {
+		t.Errorf("ParseApproval = %#v, %v", ev, ok)
+	}
+	if _, ok := ParseApproval("[approval] not an event"); ok {
+		t.Error("a notice that only looks like a marker parsed")
+	}
+}

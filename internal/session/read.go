@@ -144,6 +144,15 @@ func readOptStr(d *jsontext.Decoder) (*string, error) {
 	return &v, nil
 }
 
+// readStrOrNull reads a string; null reads as "".
+func readStrOrNull(d *jsontext.Decoder) (string, error) {
+	v, err := readOptStr(d)
+	if v == nil {
+		return "", err
+	}
+	return *v, err
+}
+
 // readBool reads true or false.
 func readBool(d *jsontext.Decoder) (bool, error) {
 	tok, err := d.ReadToken()
@@ -183,6 +192,22 @@ func readInt(d *jsontext.Decoder, field string) (int, error) {
 		return 0, fmt.Errorf("%s: %s out of range", field, num)
 	}
 	return int(v), nil
+}
+
+// readOptFloat reads a finite number, or null (nil).
+func readOptFloat(d *jsontext.Decoder, field string) (*float64, error) {
+	if isNull, err := readNull(d); isNull || err != nil {
+		return nil, err
+	}
+	num, err := readNumber(d)
+	if err != nil {
+		return nil, err
+	}
+	v, err := strconv.ParseFloat(string(num), 64)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s out of range", field, num)
+	}
+	return &v, nil
 }
 
 // readOptInt reads an integer, or null (nil).

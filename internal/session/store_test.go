@@ -221,23 +221,17 @@ func TestStaleSnapshotRefused(t *testing.T) {
 			if err := os.Remove(s.Path("s1")); err != nil {
 				t.Fatal(err)
 			}
-		}, "stale session snapshot for s1: no durable session file, in-memory last sequence 1"},
+		}, "leave .openseek/sessions alone while a session runs"},
 		{"system prompt rewritten", func(t *testing.T, s *Store) {
 			writeSession(t, s, "s1", `{"version":1,"id":"s1","system_prompt":"other"}`+"\n"+ev1)
 		}, "stale session snapshot for s1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestStore(t)
-			writeSession(t, s, "s1", hdr+ev1)
-			w, err := s.OpenWriter("s1", "sys", "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
+			s, w := openedSession(t)
 			tt.tamper(t, s)
 			before, _ := os.ReadFile(s.Path("s1"))
-			_, err = w.Append(&Notice{Content: "mine"})
+			_, err := w.Append(&Notice{Content: "mine"})
 			if !errors.Is(err, ErrStale) || !strings.HasSuffix(err.Error(), tt.err) {
 				t.Fatalf("err = %v, want %q", err, tt.err)
 			}
@@ -337,4 +331,56 @@ func TestAppendValidation(t *testing.T) {
 	if string(tr.Data) != string(data) {
 		t.Fatal("caller's item modified")
 	}
+}
+
+// A deleted session file (or its whole directory) ends the writer: the
+// append says which file went and what to do, every later append fails
+// the same way without touching the disk, and no empty directory is made
+// again.
+func TestGoneSessionFile(t *testing.T) {
+	for name, remove := range map[string]func(s *Store) error{
+		"file":      func(s *Store) error { return os.Remove(s.Path("s1")) },
+		"directory": func(s *Store) error { return os.RemoveAll(s.Dir("s1")) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, w := openedSession(t)
+			if err := remove(s); err != nil {
+				t.Fatal(err)
+			}
+			_, err := w.Append(&Notice{Content: "mine"})
+			var gone *GoneError
+			if !errors.As(err, &gone) || !errors.Is(err, ErrGone) || gone.Path != s.Path("s1") ||
+				!strings.Contains(err.Error(), "was deleted while the session was running") || !strings.Contains(err.Error(), "start a new session") {
+				t.Fatalf("err = %v, want a GoneError naming %s", err, s.Path("s1"))
+			}
+			if w.Err() != err {
+				t.Errorf("Err() = %v, want the append's error", w.Err())
+			}
+			if name == "directory" {
+				if _, err := os.Stat(s.Dir("s1")); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("the deleted directory was made again: %v", err)
+				}
+			}
+			if _, again := w.Append(&Notice{Content: "again"}); again != err {
+				t.Errorf("second append: %v, want the same error", again)
+			}
+			if _, err := os.Stat(s.Path("s1")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("an append after the file went wrote one: %v", err)
+			}
+		})
+	}
+}
+
+// openedSession is a store holding session s1 with one event, and its
+// writer (closed at the end of the test).
+func openedSession(t *testing.T) (*Store, *Writer) {
+	t.Helper()
+	s := newTestStore(t)
+	writeSession(t, s, "s1", hdr+ev1)
+	w, err := s.OpenWriter("s1", "sys", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return s, w
 }

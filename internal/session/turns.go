@@ -87,10 +87,24 @@ type Turn struct {
 }
 
 // Turns lists the session's turns. A turn starts with a user item that
-// follows a terminal (or the start of the log, or a rewind), or that
-// directly follows its snapshot marker; user items inside a running turn
-// are steering and do not start one.
+// follows a terminal (or the start of the log, or a rewind), that
+// directly follows its snapshot marker, or that a later snapshot marker
+// names (turn=<sequence>); other user items inside a running turn are
+// steering and do not start one. The last rule keeps a turn that was
+// resumed after a crash: the killed turn recorded no terminal, but the
+// resumed prompt's snapshot marker names it.
 func (s *Session) Turns() []Turn {
+	var named map[int]bool
+	for _, e := range s.Events {
+		if n, ok := e.Item.(*Notice); ok {
+			if _, turn, ok := parseSnapshot(n.Content); ok && turn > 0 {
+				if named == nil {
+					named = map[int]bool{}
+				}
+				named[turn] = true
+			}
+		}
+	}
 	var turns []Turn
 	open := false
 	snap, snapSeq := "", 0
@@ -115,7 +129,7 @@ func (s *Session) Turns() []Turn {
 		case *Terminal:
 			open = false
 		case *User:
-			if open && snap == "" {
+			if open && snap == "" && !named[e.Sequence] {
 				continue
 			}
 			t := Turn{Number: len(turns) + 1, Sequence: e.Sequence, Start: e.Sequence, Prompt: it.Content.Text()}
@@ -128,6 +142,11 @@ func (s *Session) Turns() []Turn {
 	}
 	return turns
 }
+
+// Hidden reports, by event index, the events rewind markers hide from
+// the model (nil when there is none): a conversation view leaves them out
+// as the model does.
+func (s *Session) Hidden() []bool { return s.rewound() }
 
 // rewound reports, by event index, the events a rewind marker hides from
 // the projection (nil when there is none). Markers are honoured newest
@@ -155,12 +174,17 @@ func (s *Session) rewound() []bool {
 	return hidden
 }
 
-// isMarker reports whether a notice is a snapshot or rewind marker,
-// which the projection never shows the model.
-func isMarker(c string) bool {
+// IsMarker reports whether a notice is a snapshot, rewind or approval
+// marker: bookkeeping that the projection never shows the model. A
+// conversation view shows approvals (ParseApproval first) and hides the
+// rest.
+func IsMarker(c string) bool {
 	if _, _, ok := parseSnapshot(c); ok {
 		return true
 	}
-	_, ok := parseRewind(c)
+	if _, ok := parseRewind(c); ok {
+		return true
+	}
+	_, ok := ParseApproval(c)
 	return ok
 }

@@ -49,6 +49,17 @@ func TestTurns(t *testing.T) {
 			{Number: 1, Sequence: 2, Start: 1, Snapshot: "aaaa", Prompt: "one"},
 			{Number: 2, Sequence: 5, Start: 4, Snapshot: "bbbb", Prompt: "two"},
 		}},
+		{"a killed turn resumed: the deferred marker names the new prompt", seqd(
+			user("one"),                          // 1
+			notice(SnapshotMarkerFor("aaaa", 1)), // 2
+			&Assistant{Content: "", ToolCalls: []chat.ToolCall{{ID: "c", Name: "shell", Arguments: "{}"}}}, // 3: killed here
+			user("continue"),                     // 4
+			notice(SnapshotMarkerFor("bbbb", 4)), // 5
+			answer("done"), done("done"),         // 6, 7
+		), []Turn{
+			{Number: 1, Sequence: 1, Start: 1, Snapshot: "aaaa", Prompt: "one"},
+			{Number: 2, Sequence: 4, Start: 4, Snapshot: "bbbb", Prompt: "continue"},
+		}},
 		{"a rewind closes a cut-off turn", seqd(
 			user("one"), answer(""), notice(RewindMarker(1)), user("two"),
 		), []Turn{

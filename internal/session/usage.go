@@ -13,3 +13,23 @@ func (s *Session) Usage() protocol.Usage {
 	}
 	return u
 }
+
+// Cost is what the session's model responses cost in USD, summed from the
+// costs recorded with them. known is false when any response with usage
+// has no recorded cost (an unknown price, or a log written before costs
+// were recorded): a partial sum would read as the whole.
+func (s *Session) Cost() (usd float64, known bool) {
+	known = true
+	for _, e := range s.Events {
+		a, ok := e.Item.(*Assistant)
+		if !ok || a.Usage == nil {
+			continue
+		}
+		if a.CostUSD == nil {
+			known = false
+			continue
+		}
+		usd += *a.CostUSD
+	}
+	return usd, known
+}

@@ -19,6 +19,22 @@ type staleError struct{ msg string }
 func (e *staleError) Error() string        { return e.msg }
 func (e *staleError) Is(target error) bool { return target == ErrStale }
 
+// ErrGone is matched (errors.Is, as is ErrStale) by an append refused
+// because the session's file was deleted after it was written: the
+// session cannot record anything more, and every later append of the
+// writer fails the same way at once, touching nothing on disk.
+var ErrGone = errors.New("session file deleted")
+
+// GoneError says which file went and what to do.
+type GoneError struct{ ID, Path string }
+
+func (e *GoneError) Error() string {
+	return fmt.Sprintf("the file of session %s (%s) was deleted while the session was running, so nothing more can be recorded and the turn stopped; "+
+		"start a new session (what the turn changed in the workspace stays), and leave .openseek/sessions alone while a session runs", e.ID, e.Path)
+}
+
+func (e *GoneError) Is(target error) bool { return target == ErrGone || target == ErrStale }
+
 // Writer appends to one session while holding its writer lease. Its
 // methods are safe for concurrent use; appends are serialised.
 type Writer struct {
@@ -31,6 +47,7 @@ type Writer struct {
 	fp     fingerprint // of the file as this writer last read or wrote it
 	synced bool        // fp is valid and the file then held exactly sess
 	closed bool
+	gone   *GoneError // the file was deleted: every append fails with this
 }
 
 // OpenWriter takes the writer lease of session id (failing at once with a
@@ -103,6 +120,9 @@ func (w *Writer) Append(item Item) (Event, error) {
 	if w.closed {
 		return Event{}, fmt.Errorf("append to session %s: writer is closed", w.id)
 	}
+	if w.gone != nil {
+		return Event{}, w.gone
+	}
 	item, err := prepareItem(item, w.sess.LastSequence())
 	if err != nil {
 		return Event{}, fmt.Errorf("append to session %s: %w", w.id, err)
@@ -119,6 +139,11 @@ func (w *Writer) Compact(content string, from, to int) (Event, error) {
 func (w *Writer) append(item Item) (Event, error) {
 	s, id := w.store, w.id
 	dir := s.Dir(id)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && w.sess.LastSequence() > 0 {
+		// The whole directory went: do not make an empty one again.
+		w.gone = &GoneError{ID: id, Path: s.Path(id)}
+		return Event{}, w.gone
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Event{}, fmt.Errorf("append to session %s: %w", id, err)
 	}
@@ -161,8 +186,9 @@ func (w *Writer) verify() (exists, repair bool, err error) {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			if n := w.sess.LastSequence(); n > 0 {
-				return false, false, &staleError{fmt.Sprintf("stale session snapshot for %s: no durable session file, in-memory last sequence %d", w.id, n)}
+			if w.sess.LastSequence() > 0 {
+				w.gone = &GoneError{ID: w.id, Path: path}
+				return false, false, w.gone
 			}
 			return false, false, nil
 		}
@@ -228,6 +254,16 @@ func (w *Writer) rewrite(next *Session) (fingerprint, error) {
 		return fingerprint{}, err
 	}
 	return fingerprintOf(&st), nil
+}
+
+// Err is why the writer can append no more (a *GoneError), or nil.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gone == nil {
+		return nil
+	}
+	return w.gone
 }
 
 // Close releases the writer lease. A session that was never written

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openseek/openseek/internal/hostgit"
 )
 
 // gitWrapper puts a git first on PATH that logs each invocation's
@@ -59,7 +61,7 @@ func sideGit(t *testing.T, r *Repo, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = r.workspace
-	cmd.Env = append(r.env(true), env...)
+	cmd.Env = hostgit.Environ(append(r.env(true), env...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -333,7 +335,7 @@ func TestSnapshotGitProcesses(t *testing.T) {
 			verbs := func() []string {
 				var out []string
 				for _, line := range invocations(t, log) {
-					out = append(out, gitVerb(strings.Fields(line)))
+					out = append(out, hostgit.Verb(strings.Fields(line)))
 				}
 				return out
 			}

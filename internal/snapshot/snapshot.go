@@ -1,64 +1,105 @@
 // Package snapshot keeps copies of a workspace's files in a side git
 // repository, so that the changes a turn made can be undone (openseek
 // rewind). It drives the git binary with its own GIT_DIR, index and work
-// tree; no environment or configuration of the user's git leaks in.
+// tree, through hostgit: no environment or configuration of the user's
+// git leaks in, and nothing in the workspace makes git run a program.
 //
 // Invariants:
 //   - The user's repository (.git: index, refs, objects, config) is never
-//     read for writing nor written: the side repository lives elsewhere
-//     (by default <workspace>/.openseek/snapshots) and the workspace need
-//     not be a git repository at all.
+//     read for writing nor written: the side repository lives outside the
+//     workspace (Dir: ~/.openseek/snapshots/<hash of the workspace path>)
+//     and the workspace need not be a git repository at all.
+//   - Nothing the workspace holds is code to git: the side repository's
+//     config is OpenSeek's own and defines no driver, and its
+//     info/attributes (which outranks .gitattributes) switches off every
+//     attribute that converts content (filter, text, eol, ident,
+//     working-tree-encoding), so a snapshot stores the files' bytes and a
+//     restore writes them back unchanged.
 //   - What git would ignore is not snapshotted and never touched by a
 //     restore: the workspace's .gitignore files, the user's
 //     .git/info/exclude and global excludes file are honoured, and
-//     .openseek itself (sessions, the side repository) is always excluded.
+//     .openseek itself (sessions) is always excluded.
 //   - Each snapshot is a commit on one branch of the side repository
 //     (parent: the previous snapshot), so every snapshot stays reachable.
 //     Repeated snapshots are cheap: git's index stat cache hashes only the
 //     files that changed, and only git add and git write-tree run; the
 //     commit object, the branch and openseek-last (the last snapshot) are
 //     written in Go in git's own formats (objects.go).
-//   - A restore first snapshots the current state, so it can be undone.
+//   - A restore first snapshots the current state, so it can be undone;
+//     git writes no file beneath a symbolic link (it replaces the link).
 //   - One snapshot or restore at a time per side repository (a file lock).
+//   - A store of an earlier version (Options.Legacy, in the workspace) is
+//     moved into the new one on first use, so the snapshot ids that old
+//     session logs name stay restorable.
 package snapshot
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/openseek/openseek/internal/hostgit"
 )
 
 // branch is the side repository's ref holding the chain of snapshots.
 const branch = "refs/heads/snapshots"
 
-// DirName is the default side repository's directory under a session root.
+// DirName is the directory of the side repositories under ~/.openseek
+// (and of an earlier version's, under a session root).
 const DirName = "snapshots"
+
+// Dir is the side repository of workspace (an absolute, clean path) for
+// the user whose home is home: ~/.openseek/snapshots/<the first 16 hex
+// digits of the SHA-256 of the workspace path>. It lies outside the
+// workspace, so that nothing a model writes there reaches it, and sandboxed
+// commands cannot write it (~/.openseek is read-only to them).
+func Dir(home, workspace string) string {
+	sum := sha256.Sum256([]byte(workspace))
+	return filepath.Join(home, ".openseek", DirName, hex.EncodeToString(sum[:8]))
+}
+
+// Options say where a side repository is and what it leaves out.
+type Options struct {
+	// Workspace is the directory snapshotted.
+	Workspace string
+	// Dir is the side repository's git directory (see Dir).
+	Dir string
+	// Exclude adds gitignore patterns (relative to the workspace root)
+	// that are never snapshotted, beyond "/.openseek/" and Dir itself
+	// when it lies inside the workspace.
+	Exclude []string
+	// Legacy is where an earlier version kept this workspace's side
+	// repository (<session root>/snapshots). On first use, when Dir
+	// holds no repository yet, its snapshots are moved into Dir.
+	Legacy string
+}
 
 // Repo is the side repository of one workspace.
 type Repo struct {
 	gitDir    string
 	workspace string
 	exclude   []string
+	legacy    string
 }
 
-// Open returns the side repository at gitDir for the files of workspace.
-// Nothing is created until the first snapshot. exclude adds gitignore
-// patterns (relative to the workspace root) that are never snapshotted,
-// beyond "/.openseek/" and gitDir itself when it lies inside workspace.
-func Open(workspace, gitDir string, exclude ...string) (*Repo, error) {
-	ws, err := filepath.Abs(workspace)
+// Open returns the side repository of a workspace. Nothing is created
+// until the first snapshot.
+func Open(o Options) (*Repo, error) {
+	ws, err := filepath.Abs(o.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	gd, err := filepath.Abs(gitDir)
+	gd, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -69,9 +110,14 @@ func Open(workspace, gitDir string, exclude ...string) (*Repo, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("snapshot workspace %s is not a directory", ws)
 	}
-	r := &Repo{gitDir: gd, workspace: ws, exclude: append([]string{"/.openseek/"}, exclude...)}
+	r := &Repo{gitDir: gd, workspace: ws, exclude: append([]string{"/.openseek/"}, o.Exclude...)}
 	if rel, ok := inside(ws, gd); ok {
 		r.exclude = append(r.exclude, "/"+filepath.ToSlash(rel)+"/")
+	}
+	if o.Legacy != "" {
+		if r.legacy, err = filepath.Abs(o.Legacy); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -99,6 +145,15 @@ func (r *Repo) Take(ctx context.Context) (string, error) {
 	}
 	defer unlock()
 	return r.take(ctx)
+}
+
+// Diff is the unified diff of the files from snapshot from to snapshot to
+// (binary files, and files of 8 MiB or more, are named, not shown: the
+// repository's bigFileThreshold, which makes every file a blob for bulk
+// check-in, would otherwise have git call them all binary).
+func (r *Repo) Diff(ctx context.Context, from, to string) (string, error) {
+	out, _, err := r.run(ctx, false, "-c", "core.bigFileThreshold=8m", "diff", "--no-color", "--no-ext-diff", "--no-renames", from, to, "--")
+	return out, err
 }
 
 func (r *Repo) take(ctx context.Context) (string, error) {
@@ -318,14 +373,17 @@ func (r *Repo) Restore(ctx context.Context, id string) (Restored, error) {
 	if !isHex(id) {
 		return Restored{}, fmt.Errorf("%w %q: a snapshot id is a hexadecimal commit id", ErrUnknownSnapshot, id)
 	}
-	if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err != nil {
-		return Restored{}, fmt.Errorf("%w %s: there is no snapshot repository at %s", ErrUnknownSnapshot, id, r.gitDir)
+	if !isRepo(r.gitDir) && (r.legacy == "" || !isRepo(r.legacy)) {
+		return Restored{}, fmt.Errorf("%w %s: there is no snapshot repository at %s (snapshots are kept per user and per workspace path: run as the user who ran the session, in the same directory)", ErrUnknownSnapshot, id, r.gitDir)
 	}
 	unlock, err := r.lock()
 	if err != nil {
 		return Restored{}, err
 	}
 	defer unlock()
+	if err := r.init(ctx); err != nil {
+		return Restored{}, err
+	}
 	target, err := r.git(ctx, "rev-parse", "--quiet", "--verify", id+"^{commit}")
 	if err != nil {
 		return Restored{}, fmt.Errorf("%w %s: the snapshot repository %s does not hold it", ErrUnknownSnapshot, id, r.gitDir)
@@ -370,12 +428,13 @@ func isHex(s string) bool {
 	return true
 }
 
-// init creates the side repository on first use and sets the options
-// that make it fast and independent of the user's configuration. They are
-// appended to the new repository's config file in one write rather than
-// set by one git config process each.
+// init creates the side repository on first use, moving an earlier
+// version's store into it, and sets the options that make it fast and
+// independent of the user's configuration. They are appended to the new
+// repository's config file in one write rather than set by one git
+// config process each.
 func (r *Repo) init(ctx context.Context) error {
-	if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err == nil {
+	if isRepo(r.gitDir) {
 		return nil
 	}
 	if _, _, err := r.run(ctx, false, "init", "--quiet", "--template="); err != nil {
@@ -392,7 +451,18 @@ func (r *Repo) init(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("configure the snapshot repository %s: %w", r.gitDir, err)
 	}
+	if r.legacy != "" && isRepo(r.legacy) {
+		if err := r.adopt(r.legacy); err != nil {
+			return fmt.Errorf("move the snapshots of %s to %s: %w", r.legacy, r.gitDir, err)
+		}
+	}
 	return nil
+}
+
+// isRepo reports whether dir holds a git directory (its HEAD).
+func isRepo(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	return err == nil
 }
 
 // repoConfig is appended to the side repository's config (a later
@@ -412,9 +482,15 @@ const repoConfig = `[core]
 	gpgSign = false
 `
 
-// writeExcludes writes the side repository's info/exclude: .openseek,
-// the extra patterns, and the user's own .git/info/exclude (read, never
-// written), refreshed at each snapshot.
+// attributes is the side repository's info/attributes, which outranks
+// every .gitattributes: no attribute of the workspace's selects a filter
+// driver or converts line endings, encodings or $Id$ on the way in or
+// out, so a snapshot holds the files' bytes and a restore writes them.
+const attributes = "# written by openseek: snapshots store the files' bytes\n* -text !eol -filter -ident !working-tree-encoding\n"
+
+// writeExcludes writes the side repository's info/exclude (.openseek,
+// the extra patterns, and the user's own .git/info/exclude, read, never
+// written), refreshed at each snapshot, and its info/attributes.
 func (r *Repo) writeExcludes() error {
 	var b bytes.Buffer
 	b.WriteString("# written by openseek: the snapshot excludes\n")
@@ -425,19 +501,44 @@ func (r *Repo) writeExcludes() error {
 		b.WriteString("# nested git repositories\n")
 		b.Write(nested)
 	}
-	if user, err := os.ReadFile(filepath.Join(r.workspace, ".git", "info", "exclude")); err == nil {
+	if user, err := readRegular(filepath.Join(r.workspace, ".git", "info", "exclude"), maxExclude); err == nil {
 		b.WriteString("# from the workspace's .git/info/exclude\n")
 		b.Write(user)
 		b.WriteString("\n")
 	}
-	path := filepath.Join(r.gitDir, "info", "exclude")
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b.Bytes()) {
+	if err := writeIfChanged(filepath.Join(r.gitDir, "info", "exclude"), b.Bytes()); err != nil {
+		return err
+	}
+	return writeIfChanged(filepath.Join(r.gitDir, "info", "attributes"), []byte(attributes))
+}
+
+// maxExclude caps what is read of the workspace's .git/info/exclude.
+const maxExclude = 1 << 20
+
+// readRegular reads at most limit bytes of the regular file at path,
+// not following a symlink there: a file in the workspace may be a FIFO
+// (which would block the snapshot) or a link to /dev/zero.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// writeIfChanged writes data to path unless it holds data already.
+func writeIfChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return os.WriteFile(path, data, 0o644)
 }
 
 // lock serialises snapshots and restores of one side repository across
@@ -486,62 +587,31 @@ func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
 	return out, err
 }
 
-// run runs git and returns its trimmed standard output and its standard
-// error; a failure's error carries git's message.
+// run runs git (hardened: see hostgit) and returns its trimmed standard
+// output and its standard error; a failure's error carries git's message.
 func (r *Repo) run(ctx context.Context, worktree bool, args ...string) (string, string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = r.workspace
-	cmd.Env = r.env(worktree)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A cancelled git is killed; its children (if any) must not hold
-	// the call open through its pipes.
-	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
-			return "", "", errors.New("snapshots need the git binary: install git (apt-get install git) or set OPENSEEK_SNAPSHOTS=off")
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", stderr.String(), fmt.Errorf("git %s (snapshot repository %s): %s", gitVerb(args), r.gitDir, msg)
+	g := hostgit.Git{Dir: r.workspace, Env: r.env(worktree), OwnConfig: true}
+	stdout, stderr, err := g.Run(ctx, args...)
+	var ge *hostgit.Error
+	switch {
+	case err == nil:
+		return strings.TrimSpace(stdout), stderr, nil
+	case errors.Is(err, hostgit.ErrNotInstalled):
+		return "", "", errors.New("snapshots need the git binary: install git (apt-get install git) or set OPENSEEK_SNAPSHOTS=off")
+	case errors.As(err, &ge):
+		return "", stderr, fmt.Errorf("git %s (snapshot repository %s): %s", hostgit.Verb(args), r.gitDir, ge.Message())
 	}
-	return strings.TrimSpace(stdout.String()), stderr.String(), nil
+	return "", stderr, fmt.Errorf("snapshot repository %s: %w", r.gitDir, err)
 }
 
-// gitVerb is the subcommand of a git command line (after any -c pairs).
-func gitVerb(args []string) string {
-	for i := 0; i < len(args); i++ {
-		if args[i] == "-c" {
-			i++
-			continue
-		}
-		return args[i]
-	}
-	return ""
-}
-
-// env is the process environment without any GIT_* variable of the
-// caller (they could point git at the user's repository), plus the side
-// repository's own, with the user's system and global git configuration
-// cut off (hooks, filters, signing and line-ending rewrites must not
-// apply to snapshots).
+// env is what the side repository's git processes get beyond hostgit's
+// environment: the side repository itself and the snapshots' author.
 func (r *Repo) env(worktree bool) []string {
-	env := make([]string, 0, len(os.Environ())+13)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
+	env := make([]string, 0, 9)
 	env = append(env,
 		"GIT_DIR="+r.gitDir,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_TERMINAL_PROMPT=0",
 		"GIT_AUTHOR_NAME=openseek", "GIT_AUTHOR_EMAIL=openseek@localhost",
 		"GIT_COMMITTER_NAME=openseek", "GIT_COMMITTER_EMAIL=openseek@localhost",
-		"LC_ALL=C",
 	)
 	if os.Getenv("GLIBC_TUNABLES") == "" {
 		// glibc's default trimming makes git add return memory to the

@@ -118,7 +118,7 @@ func userGit(t testing.TB, dir string, args ...string) string {
 
 func open(t testing.TB, ws string) *Repo {
 	t.Helper()
-	r, err := Open(ws, filepath.Join(ws, ".openseek", DirName))
+	r, err := Open(Options{Workspace: ws, Dir: filepath.Join(t.TempDir(), DirName)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/openseek/openseek/protocol"
 )
@@ -186,8 +188,11 @@ func Compact(v json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// JSONError words a decoding error as the reference does:
-// "Invalid character 'o' at line 1, column 1", "Unexpected end of input".
+// JSONError words a decoding error as OpenSeek's JSON parser
+// (moonbitlang/core/json) does: "Invalid character 'o' at line 1, column
+// 1" for `not json`. Lines count from 1 and columns from 0, in UTF-16
+// code units as MoonBit strings are; the character is shown as MoonBit
+// shows a Char. Otherwise "Unexpected end of input".
 func JSONError(data []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -195,15 +200,22 @@ func JSONError(data []byte, err error) string {
 		if strings.Contains(se.Error(), "unexpected end of JSON input") || off > len(data) || off <= 0 {
 			return "Unexpected end of input"
 		}
-		line, col := 1, 1
-		for _, c := range data[:off-1] {
-			if c == '\n' {
-				line, col = line+1, 1
+		// encoding/json's Offset is just past the offending byte; step
+		// back to the start of its character.
+		at := off - 1
+		for at > 0 && !utf8.RuneStart(data[at]) {
+			at--
+		}
+		line, col := 1, 0
+		for _, r := range string(data[:at]) {
+			if r == '\n' {
+				line, col = line+1, 0
 			} else {
-				col++
+				col += len(utf16.Encode([]rune{r}))
 			}
 		}
-		return fmt.Sprintf("Invalid character %s at line %d, column %d", quoteChar(data[off-1]), line, col)
+		r, _ := utf8.DecodeRune(data[at:])
+		return fmt.Sprintf("Invalid character %s at line %d, column %d", quoteChar(r), line, col)
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -218,9 +230,27 @@ func JSONError(data []byte, err error) string {
 	return err.Error()
 }
 
-func quoteChar(c byte) string {
-	if c >= 0x20 && c < 0x7f {
-		return "'" + string(c) + "'"
+// quoteChar shows a character as MoonBit's Char does: '\n', '\t', '\x0c'
+// for control characters, the character itself otherwise.
+func quoteChar(r rune) string {
+	switch r {
+	case '\n':
+		return `'\n'`
+	case '\r':
+		return `'\r'`
+	case '\t':
+		return `'\t'`
+	case '\b':
+		return `'\b'`
+	case '\\':
+		return `'\\'`
+	case '\'':
+		return `'\''`
+	case utf8.RuneError:
+		return `'\u{fffd}'`
 	}
-	return fmt.Sprintf("'\\x%02x'", c)
+	if r < 0x20 || r == 0x7f {
+		return fmt.Sprintf("'\\x%02x'", r)
+	}
+	return "'" + string(r) + "'"
 }

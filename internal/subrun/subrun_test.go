@@ -14,8 +14,9 @@ import (
 func TestParseRequest(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{"version":1,"request_id":"r","kind":"echo","input":{"a":1}}`, ""},
-		{"oops", "the request on stdin is not JSON: Invalid character 'o' at line 1, column 1"},
-		{"{\n  x", "the request on stdin is not JSON: Invalid character 'x' at line 2, column 3"},
+		{"not json", "the request on stdin is not JSON: Invalid character 'o' at line 1, column 1"},
+		{"oops", "the request on stdin is not JSON: Invalid character 'o' at line 1, column 0"},
+		{"{\n  x", "the request on stdin is not JSON: Invalid character 'x' at line 2, column 2"},
 		{"", "the request on stdin is not JSON: Unexpected end of input"},
 		{`{"version":1`, "the request on stdin is not JSON: Unexpected end of input"},
 		{`{"version":3,"input":1}`, "unsupported request version 3"},
@@ -136,5 +137,50 @@ func TestNewWorktree(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo, "g.txt")); err == nil {
 		t.Error("the worktree shares files with the repository")
+	}
+}
+
+// JSONError places and shows the offending character as OpenSeek's JSON
+// parser (moonbitlang/core/json) does: these are its own test cases
+// (json/parse_error_test.mbt), columns from 0 in UTF-16 code units.
+func TestJSONErrorMatchesMoonBit(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a", "Invalid character 'a' at line 1, column 0"},
+		{"-a", "Invalid character 'a' at line 1, column 1"},
+		{"1.a", "Invalid character 'a' at line 1, column 2"},
+		{"1ea", "Invalid character 'a' at line 1, column 2"},
+		{"1e-a", "Invalid character 'a' at line 1, column 3"},
+		{"\"\n\"", "Invalid character '\\n' at line 1, column 1"},
+		{"{!:1}", "Invalid character '!' at line 1, column 1"},
+		{`{"a"!1}`, "Invalid character '!' at line 1, column 4"},
+		{`{"a":1!}`, "Invalid character '!' at line 1, column 6"},
+		{"[1!]", "Invalid character '!' at line 1, column 2"},
+		{"tru!", "Invalid character '!' at line 1, column 3"},
+		{`"\u000g"`, "Invalid character 'g' at line 1, column 6"},
+		{"1 2", "Invalid character '2' at line 1, column 2"},
+		{"{a:1}", "Invalid character 'a' at line 1, column 1"},
+		{"[1,]", "Invalid character ']' at line 1, column 3"},
+		{`{"id":0,}`, "Invalid character '}' at line 1, column 8"},
+		{"+1", "Invalid character '+' at line 1, column 0"},
+		{".123", "Invalid character '.' at line 1, column 0"},
+		{"-.123", "Invalid character '.' at line 1, column 1"},
+		{"[1.]", "Invalid character ']' at line 1, column 3"},
+		{"[\u000c]", "Invalid character '\\x0c' at line 1, column 1"},
+		{"[\"\u0009\"]", "Invalid character '\\t' at line 1, column 2"},
+		{"[\"a\u0000a\"]", "Invalid character '\\x00' at line 1, column 3"},
+		// A character outside the BMP is two UTF-16 units wide.
+		{"[\"😀\", x]", "Invalid character 'x' at line 1, column 7"},
+		{"é", "Invalid character 'é' at line 1, column 0"},
+		{"[1,\n 2,\n x]", "Invalid character 'x' at line 3, column 1"},
+		{"[1", "Unexpected end of input"},
+	} {
+		var v any
+		err := json.Unmarshal([]byte(tc.in), &v)
+		if err == nil {
+			t.Fatalf("%q decoded", tc.in)
+		}
+		if got := JSONError([]byte(tc.in), err); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

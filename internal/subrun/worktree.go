@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/openseek/openseek/internal/hostgit"
 )
 
 // Worktree is a worker's own git worktree: a checkout of the
@@ -53,7 +54,7 @@ func NewWorktree(ctx context.Context, repo, root, id string) (*Worktree, error) 
 // Changed lists the files the worker changed in its worktree (status
 // --porcelain paths), or nil.
 func (w *Worktree) Changed(ctx context.Context) []string {
-	out, err := git(ctx, w.Dir, "status", "--porcelain", "--untracked-files=all")
+	out, err := git(ctx, w.Dir, "status", "--porcelain", "--untracked-files=all", "--ignore-submodules=dirty")
 	if err != nil {
 		return nil
 	}
@@ -71,16 +72,16 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// git runs the user's git in dir, hardened (hostgit: nothing in the
+// repository makes it run a program).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
+	out, stderr, err := hostgit.Git{Dir: dir}.Run(ctx, args...)
 	if err != nil {
-		msg := strings.TrimSpace(string(out))
+		msg := strings.TrimSpace(stderr + out)
 		if msg == "" {
 			msg = err.Error()
 		}
 		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(out), nil
 }

@@ -169,6 +169,12 @@ func realPath(p string) (string, error) {
 			return "", fmt.Errorf("too many levels of symbolic links at %s", next)
 		}
 		target, err := os.Readlink(next)
+		if errors.Is(err, syscall.EINVAL) {
+			// No longer a symlink: something renamed it since the Lstat.
+			// Look at the component again (hops bounds the retries).
+			rest = append([]string{filepath.Base(next)}, rest...)
+			continue
+		}
 		if err != nil {
 			return "", err
 		}

@@ -1,10 +1,11 @@
 // Package trust remembers which repository-defined files the user has
 // trusted. A repository's .mcp.json starts programs, its
-// .openseek/hooks.json runs commands and the allow rules of its
-// .openseek/config.toml let commands run unasked: they come from whoever
-// wrote the repository, so they take effect only once the user trusted
-// them. Trust
-// is recorded per absolute path together with the SHA-256 of the content
+// .openseek/hooks.json runs commands and its .openseek/config.toml may
+// let commands run unasked (allow rules), run programs (verify.command)
+// or send data elsewhere (model base URLs, the fleet's NATS): they come
+// from whoever wrote the repository, so they take effect only once the
+// user trusted them (the config's keys are classed in package config).
+// Trust is recorded per absolute path together with the SHA-256 of the content
 // trusted: a file that changes must be trusted again.
 package trust
 
@@ -69,6 +70,14 @@ func digest(path string) (string, error) {
 
 // Trusted reports whether path, with its current content, was trusted.
 func (s *Store) Trusted(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && s.TrustedData(path, data)
+}
+
+// TrustedData reports whether path was trusted with exactly this content:
+// a reader that already holds the file's bytes asks about those, not about
+// whatever the file holds a moment later.
+func (s *Store) TrustedData(path string, data []byte) bool {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return false
@@ -77,12 +86,9 @@ func (s *Store) Trusted(path string) bool {
 	if err != nil {
 		return false
 	}
+	sum := sha256.Sum256(data)
 	want, ok := m[abs]
-	if !ok {
-		return false
-	}
-	got, err := digest(abs)
-	return err == nil && got == want
+	return ok && want == hex.EncodeToString(sum[:])
 }
 
 // Trust records paths (with their current content) as trusted.

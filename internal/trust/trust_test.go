@@ -24,6 +24,9 @@ func TestTrustFollowsTheContent(t *testing.T) {
 	if s.Trusted(f) {
 		t.Error("a changed file is still trusted")
 	}
+	if !s.TrustedData(f, []byte(`{"mcpServers":{}}`)) || s.TrustedData(f, []byte(`{}`)) {
+		t.Error("TrustedData does not judge the bytes given")
+	}
 	if err := s.Trust(filepath.Join(ws, "missing.json")); err == nil {
 		t.Error("trusting a missing file succeeded")
 	}

@@ -62,6 +62,22 @@ func BenchmarkKeypress(b *testing.B) {
 	}
 }
 
+// BenchmarkKeypressTyping: a typed key, or a backspace, to the next frame
+// with a short input (BenchmarkKeypress lets the input grow by a key per
+// iteration, so its figure depends on b.N).
+func BenchmarkKeypressTyping(b *testing.B) {
+	m := history(b, 5000)
+	m.input.SetValue("explain the failing test in ")
+	keys := []tea.KeyPressMsg{{Code: 'a', Text: "a"}, {Code: tea.KeyBackspace}}
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		m.Update(keys[i%2])
+		m.View()
+		i++
+	}
+}
+
 // BenchmarkStream1000TokensPerSecond streams 1,000 tokens as one
 // simulated second (a frame per token, the tail throttled as in the
 // binary): ns/op is the CPU time that second of streaming costs.

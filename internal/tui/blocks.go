@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/openseek/openseek/internal/render"
 )
 
 // view is what a block needs to render itself.
@@ -104,20 +106,26 @@ type toolCard struct {
 	started         time.Time
 	elapsed         time.Duration
 	done, isErr     bool
+	unfold          bool // shown whole (a /diff), not folded
 	output, diff    string
 	cacheW          int
 	cacheExp        bool
 	cache           []string
+	child           bool // a call a script made (shown under the script's card)
 }
 
 // foldLines is how many output lines a finished card shows folded.
 const foldLines = 3
 
 func (c *toolCard) lines(v *view) []string {
+	width := v.width
+	if c.child {
+		width -= 4 // room for nest's indent
+	}
 	if !c.done {
 		el := v.now.Sub(c.started).Truncate(100 * time.Millisecond)
 		head := fmt.Sprintf("%s %s %s", v.spin, v.st.title.Render(c.name), c.brief)
-		return []string{truncate(head, v.width-8) + v.st.dim.Render(fmt.Sprintf(" %.1fs", el.Seconds()))}
+		return c.nest([]string{truncate(head, width-8) + v.st.dim.Render(fmt.Sprintf(" %.1fs", el.Seconds()))})
 	}
 	if c.cacheW == v.width && c.cacheExp == v.expand && c.cache != nil {
 		return c.cache
@@ -126,12 +134,22 @@ func (c *toolCard) lines(v *view) []string {
 	if c.isErr {
 		mark, st = v.st.err.Render("✗"), "error"
 	}
-	output, code, ok := exitStatus(c.output)
-	if ok {
-		st = "exit " + code
+	output := c.output
+	if body, f, ok := render.SplitFooter(output); ok {
+		// The footer is for the model: an exit code and words for people.
+		output = body
+		if f.Exit != "" {
+			st = "exit " + f.Exit
+		}
+		if len(f.Notes) > 0 {
+			st += " · " + strings.Join(f.Notes, " · ")
+		}
 	}
 	head := fmt.Sprintf("%s %s %s", mark, v.st.title.Render(c.name), c.brief)
-	out := []string{truncate(head, v.width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
+	out := []string{truncate(head, width-16) + v.st.dim.Render(fmt.Sprintf(" %s · %.1fs", st, c.elapsed.Seconds()))}
+	if c.unfold { // not a tool the model ran: no outcome, no time
+		out[0] = truncate(head, width)
+	}
 	body := output
 	colour := false
 	if c.diff != "" {
@@ -141,11 +159,11 @@ func (c *toolCard) lines(v *view) []string {
 	if body != "" {
 		raw := strings.Split(body, "\n")
 		shown := raw
-		if !v.expand && len(raw) > foldLines {
+		if !v.expand && !c.unfold && len(raw) > foldLines {
 			shown = raw[:foldLines]
 		}
 		for _, l := range shown {
-			l = truncate(strings.ReplaceAll(l, "\t", "    "), v.width-4)
+			l = truncate(strings.ReplaceAll(l, "\t", "    "), width-4)
 			switch {
 			case !colour:
 				l = v.st.dim.Render(l)
@@ -164,8 +182,24 @@ func (c *toolCard) lines(v *view) []string {
 			out = append(out, v.st.dim.Render(fmt.Sprintf("  └ … %d more lines (ctrl+o expands)", len(raw)-len(shown))))
 		}
 	}
+	out = c.nest(out)
 	c.cacheW, c.cacheExp, c.cache = v.width, v.expand, out
 	return out
+}
+
+// nest indents the card of a call a script made under the script's card.
+func (c *toolCard) nest(lines []string) []string {
+	if !c.child {
+		return lines
+	}
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = "  ↳ " + l
+		} else {
+			lines[i] = "    " + l
+		}
+	}
+	return lines
 }
 
 // finish records the tool's result.
@@ -178,17 +212,6 @@ func (c *toolCard) finish(isErr bool, output, diff string, brief *string, at tim
 		c.brief = *brief
 	}
 	c.cache = nil
-}
-
-// exitStatus takes the shell's trailing <system>exit=N</system> line off
-// its output.
-func exitStatus(out string) (rest, code string, ok bool) {
-	t := strings.TrimRight(out, "\n")
-	i := strings.LastIndex(t, "<system>exit=")
-	if i < 0 || !strings.HasSuffix(t, "</system>") || strings.Contains(t[i:], "\n") {
-		return out, "", false
-	}
-	return t[:i], strings.TrimSuffix(t[i+len("<system>exit="):], "</system>"), true
 }
 
 // briefOf picks the telling argument of a tool call for its card.
@@ -233,6 +256,7 @@ func truncate(s string, width int) string {
 // per frame.
 type transcript struct {
 	blocks []block
+	top    int // the first block the last window drew (a scrolled view's anchor)
 }
 
 func (t *transcript) add(b block) { t.blocks = append(t.blocks, b) }
@@ -259,6 +283,7 @@ func (t *transcript) window(v *view, height, offset int) ([]string, bool) {
 		}
 		all = append(all, rev[j]...)
 	}
+	t.top = i + 1
 	more := i >= 0
 	end := len(all) - offset
 	if end < 0 {
@@ -269,4 +294,16 @@ func (t *transcript) window(v *view, height, offset int) ([]string, bool) {
 		more = true
 	}
 	return all[start:end], more
+}
+
+// linesFrom counts the lines of blocks k and after, as window lays them
+// out.
+func (t *transcript) linesFrom(v *view, k int) int {
+	n := 0
+	for _, b := range t.blocks[min(k, len(t.blocks)):] {
+		if ls := b.lines(v); len(ls) > 0 {
+			n += len(ls) + 1
+		}
+	}
+	return n
 }

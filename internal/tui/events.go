@@ -3,6 +3,8 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
+	"slices"
 	"strings"
 
 	"github.com/openseek/openseek/internal/session"
@@ -52,7 +54,7 @@ func (m *Model) handle(e protocol.Event) {
 		m.busy = true
 		m.foldReasoning()
 		m.closeAnswer()
-		c := &toolCard{id: e.ToolCallID, name: e.ToolName, brief: briefOf(e.Arguments), started: now}
+		c := &toolCard{id: e.ToolCallID, name: e.ToolName, brief: briefOf(e.Arguments), started: now, child: e.Parent != ""}
 		m.cards[e.ToolCallID] = c
 		m.running++
 		m.tr.add(c)
@@ -69,13 +71,19 @@ func (m *Model) handle(e protocol.Event) {
 			diff = *e.Diff
 		}
 		c.finish(e.IsError, e.Content, diff, e.Brief, now)
+	case protocol.VerifyStarted:
+		m.verifyStarted(e, now)
+	case protocol.VerifyResult:
+		m.verifyResult(e, now)
 	case protocol.UsageEvent:
 		m.stat.addUsage(e.Usage)
 	case protocol.AgentStep:
 		m.busy = true
 		m.reasoning = nil
 	case protocol.ApprovalRequested:
-		m.approvals = append(m.approvals, e)
+		if !slices.ContainsFunc(m.approvals, func(a protocol.ApprovalRequested) bool { return a.ID == e.ID }) {
+			m.approvals = append(m.approvals, e) // a replayed question is shown once
+		}
 	case protocol.ApprovalResolved:
 		for i, a := range m.approvals {
 			if a.ID == e.ID {
@@ -86,9 +94,9 @@ func (m *Model) handle(e protocol.Event) {
 				break
 			}
 		}
-		m.note(kindNote, "", fmt.Sprintf("approval %s: %s", e.ID, strings.ReplaceAll(e.Outcome, "_", " ")))
+		m.note(kindNote, "", session.DescribeApproval(e))
 	case protocol.SteerApplied:
-		text := contentText(e.Content)
+		text := shownText(contentText(e.Content))
 		for i, p := range m.pending {
 			if e.SubmissionID != nil && *e.SubmissionID == p.id {
 				m.pending = append(m.pending[:i], m.pending[i+1:]...)
@@ -120,14 +128,15 @@ func (m *Model) handle(e protocol.Event) {
 		m.note(kindWarn, "■ ", "the turn used all its steps (--max-steps); say \"continue\" to go on")
 	case protocol.TurnSummary:
 		m.busy = false
+		m.files = nil // the turn may have added files: list them again at the next @
 		m.closeAnswer()
 		m.finishCards()
 		m.stat.turn(e)
-		cost := ""
+		cost := " · " + tersecost(0, false)
 		if e.CostUSD != nil {
-			cost = fmt.Sprintf(" · $%.4f", *e.CostUSD)
+			cost = " · " + tersecost(*e.CostUSD, true)
 		}
-		m.note(kindNote, "", fmt.Sprintf("— %s · %d steps · %.1fs%s", e.Outcome, e.Steps, float64(e.DurationMs)/1000, cost))
+		m.note(kindNote, "", fmt.Sprintf("— %s · %s · %.1fs%s", e.Outcome, render.Count(e.Steps, "step"), float64(e.DurationMs)/1000, cost))
 	case protocol.JobChanged:
 		m.stat.jobs[e.Job.Generation+"/"+e.Job.ID] = !e.Job.State.Terminal()
 	case protocol.JobsSnapshot:
@@ -159,6 +168,15 @@ func (m *Model) handle(e protocol.Event) {
 		return
 	}
 	if w, ok := protocol.Warning(e); ok {
+		if _, retry := e.(protocol.StreamRetry); !retry {
+			if m.warned[w] {
+				return
+			}
+			if m.warned == nil {
+				m.warned = map[string]bool{}
+			}
+			m.warned[w] = true
+		}
 		m.note(kindWarn, "⚠ ", w)
 	} else if w, ok := e.(warner); ok {
 		m.note(kindWarn, "⚠ ", w.Warning())
@@ -221,10 +239,14 @@ func contentText(c protocol.Content) string {
 // loadHistory shows a resumed session's log.
 func (m *Model) loadHistory(h *session.Session) {
 	cards := map[string]*toolCard{}
-	for _, ev := range h.Events {
+	hidden := h.Hidden()
+	for i, ev := range h.Events {
+		if hidden != nil && hidden[i] {
+			continue // rewound: the model no longer sees it
+		}
 		switch it := ev.Item.(type) {
 		case *session.User:
-			m.note(kindUser, "› ", contentText(it.Content))
+			m.note(kindUser, "› ", shownText(contentText(it.Content)))
 		case *session.Assistant:
 			if it.Usage != nil {
 				m.stat.addUsage(*it.Usage)
@@ -248,12 +270,16 @@ func (m *Model) loadHistory(h *session.Session) {
 		case *session.ToolResult:
 			c, ok := cards[it.ToolCallID]
 			if !ok {
-				c = &toolCard{id: it.ToolCallID, name: it.ToolName}
+				c = &toolCard{id: it.ToolCallID, name: it.ToolName, brief: briefOf(it.Arguments), child: it.Parent != ""}
 				m.tr.add(c)
 			}
 			c.finish(it.IsError, contentText(it.Content), diffOf(it.Data), it.Brief, m.opts.Now())
 		case *session.Notice:
-			m.note(kindNote, "", it.Content)
+			if a, ok := session.ParseApproval(it.Content); ok {
+				m.note(kindNote, "", session.DescribeApproval(a))
+			} else if !session.IsMarker(it.Content) { // snapshot and rewind bookkeeping stay out
+				m.note(kindNote, "", it.Content)
+			}
 		case *session.Summary:
 			m.note(kindNote, "", fmt.Sprintf("history compacted (events %d–%d summarised)", it.From, it.To))
 		case *session.Terminal:

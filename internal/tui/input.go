@@ -25,16 +25,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch s {
 	case "ctrl+c":
-		if m.input.Value() != "" && !m.quitArmed {
-			m.input.Reset()
-			return nil
-		}
-		if m.quitArmed {
-			m.quit = true
-			return tea.Quit
-		}
-		m.quitArmed = true
-		return nil
+		return m.ctrlC()
 	case "ctrl+o":
 		m.expand = !m.expand
 		return nil
@@ -54,16 +45,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if len(m.approvals) > 0 && !m.denying {
 		return m.approvalKey(s)
 	}
+	if mu := m.activeMenu(); mu != nil {
+		if cmd, ok := m.menuKey(s, mu); ok {
+			return cmd
+		}
+	}
 	switch s {
 	case "esc":
 		if m.denying {
 			m.denying = false
 			return m.answerApproval(false, false, "")
 		}
-		if m.busy {
-			m.apply(protocol.CancelCmd{})
-			m.note(kindNote, "", "cancelling the turn…")
-		}
+		m.interrupt()
 		return nil
 	case "enter":
 		return m.submit()
@@ -89,7 +82,39 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	return cmd
+	return tea.Batch(cmd, m.wantFiles())
+}
+
+// ctrlC is what people expect of Ctrl-C: it closes a list, interrupts a
+// running turn (the UI stays), clears typed text, and quits when pressed
+// twice with nothing else to stop.
+func (m *Model) ctrlC() tea.Cmd {
+	switch {
+	case m.picker != nil:
+		m.picker = nil
+	case m.busy || len(m.approvals) > 0:
+		m.interrupt()
+	case m.input.Value() != "" && !m.quitArmed:
+		m.input.Reset()
+	case m.quitArmed:
+		m.quit = true
+		return tea.Quit
+	default:
+		m.quitArmed = true
+	}
+	return nil
+}
+
+// interrupt cancels the running turn; its tools stop and the session
+// stays open for the next prompt.
+func (m *Model) interrupt() {
+	if !m.busy && len(m.approvals) == 0 {
+		return
+	}
+	m.denying = false
+	if m.apply(protocol.CancelCmd{}) {
+		m.note(kindNote, "", "interrupting the turn…")
+	}
 }
 
 // paste inserts pasted text; a large paste becomes a placeholder.
@@ -131,17 +156,21 @@ func (m *Model) submit() tea.Cmd {
 		return m.slash(text)
 	}
 	m.offset = 0
+	sent, files := m.withMentions(text)
 	if m.busy {
 		m.steerN++
 		id := fmt.Sprintf("tui-steer-%d", m.steerN)
-		if m.apply(protocol.SteerCmd{Kind: protocol.SteerPrompt, Content: protocol.Text(text), SubmissionID: &id}) {
+		if m.apply(protocol.SteerCmd{Kind: protocol.SteerPrompt, Content: protocol.Text(sent), SubmissionID: &id}) {
 			m.pending = append(m.pending, pendingSteer{id: id, text: text})
 		}
 		return nil
 	}
 	m.closeAnswer()
 	m.note(kindUser, "› ", text)
-	if m.apply(protocol.PromptCmd{Content: protocol.Text(text)}) {
+	if len(files) > 0 {
+		m.note(kindNote, "", "attached "+strings.Join(files, ", "))
+	}
+	if m.apply(protocol.PromptCmd{Content: protocol.Text(sent)}) {
 		m.busy = true
 	}
 	return nil
@@ -150,7 +179,7 @@ func (m *Model) submit() tea.Cmd {
 // onSteerDropped: the turn ended before the steer reached it, so it is
 // sent as the next prompt instead of being lost.
 func (m *Model) onSteerDropped(e protocol.SteerDropped) {
-	text := contentText(e.Content)
+	text := shownText(contentText(e.Content))
 	for i, p := range m.pending {
 		if e.SubmissionID != nil && *e.SubmissionID == p.id {
 			m.pending = append(m.pending[:i], m.pending[i+1:]...)
@@ -190,22 +219,14 @@ func (m *Model) approvalKey(s string) tea.Cmd {
 }
 
 // answerApproval answers the first waiting approval; a deny reason goes
-// to the model as a steer.
+// with the answer, and the model reads it in the refused tool's result.
 func (m *Model) answerApproval(allow, remember bool, reason string) tea.Cmd {
 	if len(m.approvals) == 0 {
 		return nil
 	}
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
-	m.apply(protocol.ApprovalCmd{ID: a.ID, Allow: allow, Remember: remember})
-	if !allow && reason != "" {
-		m.steerN++
-		id := fmt.Sprintf("tui-steer-%d", m.steerN)
-		text := fmt.Sprintf("I denied %s (%s): %s", a.ToolName, oneLine(a.Detail), reason)
-		if m.apply(protocol.SteerCmd{Kind: protocol.SteerPrompt, Content: protocol.Text(text), SubmissionID: &id}) {
-			m.pending = append(m.pending, pendingSteer{id: id, text: text})
-		}
-	}
+	m.apply(protocol.ApprovalCmd{ID: a.ID, Allow: allow, Remember: remember, Reason: reason})
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 type Local struct {
 	Host   *engine.Host
 	Holder string // shown to a second writer of the session log
+	Home   string // the user's home, which holds the snapshots ("" = $HOME)
 }
 
 // Open opens a session engine on the host and subscribes to its events.
@@ -33,6 +34,29 @@ func (l *Local) Sessions(context.Context) ([]engine.SessionInfo, error) { return
 
 // SetsApproval: the in-process host opens sessions in any mode.
 func (l *Local) SetsApproval() bool { return true }
+
+// Models lists the host's configured models (the /model picker).
+func (l *Local) Models() []engine.ModelInfo { return l.Host.Models() }
+
+// Turns lists the turns of a session, with their snapshots (/rewind).
+func (l *Local) Turns(id string) ([]session.Turn, error) {
+	turns, _, err := engine.Turns(l.Host.Workspace(), l.Host.SessionRoot(), id)
+	return turns, err
+}
+
+// Rewind puts the files back as they were before a turn of a session and
+// hides the turn and what followed from the model. The session must not
+// be open: the rewind holds its log.
+func (l *Local) Rewind(ctx context.Context, id string, turn int) (engine.Rewound, error) {
+	return engine.Rewind(ctx, engine.RewindOptions{Dir: l.Host.Workspace(), SessionRoot: l.Host.SessionRoot(),
+		Home: l.Home, SessionID: id, Turn: turn, Conversation: true})
+}
+
+// Changes is what the session changed in the files, from its snapshots
+// (/diff).
+func (l *Local) Changes(ctx context.Context, id string) (string, int, error) {
+	return engine.Changes(ctx, l.Home, l.Host.Workspace(), l.Host.SessionRoot(), id)
+}
 
 // Close closes the host (and every session still open on it).
 func (l *Local) Close() error { return l.Host.Close() }

@@ -30,6 +30,15 @@ type Options struct {
 	Open     OpenRequest // the first session
 	NoColor  bool
 	Approval string // the permission mode sessions open in ("" = backend's)
+	// Workspace is shown in the header: the directory the agent works in
+	// (or the server a remote UI drives).
+	Workspace string
+	// ResumeHint, when set, makes the command line that resumes a session;
+	// Run prints it after the terminal is restored.
+	ResumeHint func(id string) string
+	// FilesRoot is the local workspace whose files @ mentions complete
+	// and attach ("" = none: an attached server's files are not here).
+	FilesRoot string
 	// Throttle is how often a growing markdown tail may be rendered again
 	// (0 = on every frame).
 	Throttle time.Duration
@@ -60,13 +69,20 @@ type Model struct {
 	answer    *answerBlock
 	reasoning *reasoningBlock
 	cards     map[string]*toolCard
-	running   int // tool cards still running
+	running   int         // tool cards still running
+	checking  *checkBlock // the build check running, if any
 	pending   []pendingSteer
 	steerN    int
 	approvals []protocol.ApprovalRequested
 	denying   bool // the input holds a deny reason
 	quitArmed bool // one Ctrl-C seen
 	picker    *picker
+	// The command menu: the selection, the input it was made for, and
+	// the input Esc hid the menu at.
+	menuAt              int
+	menuFor, menuHidden string
+	files               []string // the workspace's files, sorted (nil = not listed yet)
+	filesLoading        bool
 
 	// Input history and large pastes.
 	hist       []string
@@ -76,7 +92,8 @@ type Model struct {
 	pasteN     int
 	stat       statusInfo
 	wantOutput string
-	replaying  bool // a reopened session replays its start-up warnings, already shown
+	replaying  bool            // a reopened session replays its start-up warnings, already shown
+	warned     map[string]bool // warnings shown: each once (a retry may recur)
 	model      string
 	mode       string
 	loadErr    string
@@ -127,7 +144,9 @@ func (m *Model) attach(conn Conn) {
 	m.conn = conn
 	m.gen++
 	m.tr = transcript{}
+	m.tr.add(headerBlock{m})
 	m.offset, m.busy, m.answer, m.reasoning, m.running = 0, false, nil, nil, 0
+	m.checking = nil
 	m.cards, m.pending, m.approvals, m.denying = map[string]*toolCard{}, nil, nil, false
 	m.stat = statusInfo{jobs: map[string]bool{}, gens: map[string]string{}}
 	m.model = conn.Model()
@@ -189,9 +208,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.busy = false
 			return m, nil
 		}
-		for _, e := range msg.evs {
-			m.handle(e)
-		}
+		m.anchored(func() {
+			for _, e := range msg.evs {
+				m.handle(e)
+			}
+		})
 		return m, m.pump()
 	case tickMsg:
 		var cmd tea.Cmd
@@ -203,6 +224,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case sessionsMsg:
 		m.onSessions(msg)
 		return m, nil
+	case filesMsg:
+		m.onFiles(msg)
+		return m, nil
+	case diffMsg:
+		m.onDiff(msg)
+		return m, nil
 	case tea.PasteMsg:
 		return m, m.paste(msg.Content)
 	case tea.KeyPressMsg:
@@ -211,6 +238,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	return m, cmd
+}
+
+// anchored applies events to a view scrolled up without moving it: the
+// lines they add below (a streaming answer, new tool cards) raise the
+// offset by as many. Only the blocks from the top of the last frame on
+// are counted, which is what that frame cost.
+func (m *Model) anchored(apply func()) {
+	if m.offset == 0 {
+		apply()
+		return
+	}
+	vw, top := m.view(), m.tr.top
+	before := m.tr.linesFrom(vw, top)
+	apply()
+	if m.offset > 0 {
+		m.offset = max(m.offset+m.tr.linesFrom(vw, top)-before, 0)
+	}
 }
 
 // invalidate drops cached renderings (colours or width changed).
@@ -266,6 +310,9 @@ func (m *Model) render() string {
 		}
 		bottom = append(bottom, m.st.dim.Render(strings.Repeat("─", vw.width)))
 		bottom = append(bottom, strings.Split(m.input.View(), "\n")...)
+		if mu := m.activeMenu(); mu != nil { // under the input, as in an editor
+			bottom = append(bottom, m.menuLines(vw, mu)...)
+		}
 	}
 	if m.quitArmed {
 		bottom = append(bottom, m.st.warn.Render("Press Ctrl-C again to quit."))
@@ -294,7 +341,11 @@ func (m *Model) dialog(vw *view) []string {
 		}
 		b.WriteString("\n" + strings.Join(body, "\n"))
 	}
-	b.WriteString("\n\n[y] allow once   [a] allow for this session   [n] deny (with a reason)")
+	session := "allow for this session"
+	if c := a.Covers(); c != "" {
+		session = "don't ask again for " + c + " in this session"
+	}
+	b.WriteString("\n\n[y] allow once\n[a] " + session + "\n[n] deny (with a reason) · Esc denies · Ctrl-C interrupts the turn")
 	if len(m.approvals) > 1 {
 		fmt.Fprintf(&b, "   (%d more waiting)", len(m.approvals)-1)
 	}

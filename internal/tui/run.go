@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -34,7 +35,16 @@ func Run(ctx context.Context, b Backend, o Options, in io.Reader, out io.Writer)
 	stop := context.AfterFunc(ctx, p.Quit)
 	_, err = p.Run()
 	stop()
+	id := m.conn.ID()
 	cerr := m.Close()
+	if o.ResumeHint != nil && id != "" && (err == nil || ctx.Err() != nil) {
+		w := out
+		if w == nil {
+			w = os.Stdout
+		}
+		// After the program: the terminal is back on its main screen.
+		fmt.Fprintf(w, "Resume this session: %s\n", o.ResumeHint(id))
+	}
 	switch {
 	case ctx.Err() != nil && (err == nil || errors.Is(err, tea.ErrProgramKilled)):
 		return nil // a signal ended the UI: the terminal is restored

@@ -12,26 +12,13 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-const helpText = `Keys: Enter sends · Shift-Enter/Alt-Enter/Ctrl-J new line · ↑/↓ input history · Esc cancels the turn · Ctrl-C clears the input, twice quits · Ctrl-O unfolds tool output and reasoning · PgUp/PgDn scroll · while a turn runs, what you send steers it.
-Commands:
-  /compact            summarise the history to free context
-  /goal TEXT          set the standing goal (/goal clear removes it)
-  /plan               next session turn read-only (plan mode)
-  /auto               run commands without asking (always)
-  /ask                ask before escalating commands (default)
-  /model NAME         use another model from the next turn
-  /sessions           pick a session to resume
-  /new                start a new session
-  /jobs               list background jobs (/jobs stop ID, /jobs output ID)
-  /help               this help · /quit leaves`
-
 // slash runs a slash command.
 func (m *Model) slash(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	arg = strings.TrimSpace(arg)
 	switch name {
 	case "help", "?":
-		m.note(kindNote, "", helpText)
+		m.note(kindNote, "", helpText())
 	case "quit", "exit":
 		m.quit = true
 		return tea.Quit
@@ -51,13 +38,14 @@ func (m *Model) slash(line string) tea.Cmd {
 	case "plan":
 		return m.reopen("plan", "", "plan mode: the agent reads and plans, it changes nothing")
 	case "auto":
-		return m.reopen("always", "", "auto mode: commands run without asking")
+		return m.reopen("auto", "", "auto mode: what the sandbox contains runs unasked; commands that need more wait for your approval")
 	case "ask":
-		return m.reopen("ask", "", "ask mode: escalating commands wait for your approval")
+		return m.reopen("ask", "", "ask mode: every command that is not read-only waits for your approval")
+	case "always":
+		return m.reopen("always", "", "always mode: commands run without asking")
 	case "model":
 		if arg == "" {
-			m.note(kindNote, "", "model: "+m.model+" — /model NAME switches from the next turn")
-			return nil
+			return m.pickModel()
 		}
 		return m.reopen("", arg, "model "+arg+" from the next turn")
 	case "new":
@@ -70,6 +58,10 @@ func (m *Model) slash(line string) tea.Cmd {
 		return m.listSessions()
 	case "jobs":
 		return m.jobs(arg)
+	case "rewind":
+		return m.pickRewind()
+	case "diff":
+		return m.showDiff()
 	default:
 		m.note(kindWarn, "", "unknown command /"+name+" — /help lists them")
 	}
@@ -169,23 +161,8 @@ func (m *Model) onSessions(s sessionsMsg) {
 		m.note(kindNote, "", "no sessions yet")
 		return
 	}
-	m.picker = &picker{items: s.list}
-}
-
-// picker chooses a session to resume.
-type picker struct {
-	items []engine.SessionInfo
-	at    int
-}
-
-func (p *picker) lines(v *view, height int) []string {
-	out := []string{v.st.title.Render("Resume a session (↑/↓, Enter opens, Esc closes)")}
-	start := 0
-	if rows := height - 1; p.at >= rows {
-		start = p.at - rows + 1
-	}
-	for i := start; i < len(p.items) && len(out) < height; i++ {
-		it := p.items[i]
+	rows := make([]string, len(s.list))
+	for i, it := range s.list {
 		title := "(untitled)"
 		if it.Title != nil {
 			title = oneLine(*it.Title)
@@ -194,27 +171,10 @@ func (p *picker) lines(v *view, height int) []string {
 		if it.UpdatedAtMs != nil {
 			when = time.UnixMilli(*it.UpdatedAtMs).Format("2006-01-02 15:04")
 		}
-		row := fmt.Sprintf("  %s  %s  %s", it.ID, when, title)
-		if i == p.at {
-			row = v.st.user.Render("› " + row[2:])
-		}
-		out = append(out, truncate(row, v.width))
+		rows[i] = fmt.Sprintf("%s  %s  %s", it.ID, when, title)
 	}
-	return out
-}
-
-func (m *Model) pickerKey(s string) tea.Cmd {
-	p := m.picker
-	switch s {
-	case "up", "k":
-		p.at = max(p.at-1, 0)
-	case "down", "j":
-		p.at = min(p.at+1, len(p.items)-1)
-	case "esc", "q":
-		m.picker = nil
-	case "enter":
-		m.picker = nil
-		id := p.items[p.at].ID
+	m.picker = &picker{title: "Resume a session", rows: rows, pick: func(i int) tea.Cmd {
+		id := s.list[i].ID
 		if id == m.conn.ID() {
 			return nil
 		}
@@ -223,8 +183,7 @@ func (m *Model) pickerKey(s string) tea.Cmd {
 			return nil
 		}
 		return m.open(OpenRequest{ID: id, Model: m.opts.Open.Model, Approval: m.mode}, "resumed "+id)
-	}
-	return nil
+	}}
 }
 
 // jobs lists, shows or stops background jobs.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
 	"strings"
 
 	"github.com/openseek/openseek/protocol"
@@ -14,7 +15,8 @@ type statusInfo struct {
 	lastInput int // prompt+completion tokens of the last response
 	total     protocol.Usage
 	cost      float64
-	costKnown bool
+	turns     int               // turns summarised
+	unpriced  bool              // a turn's cost was unknown: the total is too
 	jobs      map[string]bool   // generation/id → running
 	gens      map[string]string // job id → generation
 }
@@ -25,10 +27,12 @@ func (s *statusInfo) addUsage(u protocol.Usage) {
 }
 
 func (s *statusInfo) turn(t protocol.TurnSummary) {
-	if t.CostUSD != nil {
-		s.cost += *t.CostUSD
-		s.costKnown = true
+	s.turns++
+	if t.CostUSD == nil {
+		s.unpriced = true
+		return
 	}
+	s.cost += *t.CostUSD
 }
 
 func (s *statusInfo) generationOf(id string) string {
@@ -53,6 +57,15 @@ func (s *statusInfo) running() int {
 	return n
 }
 
+// tersecost is the status line's cost: "$0.0012", or "cost unknown"
+// (render.CostText's rule, in fewer columns).
+func tersecost(usd float64, known bool) string {
+	if !known {
+		return render.CostText(usd, known)
+	}
+	return render.USD(usd, known)
+}
+
 // statusLine: model · context % · tokens · cache hits · cost · jobs · mode.
 func (m *Model) statusLine(v *view) string {
 	s := &m.stat
@@ -64,8 +77,8 @@ func (m *Model) statusLine(v *view) string {
 	if c := s.total.PromptCacheHitTokens + s.total.PromptCacheMissTokens; c > 0 {
 		parts = append(parts, fmt.Sprintf("cache %d%%", s.total.PromptCacheHitTokens*100/c))
 	}
-	if s.costKnown {
-		parts = append(parts, fmt.Sprintf("$%.4f", s.cost))
+	if s.turns > 0 {
+		parts = append(parts, tersecost(s.cost, !s.unpriced))
 	}
 	if n := s.running(); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d jobs", n))
@@ -74,7 +87,7 @@ func (m *Model) statusLine(v *view) string {
 		parts = append(parts, m.mode)
 	}
 	if m.busy {
-		parts = append(parts, m.spin.View()+" working (Esc cancels)")
+		parts = append(parts, m.spin.View()+" working (Esc interrupts)")
 	}
 	line := truncate(" "+strings.Join(parts, " · "), v.width)
 	return v.st.status.Width(v.width).Render(line)

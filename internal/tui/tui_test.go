@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -27,11 +28,18 @@ type scripted struct {
 	cmds []protocol.Command
 	evs  chan []protocol.Event
 	hist *session.Session
+	// opens are the sessions the UI opened, in order.
+	opens []OpenRequest
 }
 
 func newScripted() *scripted { return &scripted{evs: make(chan []protocol.Event, 16)} }
 
-func (s *scripted) Open(context.Context, OpenRequest) (Conn, error) { return s, nil }
+func (s *scripted) Open(_ context.Context, req OpenRequest) (Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opens = append(s.opens, req)
+	return s, nil
+}
 func (s *scripted) Sessions(context.Context) ([]engine.SessionInfo, error) {
 	return []engine.SessionInfo{{ID: "s1"}, {ID: "s2"}}, nil
 }
@@ -67,7 +75,7 @@ func (s *scripted) commands() []protocol.Command {
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func newModel(t testing.TB, b *scripted) *Model {
-	m := New(context.Background(), b, b, Options{NoColor: true, Approval: "ask", Now: func() time.Time { return epoch }})
+	m := New(context.Background(), b, b, Options{NoColor: true, Approval: "ask", Workspace: "/home/dev/project", Now: func() time.Time { return epoch }})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return m
 }
@@ -82,26 +90,40 @@ func screen(m *Model) string {
 
 func press(m *Model, keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "ctrl+c":
-			msg = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-		case "alt+enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}
-		default:
-			for _, r := range k {
-				m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-			}
+		if msg, ok := specialKey(k); ok {
+			m.Update(msg)
 			continue
 		}
-		m.Update(msg)
+		for _, r := range k {
+			m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
 	}
+}
+
+// keyMsg is the press of one named key.
+func keyMsg(k string) tea.KeyPressMsg {
+	msg, _ := specialKey(k)
+	return msg
+}
+
+func specialKey(k string) (tea.KeyPressMsg, bool) {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}, true
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}, true
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}, true
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}, true
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}, true
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}, true
+	case "alt+enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}, true
+	}
+	return tea.KeyPressMsg{}, false
 }
 
 func feed(m *Model, evs ...protocol.Event) {
@@ -120,6 +142,10 @@ func TestScreens(t *testing.T) {
 		hist  *session.Session
 		width int // resized to this after the events
 	}{
+		{name: "first_screen"},
+		{name: "slash_menu", keys: []string{"/"}},
+		{name: "slash_menu_filtered", keys: []string{"/o", "down"}},
+		{name: "slash_menu_tab", keys: []string{"/go", "tab"}},
 		{name: "streaming", keys: []string{"explain", "enter"}, evs: []protocol.Event{
 			protocol.AgentStep{Step: 1},
 			protocol.ReasoningDelta{Content: "The user wants an explanation.\nLet me think."},
@@ -133,8 +159,22 @@ func TestScreens(t *testing.T) {
 			protocol.ToolResult{ToolCallID: "c2", ToolName: "edit", Content: "edited", Diff: &diff},
 			protocol.ToolStarted{ToolCallID: "c3", ToolName: "read", Arguments: `{"path":"README.md"}`},
 		}},
+		{name: "script", keys: []string{"check both", "enter"}, evs: []protocol.Event{
+			protocol.ToolStarted{ToolCallID: "s1", ToolName: "script", Arguments: `{"code":"print(read(path='a.go'))"}`},
+			protocol.ToolStarted{ToolCallID: "s1.1", ToolName: "read", Arguments: `{"path":"a.go"}`, Parent: "s1"},
+			protocol.ToolResult{ToolCallID: "s1.1", ToolName: "read", Content: "package a\n\nfunc A() {}\nfunc B() {}"},
+			protocol.ToolStarted{ToolCallID: "s1.2", ToolName: "shell", Arguments: `{"cmd":"go vet ./..."}`, Parent: "s1"},
+		}},
+		{name: "script_resumed", hist: &session.Session{ID: "old", Events: []session.Event{
+			{Sequence: 1, Item: &session.User{Content: protocol.Text("check both")}},
+			{Sequence: 2, Item: &session.Assistant{ToolCalls: []chatCall{{ID: "s1", Name: "script", Arguments: `{"code":"print(read(path='a.go'))"}`}}}},
+			{Sequence: 3, Item: &session.ToolResult{ToolCallID: "s1.1", ToolName: "read", Content: protocol.Text("package a"), Parent: "s1", Arguments: `{"path":"a.go"}`}},
+			{Sequence: 4, Item: &session.ToolResult{ToolCallID: "s1.2", ToolName: "shell", Content: protocol.Text("vet: bad\n<system>exit=1</system>"), IsError: true, Parent: "s1", Arguments: `{"cmd":"go vet ./..."}`}},
+			{Sequence: 5, Item: &session.ToolResult{ToolCallID: "s1", ToolName: "script", Content: protocol.Text("package a\nerror: line 2: shell failed: vet: bad"), IsError: true}},
+			{Sequence: 6, Item: &session.Terminal{Kind: session.Finished}},
+		}}},
 		{name: "approval", keys: []string{"touch it", "enter"}, evs: []protocol.Event{
-			protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "touch x (not known to be safe)", Body: str("touch x")},
+			protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "touch x (not known to be safe)", Body: str("touch x"), Prefixes: []string{"touch"}},
 		}},
 		{name: "steer_and_status", keys: []string{"go", "enter", "also this", "enter"}, evs: []protocol.Event{
 			protocol.UsageEvent{Usage: protocol.Usage{PromptTokens: 25000, CompletionTokens: 500, PromptCacheHitTokens: 20000, PromptCacheMissTokens: 5000}},
@@ -148,8 +188,20 @@ func TestScreens(t *testing.T) {
 			{Sequence: 4, Item: &session.Assistant{Content: "Two Go files: `a.go` and `b.go`."}},
 			{Sequence: 5, Item: &session.Terminal{Kind: session.Finished}},
 		}}},
+		{name: "no_internals", hist: &session.Session{ID: "old", Events: []session.Event{
+			{Sequence: 1, Item: &session.Notice{Content: session.SnapshotMarkerFor("3f2a9c1d0e", 1)}},
+			{Sequence: 2, Item: &session.User{Content: protocol.Text("build it")}},
+			{Sequence: 3, Item: &session.Assistant{ToolCalls: []chatCall{{ID: "c1", Name: "shell", Arguments: `{"cmd":"make"}`}}}},
+			{Sequence: 4, Item: &session.ToolResult{ToolCallID: "c1", ToolName: "shell", Content: protocol.Text("cc main.c\n[… 900 characters omitted …]\ndone\n<system>exit=0 truncated=true shown_chars=12000 total_chars=12900</system>")}},
+			{Sequence: 5, Item: &session.Terminal{Kind: session.Finished}},
+		}}, keys: []string{"again", "enter"}, evs: []protocol.Event{
+			protocol.BackgroundNotice{Content: "[api-url] http://127.0.0.1:1 is a base URL; requests go to http://127.0.0.1:1/chat/completions"},
+			protocol.ToolStarted{ToolCallID: "c2", ToolName: "shell", Arguments: `{"cmd":"make test"}`},
+			protocol.ToolResult{ToolCallID: "c2", ToolName: "shell", IsError: true, Content: "FAIL\n<system>exit=2</system>"},
+			protocol.BackgroundNotice{Content: "[api-url] http://127.0.0.1:1 is a base URL; requests go to http://127.0.0.1:1/chat/completions"},
+		}},
 		{name: "model_error", keys: []string{"go", "enter"}, evs: []protocol.Event{
-			protocol.StreamRetry{Attempt: 1, MaxAttempts: 3, Reason: "HTTP 503"},
+			protocol.StreamRetry{Attempt: 2, MaxAttempts: 4, Reason: "HTTP 503"},
 			protocol.TurnFailed{Error: "HTTP 401: invalid api key"},
 			protocol.TurnSummary{Outcome: "failed"},
 		}},
@@ -192,13 +244,24 @@ func TestCommandsFromKeys(t *testing.T) {
 			[]string{`{"command":"steer","kind":"prompt","content":"more","submission_id":"tui-steer-1"}`}},
 		{"esc cancels", []protocol.Event{protocol.AgentStep{Step: 1}}, []string{"esc"}, []string{`{"command":"cancel"}`}},
 		{"esc idle does nothing", nil, []string{"esc"}, nil},
+		{"ctrl-c interrupts a turn", []protocol.Event{protocol.AgentStep{Step: 1}}, []string{"ctrl+c"}, []string{`{"command":"cancel"}`}},
+		{"ctrl-c interrupts a turn waiting for approval", []protocol.Event{protocol.AgentStep{Step: 1}, protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "x"}},
+			[]string{"ctrl+c"}, []string{`{"command":"cancel"}`}},
+		{"esc denies the approval", []protocol.Event{protocol.AgentStep{Step: 1}, protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "x"}},
+			[]string{"esc"}, []string{`{"command":"approval","id":"ap-1","allow":false}`}},
+		{"esc while denying denies without a reason", []protocol.Event{protocol.AgentStep{Step: 1}, protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "x"}},
+			[]string{"n", "esc"}, []string{`{"command":"approval","id":"ap-1","allow":false}`}},
+		{"menu enter runs the chosen command", nil, []string{"/comp", "enter"}, []string{`{"command":"compact"}`}},
+		{"menu enter completes a partial name", nil, []string{"/j", "enter"}, []string{`{"command":"jobs_snapshot","request_id":"tui-jobs"}`}},
+		{"menu down chooses", nil, []string{"/", "down", "enter"}, []string{`{"command":"compact"}`}},
+		{"menu tab completes", nil, []string{"/goa", "tab", "ship", "enter"}, []string{`{"command":"goal","action":"set","text":"ship"}`}},
+		{"esc hides the menu, enter sends what was typed", nil, []string{"/comp", "esc", "enter"}, nil},
 		{"allow once", []protocol.Event{protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "x"}}, []string{"y"},
 			[]string{`{"command":"approval","id":"ap-1","allow":true}`}},
 		{"allow for the session", []protocol.Event{protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "x"}}, []string{"a"},
 			[]string{`{"command":"approval","id":"ap-1","allow":true,"remember":true}`}},
 		{"deny with a reason", []protocol.Event{protocol.AgentStep{Step: 1}, protocol.ApprovalRequested{ID: "ap-1", ToolName: "shell", Detail: "rm -rf x"}},
-			[]string{"n", "keep x", "enter"}, []string{`{"command":"approval","id":"ap-1","allow":false}`,
-				`{"command":"steer","kind":"prompt","content":"I denied shell (rm -rf x): keep x","submission_id":"tui-steer-1"}`}},
+			[]string{"n", "keep x", "enter"}, []string{`{"command":"approval","id":"ap-1","allow":false,"reason":"keep x"}`}},
 		{"compact", nil, []string{"/compact", "enter"}, []string{`{"command":"compact"}`}},
 		{"goal", nil, []string{"/goal ship it", "enter"}, []string{`{"command":"goal","action":"set","text":"ship it"}`}},
 		{"goal clear", nil, []string{"/goal clear", "enter"}, []string{`{"command":"goal","action":"clear"}`}},
@@ -264,6 +327,7 @@ func TestInputHistoryPasteAndQuit(t *testing.T) {
 	if p, ok := cmds[len(cmds)-1].(protocol.PromptCmd); !ok || contentText(p.Content) != strings.TrimSpace(big) {
 		t.Errorf("the paste was not sent whole")
 	}
+	feed(m, protocol.TurnSummary{Outcome: "finished"})
 	_, cmd := m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	if cmd != nil || !strings.Contains(screen(m), "Press Ctrl-C again") {
 		t.Fatalf("first Ctrl-C should only warn")
@@ -271,6 +335,31 @@ func TestInputHistoryPasteAndQuit(t *testing.T) {
 	_, cmd = m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	if cmd == nil || fmt.Sprint(cmd()) != fmt.Sprint(tea.Quit()) {
 		t.Errorf("second Ctrl-C did not quit")
+	}
+}
+
+// Ctrl-C during a turn interrupts it and keeps the UI: no quit is armed,
+// however often it is pressed; once the turn is over, twice quits.
+func TestCtrlCInterruptsTheTurn(t *testing.T) {
+	b := newScripted()
+	m := newModel(t, b)
+	press(m, "work", "enter")
+	for range 3 {
+		if _, cmd := m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}); cmd != nil {
+			t.Fatalf("Ctrl-C during a turn returned a command (%v)", cmd())
+		}
+	}
+	if s := screen(m); strings.Contains(s, "Press Ctrl-C again") || !strings.Contains(s, "interrupting the turn") {
+		t.Fatalf("Ctrl-C during a turn should interrupt, not arm quitting:\n%s", s)
+	}
+	feed(m, protocol.AgentAborted{Reason: "cancelled"}, protocol.TurnSummary{Outcome: "cancelled"})
+	press(m, "ctrl+c")
+	if m.quit || !strings.Contains(screen(m), "Press Ctrl-C again") {
+		t.Fatalf("the first idle Ctrl-C should warn:\n%s", screen(m))
+	}
+	press(m, "ctrl+c")
+	if !m.quit {
+		t.Fatalf("the second idle Ctrl-C did not quit")
 	}
 }
 
@@ -308,19 +397,7 @@ func TestProgram(t *testing.T) {
 	}
 }
 
-func TestExitStatusAndBrief(t *testing.T) {
-	cases := []struct{ out, rest, code string }{
-		{"hi\n<system>exit=0</system>", "hi\n", "0"},
-		{"<system>exit=2</system>\n", "", "2"},
-		{"no status", "no status", ""},
-		{"<system>exit=1</system> trailing", "<system>exit=1</system> trailing", ""},
-	}
-	for _, c := range cases {
-		rest, code, _ := exitStatus(c.out)
-		if rest != c.rest || code != c.code {
-			t.Errorf("exitStatus(%q) = %q, %q", c.out, rest, code)
-		}
-	}
+func TestBrief(t *testing.T) {
 	briefs := map[string]string{
 		`{"cmd":"ls -la\nmore"}`:    "ls -la …",
 		`{"path":"a.go","old":"x"}`: "a.go",
@@ -349,4 +426,44 @@ func TestNoColor(t *testing.T) {
 			t.Errorf("NO_COLOR=%v: escape sequences present = %v", noColor, has)
 		}
 	}
+}
+
+// On quit, Run prints how to resume the session shown last, after the
+// program has left the terminal.
+func TestRunPrintsResumeHint(t *testing.T) {
+	b := newScripted()
+	inR, inW := io.Pipe()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), b, Options{NoColor: true, ResumeHint: func(id string) string { return "openseek --session " + id }}, inR, &out)
+	}()
+	// Without a terminal the program draws nothing; the keys still reach
+	// it (the pipe holds them until it reads).
+	go inW.Write([]byte("\x03\x03"))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	s := out.String()
+	if !strings.HasSuffix(s, "Resume this session: openseek --session s1\n") {
+		t.Errorf("the output does not end with the resume hint:\n%q", s[max(len(s)-300, 0):])
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

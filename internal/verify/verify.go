@@ -63,17 +63,29 @@ type Verifier struct {
 	dir      string
 	settings Settings
 	sandbox  *sandbox.Policy
-	report   func(Result, int)
+	secrets  *sandbox.Secrets
+	report   Report
+}
+
+// Report is told of every run of the check, with its attempt number
+// within the turn (from 1): Started as it begins, Finished with its
+// result. Either may be nil.
+type Report struct {
+	Started  func(command string, attempt int)
+	Finished func(r Result, attempt int)
 }
 
 // New returns a verifier for the workspace dir. Commands run inside sb
-// when it is not nil; report (may be nil) is told of every run with its
-// attempt number within the turn.
-func New(dir string, s Settings, sb *sandbox.Policy, report func(r Result, attempt int)) *Verifier {
-	if report == nil {
-		report = func(Result, int) {}
+// when it is not nil, without the keys secrets holds (may be nil) in
+// their environment or output.
+func New(dir string, s Settings, sb *sandbox.Policy, secrets *sandbox.Secrets, report Report) *Verifier {
+	if report.Started == nil {
+		report.Started = func(string, int) {}
 	}
-	return &Verifier{dir: dir, settings: s.withDefaults(), sandbox: sb, report: report}
+	if report.Finished == nil {
+		report.Finished = func(Result, int) {}
+	}
+	return &Verifier{dir: dir, settings: s.withDefaults(), sandbox: sb, secrets: secrets, report: report}
 }
 
 // Turn is the verification state of one turn.
@@ -95,16 +107,18 @@ func (t *Turn) Check(ctx context.Context) Verdict {
 	if !t.start.Changed(Scan(t.v.dir)) {
 		return Verdict{}
 	}
-	command := s.Command
-	if command == "" {
-		command = Detect(t.v.dir)
+	check := NewCheck(s.Command)
+	if check.Command == "" {
+		check = Detect(t.v.dir)
 	}
-	if command == "" {
+	if check.Command == "" {
 		return Verdict{}
 	}
+	command := check.Command
 	t.attempts++
-	r := Run(ctx, t.v.dir, command, s.Timeout, t.v.sandbox, s.OutputBytes)
-	t.v.report(r, t.attempts)
+	t.v.report.Started(command, t.attempts)
+	r := Run(ctx, t.v.dir, check, s.Timeout, t.v.sandbox, t.v.secrets, s.OutputBytes)
+	t.v.report.Finished(r, t.attempts)
 	v := Verdict{Note: note(r)}
 	if r.OK || ctx.Err() != nil {
 		return v

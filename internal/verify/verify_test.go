@@ -2,12 +2,24 @@ package verify
 
 import (
 	"context"
+	"github.com/openseek/openseek/internal/e2etest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openseek/openseek/internal/sandbox"
 )
+
+// TestMain lets the tests run checks in the sandbox (its commands start
+// as this binary).
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	os.Exit(m.Run())
+}
 
 func write(t *testing.T, dir, name, content string) {
 	t.Helper()
@@ -21,30 +33,158 @@ func write(t *testing.T, dir, name, content string) {
 }
 
 func TestDetect(t *testing.T) {
+	goCheck := Check{Command: "go build -o /dev/null ./... && go vet ./..."}
 	for _, tc := range []struct {
 		name  string
 		files map[string]string
-		want  string
+		want  Check
 	}{
-		{"go module", map[string]string{"go.mod": "module x\n"}, "go build ./... && go vet ./..."},
-		{"go workspace", map[string]string{"go.work": "go 1.22\n"}, "go build ./... && go vet ./..."},
-		{"rust", map[string]string{"Cargo.toml": "[package]\n"}, "cargo check --quiet"},
-		{"node typecheck", map[string]string{"package.json": `{"scripts":{"build":"tsc -b","typecheck":"tsc --noEmit"}}`}, "npm run --silent typecheck"},
-		{"node build with pnpm", map[string]string{"package.json": `{"scripts":{"build":"vite build"}}`, "pnpm-lock.yaml": ""}, "pnpm run --silent build"},
-		{"node without scripts", map[string]string{"package.json": `{"name":"x"}`}, ""},
-		{"broken package.json", map[string]string{"package.json": `{`}, ""},
-		{"python", map[string]string{"pyproject.toml": "[project]\n"}, `python3 -m compileall -q -x '(^|/)(\.git|\.venv|venv|node_modules|build|dist)/' .`},
-		{"nothing known", map[string]string{"README.md": "hi"}, ""},
+		{"go module", map[string]string{"go.mod": "module x\n"}, goCheck},
+		{"go workspace", map[string]string{"go.work": "go 1.22\n"}, goCheck},
+		{"rust", map[string]string{"Cargo.toml": "[package]\n"}, Check{Command: `CARGO_TARGET_DIR="$OPENSEEK_VERIFY_SCRATCH/target" cargo check --quiet`, Scratch: true}},
+		{"node typecheck", map[string]string{"package.json": `{"scripts":{"build":"tsc -b","typecheck":"tsc --noEmit"}}`}, Check{Command: "npm run --silent typecheck"}},
+		{"node type-check with pnpm", map[string]string{"package.json": `{"scripts":{"type-check":"vue-tsc"}}`, "pnpm-lock.yaml": ""}, Check{Command: "pnpm run --silent type-check"}},
+		// A build script writes the build into the project: never the check.
+		{"node build script only", map[string]string{"package.json": `{"scripts":{"build":"vite build"}}`}, Check{}},
+		{"node typescript without a script", map[string]string{"package.json": `{"scripts":{"build":"tsc"}}`, "tsconfig.json": "{}", "node_modules/.bin/tsc": ""},
+			Check{Command: `node_modules/.bin/tsc --noEmit --tsBuildInfoFile "$OPENSEEK_VERIFY_SCRATCH/tsbuildinfo"`, Scratch: true}},
+		{"node tsconfig without typescript", map[string]string{"package.json": `{}`, "tsconfig.json": "{}"}, Check{}},
+		{"node without scripts", map[string]string{"package.json": `{"name":"x"}`}, Check{}},
+		{"broken package.json", map[string]string{"package.json": `{`}, Check{}},
+		{"python", map[string]string{"pyproject.toml": "[project]\n"},
+			Check{Command: `PYTHONPYCACHEPREFIX="$OPENSEEK_VERIFY_SCRATCH" python3 -m compileall -q -x '(^|/)(\.git|\.venv|venv|node_modules|build|dist)/' .`, Scratch: true}},
+		{"nothing known", map[string]string{"README.md": "hi"}, Check{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for n, c := range tc.files {
 				write(t, dir, n, c)
 			}
-			if got := Detect(dir); got != tc.want {
-				t.Errorf("Detect = %q, want %q", got, tc.want)
+			if got := Detect(dir); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Detect = %#v, want %#v", got, tc.want)
 			}
 		})
+	}
+}
+
+// needTool skips a test whose toolchain is not installed, naming how to
+// get it; with OPENSEEK_E2E=1 (CI) a missing one is a failure.
+func needTool(t *testing.T, name, install string) {
+	t.Helper()
+	e2etest.Need(t, install, name)
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// TestDetectedChecksLeaveNothingBehind runs each detected check on a
+// small project kept in git: it passes, and afterwards neither the
+// workspace (ignored files included) nor the temporary directory holds a
+// file it did not hold before.
+func TestDetectedChecksLeaveNothingBehind(t *testing.T) {
+	for _, tc := range []struct {
+		name, tool, install string
+		files               map[string]string
+	}{
+		{"go module with one main package", "go", "https://go.dev/dl", map[string]string{
+			"go.mod": "module hello\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() { println(\"hello\") }\n"}},
+		{"rust crate", "cargo", "https://rustup.rs", map[string]string{
+			"Cargo.toml":  "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+			"Cargo.lock":  "# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 3\n\n[[package]]\nname = \"hello\"\nversion = \"0.1.0\"\n",
+			"src/main.rs": "fn main() { println!(\"hello\"); }\n"}},
+		{"python project", "python3", "apt-get install -y python3", map[string]string{
+			"pyproject.toml": "[project]\nname = \"hello\"\n", "hello/__init__.py": "def hi():\n    return 'hello'\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needTool(t, tc.tool, tc.install)
+			// The sandboxed Go check (a cold private build cache:
+			// half a minute) runs end to end in cmd/openseek.
+			modes := []string{"unsandboxed"}
+			if tc.tool != "go" {
+				// The network off gives the check a private /tmp.
+				modes = append(modes, "sandboxed", "sandboxed with network")
+			}
+			for _, mode := range modes {
+				t.Run(mode, func(t *testing.T) { leavesNothing(t, tc.files, mode) })
+			}
+		})
+	}
+}
+
+// leavesNothing runs the check detected for files (in the default
+// sandbox, its private caches kept outside the workspace, unless mode is
+// "unsandboxed") and then as the script best-of-N runs.
+func leavesNothing(t *testing.T, files map[string]string, mode string) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	for n, c := range files {
+		write(t, dir, n, c)
+	}
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "x")
+	clean := func(how string) {
+		t.Helper()
+		if st := git(t, dir, "status", "--porcelain", "--ignored", "--untracked-files=all"); st != "" {
+			t.Errorf("%s left files in the workspace:\n%s", how, st)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("%s left %d entries in the temporary directory, %s first", how, len(left), left[0].Name())
+		}
+	}
+	var sb *sandbox.Policy
+	if mode != "unsandboxed" {
+		pol := sandbox.DefaultPolicy(dir)
+		pol.CacheDir = t.TempDir()
+		pol.Network = mode == "sandboxed with network"
+		sb = &pol
+	}
+	r := Run(context.Background(), dir, Detect(dir), 5*time.Minute, sb, nil, 4096)
+	if !r.OK {
+		t.Fatalf("the check failed: %+v", r)
+	}
+	clean("the check")
+	// Best-of-N runs the check as one script with sh.
+	sh := exec.Command("sh", "-c", Detect(dir).Script())
+	sh.Dir = dir
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("the check's script failed: %v\n%s", err, out)
+	}
+	clean("the check's script")
+}
+
+func TestScratchIsRemovedWhenTheCheckIsKilled(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	c := NewCheck(`touch "$OPENSEEK_VERIFY_SCRATCH/made" && echo "$OPENSEEK_VERIFY_SCRATCH" && sleep 60`)
+	r := Run(context.Background(), dir, c, 300*time.Millisecond, nil, nil, 4096)
+	if !r.TimedOut || !strings.HasPrefix(r.Output, tmp+"/openseek-verify-") {
+		t.Fatalf("result %+v", r)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the killed check left %s in the temporary directory", left[0].Name())
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the killed check left %s in the workspace", left[0].Name())
+	}
+}
+
+func TestNewCheckGivesScratchWhenNamed(t *testing.T) {
+	if c := NewCheck("make check"); c.Scratch || c.Script() != "make check" {
+		t.Errorf("plain command %+v, script %q", c, c.Script())
+	}
+	if c := NewCheck(`make check OUT="$OPENSEEK_VERIFY_SCRATCH"`); !c.Scratch {
+		t.Errorf("a command naming the scratch directory does not get it: %+v", c)
 	}
 }
 
@@ -81,14 +221,14 @@ func TestScanSeesEveryKindOfChange(t *testing.T) {
 
 func TestRunKeepsTheTailAndTimesOut(t *testing.T) {
 	dir := t.TempDir()
-	r := Run(context.Background(), dir, "for i in $(seq 1 2000); do echo line $i; done; exit 3", time.Minute, nil, 100)
+	r := Run(context.Background(), dir, Check{Command: "for i in $(seq 1 2000); do echo line $i; done; exit 3"}, time.Minute, nil, nil, 100)
 	if r.OK || r.ExitCode != 3 || r.TimedOut {
 		t.Fatalf("result %+v", r)
 	}
 	if !strings.HasSuffix(r.Output, "line 2000\n") || !strings.HasPrefix(r.Output, "[… ") || len(r.Output) > 160 {
 		t.Errorf("output %q", r.Output)
 	}
-	r = Run(context.Background(), dir, "echo started; sleep 60", 200*time.Millisecond, nil, 100)
+	r = Run(context.Background(), dir, Check{Command: "echo started; sleep 60"}, 200*time.Millisecond, nil, nil, 100)
 	if r.OK || !r.TimedOut || r.ExitCode != -1 || !strings.Contains(r.Output, "started") || !strings.Contains(r.Output, "timed out after 200ms") {
 		t.Errorf("timed-out result %+v", r)
 	}
@@ -97,10 +237,31 @@ func TestRunKeepsTheTailAndTimesOut(t *testing.T) {
 	}
 }
 
+// A key the process holds reaches neither the check's environment (under
+// a name that does not look secret) nor what the model and the session
+// are shown of its output.
+func TestRunWithholdsSecrets(t *testing.T) {
+	const key = "sk-verify-test-0123456789"
+	t.Setenv("PLAIN_SETTING", key)
+	secrets := sandbox.SecretsFromEnv(os.Environ(), nil, []string{key})
+	r := Run(context.Background(), t.TempDir(), Check{Command: `echo "env=[$PLAIN_SETTING]"; echo 'printed ` + key + `'; exit 1`}, time.Minute, nil, secrets, 4096)
+	if strings.Contains(r.Output, key) || !strings.Contains(r.Output, "env=[]") || !strings.Contains(r.Output, "printed ") {
+		t.Errorf("output %q", r.Output)
+	}
+}
+
 func TestTurnVerifiesOnlyChangedWork(t *testing.T) {
 	dir := t.TempDir()
-	var runs []int
-	v := New(dir, Settings{Command: "test -f ok", MaxRepairs: 1}, nil, func(_ Result, attempt int) { runs = append(runs, attempt) })
+	var runs, started []int
+	v := New(dir, Settings{Command: "test -f ok", MaxRepairs: 1}, nil, nil, Report{
+		Started: func(command string, attempt int) {
+			if command != "test -f ok" || len(started) != len(runs) {
+				t.Errorf("started %q (attempt %d) with %d started and %d finished before", command, attempt, len(started), len(runs))
+			}
+			started = append(started, attempt)
+		},
+		Finished: func(_ Result, attempt int) { runs = append(runs, attempt) },
+	})
 	turn := v.Begin()
 	if got := turn.Check(context.Background()); got != (Verdict{}) || len(runs) != 0 {
 		t.Fatalf("unchanged turn: %+v, runs %v", got, runs)
@@ -120,7 +281,7 @@ func TestTurnVerifiesOnlyChangedWork(t *testing.T) {
 	if got := turn.Check(context.Background()); got.Repair != "" || got.Reject != "" || !strings.Contains(got.Note, "passed") {
 		t.Fatalf("passing check: %+v", got)
 	}
-	if len(runs) != 3 || runs[2] != 1 {
-		t.Errorf("attempts %v", runs)
+	if len(runs) != 3 || runs[2] != 1 || !reflect.DeepEqual(started, runs) {
+		t.Errorf("attempts finished %v, started %v", runs, started)
 	}
 }

@@ -108,7 +108,23 @@ type agent struct {
 	caps     sdk.ClientCapabilities
 	hosts    map[string]*engine.Host // by workspace directory
 	sessions map[string]*acpSession  // by session id
+	warned   map[string]bool         // workspace warnings shown: once a connection
 	closed   bool
+}
+
+// warnOnce reports whether workspace warning w is not shown yet on this
+// connection, and takes it as shown.
+func (a *agent) warnOnce(w string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.warned[w] {
+		return false
+	}
+	if a.warned == nil {
+		a.warned = map[string]bool{}
+	}
+	a.warned[w] = true
+	return true
 }
 
 var (

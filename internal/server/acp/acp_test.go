@@ -33,6 +33,7 @@ type client struct {
 	notify    chan struct{}      // a token per update
 	buffers   map[string]string  // files open in the editor, by absolute path
 	reads     []string           // fs/read_text_file requests
+	writes    []string           // fs/write_text_file requests
 	hold      chan sdk.SessionId // when set, questions are not answered
 	withdrawn chan struct{}      // a token per question the agent withdrew
 }
@@ -80,7 +81,10 @@ func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk
 	return sdk.ReadTextFileResponse{}, errors.New("not open in the editor")
 }
 
-func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, p.Path)
 	return sdk.WriteTextFileResponse{}, errors.New("not offered")
 }
 
@@ -631,20 +635,33 @@ func TestFailedTurn(t *testing.T) {
 	}
 }
 
-// Workspace warnings reach the editor once, at the first prompt.
+// Workspace warnings reach the editor once, at the first prompt, as a
+// quoted paragraph of the agent's message (a thought is the model's
+// reasoning, which editors fold away); a second session of the same
+// connection does not repeat them.
 func TestStartupWarnings(t *testing.T) {
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"git\", \"push\"]\ndecision = \"allow\"\n"), 0o644)
-	srv := llmtest.NewServer(t, llmtest.Text("one"), llmtest.Text("two"))
+	srv := llmtest.NewServer(t, llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
 	r := serve(t, srv, ws, t.TempDir(), "never")
 	id := r.newSession(t)
 	r.prompt(t, id, "x")
-	if th := text(r.cl.take(), thoughtText); !strings.Contains(th, "[openseek]") || !strings.Contains(th, "trust") {
-		t.Errorf("first prompt thoughts %q, want the ignored-rules warning", th)
+	ups := r.cl.take()
+	if msg := text(ups, agentText); !strings.HasPrefix(strings.TrimSpace(msg), "> ") || !strings.Contains(msg, "trust") || !strings.HasSuffix(msg, "one") {
+		t.Errorf("first prompt message %q, want the ignored-rules warning quoted, then the answer", msg)
+	}
+	if th := text(ups, thoughtText); th != "" {
+		t.Errorf("a warning came as a thought: %q", th)
 	}
 	r.prompt(t, id, "y")
-	if th := text(r.cl.take(), thoughtText); th != "" {
-		t.Errorf("the warning came again: %q", th)
+	if msg := text(r.cl.take(), agentText); msg != "two" {
+		t.Errorf("the warning came again: %q", msg)
+	}
+	srv.ExpectPrefixBreak() // a new session starts a new conversation
+	id2 := r.newSession(t)
+	r.prompt(t, id2, "z")
+	if msg := text(r.cl.take(), agentText); msg != "three" {
+		t.Errorf("a second session repeats the warning: %q", msg)
 	}
 }

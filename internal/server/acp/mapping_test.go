@@ -81,6 +81,26 @@ func TestResultContent(t *testing.T) {
 	}
 }
 
+// A shell result's footer is for the model: the editor gets the output,
+// and a failed exit code and what was cut in words.
+func TestResultContentFooter(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"hello\n<system>exit=0</system>", "hello"},
+		{"FAIL\n<system>exit=2</system>", "FAIL\n\n(exit code 2)"},
+		{"a\n[… 9 characters omitted …]\nb\n<system>exit=0 truncated=true shown_chars=10 total_chars=19</system>", "a\n[… 9 characters omitted …]\nb\n\n(output cut: 10 of 19 characters shown)"},
+		{"<system>exit=1</system>", "(exit code 1)"},
+		{"no footer <system>x</system> here", "no footer <system>x</system> here"},
+	} {
+		blocks := resultContent("shell", `{"cmd":"make"}`, c.in, false, nil, "/ws")
+		if len(blocks) != 1 || blocks[0].Content == nil || blocks[0].Content.Content.Text.Text != c.want {
+			t.Errorf("%q: %+v, want %q", c.in, blocks, c.want)
+		}
+	}
+	if blocks := resultContent("shell", `{"cmd":"true"}`, "<system>exit=0</system>", false, nil, "/ws"); len(blocks) != 0 {
+		t.Errorf("a quiet success shows %+v", blocks)
+	}
+}
+
 func TestStopReason(t *testing.T) {
 	tests := []struct {
 		kind   session.TerminalKind
@@ -157,6 +177,7 @@ func TestTranslate(t *testing.T) {
 		protocol.AssistantMessage{Content: "whole"},
 		protocol.ReasoningMessage{Content: "why"},
 		protocol.StreamRetry{Attempt: 1, MaxAttempts: 3, Reason: "HTTP 503"},
+		protocol.StreamRetry{Attempt: 1, MaxAttempts: 3, Reason: "HTTP 503"}, // the same warning shows once
 		protocol.ToolResult{ToolCallID: "x", ToolName: "nope", IsError: true, Content: "error: there is no tool named \"nope\""},
 		protocol.UsageEvent{},
 	} {
@@ -173,7 +194,7 @@ func TestTranslate(t *testing.T) {
 			}
 		}
 	}
-	want := "message:he message:llo message:whole thought thought tool_call:x update:failed"
+	want := "message:he message:llo message:whole thought message:\n\n> model request failed (HTTP 503); retry 1 of 2\n\n tool_call:x update:failed"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}

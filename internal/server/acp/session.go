@@ -71,6 +71,12 @@ func (s *acpSession) pump() {
 func (s *acpSession) deliver(e engine.Entry) error {
 	switch ev := e.Event.(type) {
 	case protocol.ApprovalRequested:
+		s.mu.Lock()
+		_, asked := s.asking[ev.ID]
+		s.mu.Unlock()
+		if asked {
+			return nil // a replay of a question the editor has already
+		}
 		req := s.tr.permission(ev)
 		ctx, cancel := context.WithCancel(s.ctx)
 		s.mu.Lock()
@@ -94,7 +100,7 @@ func (s *acpSession) deliver(e engine.Entry) error {
 			return err
 		}
 	}
-	if e.Seq > 0 {
+	if e.Seq > 0 && !e.Replay {
 		s.mu.Lock()
 		s.seen = e.Seq
 		s.cond.Broadcast()
@@ -141,7 +147,9 @@ func (s *acpSession) prompt(ctx context.Context, content protocol.Content) (sdk.
 	// Workspace warnings (rules ignored until trusted, MCP servers that
 	// failed) came before the client could see the session: shown once.
 	for _, w := range warnings {
-		_ = s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: sdk.UpdateAgentThoughtText("[openseek] " + w + "\n")})
+		if s.a.warnOnce(w) {
+			_ = s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: notice(w)})
+		}
 	}
 	out, err := s.s.Prompt(ctx, content, nil)
 	s.wait(s.s.Hub().Head())

@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -22,6 +23,9 @@ type translator struct {
 	order     []string         // announced calls not finished yet, oldest first
 	streamed  bool             // assistant text came as deltas since the last message
 	thought   bool             // reasoning came as deltas since the last message
+	checks    int              // build checks shown, for their call ids
+	check     string           // the call id of the running build check
+	warned    map[string]bool  // warnings already shown: each shows once
 }
 
 // call is a tool call the client was told about.
@@ -30,7 +34,7 @@ type call struct {
 }
 
 func newTranslator(workspace string) *translator {
-	return &translator{workspace: workspace, calls: map[string]*call{}}
+	return &translator{workspace: workspace, calls: map[string]*call{}, warned: map[string]bool{}}
 }
 
 // translate maps one event to the updates the client gets (often none).
@@ -68,13 +72,28 @@ func (t *translator) translate(ev protocol.Event) []sdk.SessionUpdate {
 		return t.started(e.ToolCallID, e.ToolName, e.Arguments, sdk.ToolCallStatusInProgress)
 	case protocol.ToolResult:
 		return t.result(e.ToolCallID, e.ToolName, e.Content, e.IsError, e.Diff)
+	case protocol.VerifyStarted:
+		return t.verifyStarted(e)
+	case protocol.VerifyResult:
+		return t.verifyResult(e)
 	case protocol.StreamReset:
-		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(fmt.Sprintf("\n[openseek] %d events of this session were not shown (%s); reload the session to see them.\n", e.Resume-e.Since-1, e.Reason))}
+		return []sdk.SessionUpdate{notice(fmt.Sprintf("%d events of this session were not shown (%s); reload the session to see them.", e.Resume-e.Since-1, e.Reason))}
 	}
 	if w, ok := protocol.Warning(ev); ok {
-		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText("\n[openseek] " + w + "\n")}
+		if t.warned[w] {
+			return nil
+		}
+		t.warned[w] = true
+		return []sdk.SessionUpdate{notice(w)}
 	}
 	return nil
+}
+
+// notice is a warning for the person at the editor. ACP has no notice
+// update, and a thought is the model's reasoning (editors fold it away):
+// it is a paragraph of the agent's message, quoted.
+func notice(w string) sdk.SessionUpdate {
+	return sdk.UpdateAgentMessageText("\n\n> " + strings.ReplaceAll(strings.TrimSpace(w), "\n", "\n> ") + "\n\n")
 }
 
 // started announces a tool call (and a plan, for the plan tool).
@@ -155,10 +174,19 @@ func (t *translator) permission(ap protocol.ApprovalRequested) sdk.RequestPermis
 		ToolCall: tc,
 		Options: []sdk.PermissionOption{
 			{Kind: sdk.PermissionOptionKindAllowOnce, Name: "Allow once", OptionId: optAllowOnce},
-			{Kind: sdk.PermissionOptionKindAllowAlways, Name: "Allow for this session", OptionId: optAllowAlways},
+			{Kind: sdk.PermissionOptionKindAllowAlways, Name: sessionOption(ap), OptionId: optAllowAlways},
 			{Kind: sdk.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: optReject},
 		},
 	}
+}
+
+// sessionOption names what allowing for the session covers, in plain
+// words: "Don't ask again for `git push` in this session".
+func sessionOption(ap protocol.ApprovalRequested) string {
+	if len(ap.Prefixes) == 0 {
+		return "Allow for this session"
+	}
+	return "Don't ask again for " + ap.Covers() + " in this session"
 }
 
 // toolArgs are the argument keys the built-in tools share.
@@ -304,6 +332,19 @@ func resultContent(name, args, content string, isError bool, diff *string, works
 	}
 	if len(out) == 0 && diff != nil && *diff != "" {
 		out = append(out, sdk.ToolContent(sdk.TextBlock("```diff\n"+strings.TrimSuffix(*diff, "\n")+"\n```")))
+	}
+	// The footer is for the model; the call's status says failed, and a
+	// non-zero exit code and what was cut are said in words.
+	if body, f, ok := render.SplitFooter(content); ok {
+		var words []string
+		if f.Exit != "" && f.Exit != "0" {
+			words = append(words, "exit code "+f.Exit)
+		}
+		words = append(words, f.Notes...)
+		content = body
+		if len(words) > 0 {
+			content = strings.TrimLeft(body+"\n\n("+strings.Join(words, "; ")+")", "\n")
+		}
 	}
 	if content != "" {
 		out = append(out, sdk.ToolContent(sdk.TextBlock(content)))

@@ -208,6 +208,7 @@ func BenchmarkPromptToFirstEvent(b *testing.B) {
 		start := time.Now()
 		r, _ := http.NewRequest("POST", base+"/v1/sessions/bench/commands", strings.NewReader(`{"command":"prompt","content":"hi"}`))
 		r.Header.Set("Authorization", "Bearer "+testToken)
+		r.Header.Set("Content-Type", "application/json")
 		pr, err := client.Do(r)
 		if err != nil || pr.StatusCode != http.StatusAccepted {
 			b.Fatalf("prompt: %v %v", err, pr)

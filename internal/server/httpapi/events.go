@@ -24,7 +24,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.o.ReadOnly {
 		// Nothing is live here: the snapshot is all there is. 204 tells
-		// an EventSource to stop reconnecting.
+		// a client not to reconnect.
 		if _, err := s.host.LoadSession(id); err != nil {
 			sessionError(w, id, err)
 			return
@@ -32,8 +32,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	sess, ok := s.live(w, r, id)
+	// A GET changes nothing: a session on disk is resumed by a POST
+	// (POST /v1/sessions {"id"} or a command), not by reading its stream.
+	sess, ok := s.host.Get(id)
 	if !ok {
+		if _, err := s.host.LoadSession(id); err != nil {
+			sessionError(w, id, err)
+			return
+		}
+		writeError(w, http.StatusConflict, "session "+quote(id)+" is not open; POST /v1/sessions {\"id\":"+quote(id)+"} resumes it, then follow its events")
 		return
 	}
 	s.running.Add(1)
@@ -89,7 +96,7 @@ func (s *Server) next(ctx context.Context, sub *engine.Subscription) ([]engine.E
 }
 
 // resumePoint is the sequence a stream starts after: Last-Event-ID (sent
-// by a reconnecting EventSource), else ?since=, else 0 (the whole window).
+// by a reconnecting client), else ?since=, else 0 (the whole window).
 func resumePoint(r *http.Request) (int64, error) {
 	v, from := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
 	if v == "" {
@@ -113,10 +120,15 @@ type stream struct {
 	buf     []byte
 }
 
+// entry writes an event; a replayed approval request (engine.Entry.Replay)
+// has no id line, so the client's Last-Event-ID stays where it was.
 func (st *stream) entry(e engine.Entry) {
-	st.buf = append(st.buf, "id: "...)
-	st.buf = strconv.AppendInt(st.buf, e.Seq, 10)
-	st.buf = append(st.buf, "\nevent: "...)
+	if !e.Replay {
+		st.buf = append(st.buf, "id: "...)
+		st.buf = strconv.AppendInt(st.buf, e.Seq, 10)
+		st.buf = append(st.buf, '\n')
+	}
+	st.buf = append(st.buf, "event: "...)
 	st.buf = append(st.buf, e.Event.EventName()...)
 	st.buf = append(st.buf, "\ndata: "...)
 	st.buf = append(st.buf, e.Line...)

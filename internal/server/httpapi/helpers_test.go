@@ -92,6 +92,9 @@ func (f *fixture) do(method, path, body string, header ...string) (int, string, 
 		f.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+testToken)
+	if method != http.MethodGet && method != http.MethodHead {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		if header[i] == "Host" {
 			req.Host = header[i+1]

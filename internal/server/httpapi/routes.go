@@ -20,6 +20,14 @@ import (
 // follow on from the snapshot.
 const LastEventHeader = "X-OpenSeek-Last-Event-ID"
 
+// ModelHeader and WindowHeader name, with the snapshot of an open session,
+// the model it runs on and that model's context window in tokens: a client
+// attaching to it (tui --attach) shows them, not its own default.
+const (
+	ModelHeader  = "X-OpenSeek-Model"
+	WindowHeader = "X-OpenSeek-Model-Window"
+)
+
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", s.health)
@@ -127,7 +135,11 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "open session: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{"id": sess.ID()})
+	created := map[string]any{"id": sess.ID()}
+	if m := sess.Model(); m != nil {
+		created["model"], created["window"] = m.Spec, m.Window
+	}
+	writeJSON(w, http.StatusCreated, created)
 }
 
 func (s *Server) showSession(w http.ResponseWriter, r *http.Request) {
@@ -139,6 +151,10 @@ func (s *Server) showSession(w http.ResponseWriter, r *http.Request) {
 		// then seen twice by a client that follows on, never lost.
 		head = sess.Hub().Head()
 		snap = sess.Snapshot()
+		if m := sess.Model(); m != nil {
+			w.Header().Set(ModelHeader, m.Spec)
+			w.Header().Set(WindowHeader, strconv.Itoa(m.Window))
+		}
 	} else {
 		var err error
 		if snap, err = s.host.LoadSession(id); err != nil {

@@ -16,14 +16,26 @@
 //	/v1/tasks…                       the fleet's task API, when Options.Mount adds it
 //	everything else                  the web app
 //
-// Security: every request carries the token as `Authorization: Bearer`,
-// or as the HttpOnly cookie the server sets when a page is opened once as
-// /?token=TOKEN (then 303 to the same URL without it). A Host header that
-// is not a loopback address or localhost with the server's port is refused
-// (403, against DNS rebinding); no CORS header is ever sent, so other
-// origins cannot read answers. Bodies are limited to 16 MiB (413). Errors
-// are JSON {"error":"text"}. The listener is loopback-only unless remote
-// access is asked for explicitly.
+// Security: every request carries the token as `Authorization: Bearer`;
+// no cookie is set and a token in a query string is not read (cookies
+// reach every port of a host; query strings reach logs). The printed URL
+// carries it in the fragment (/#token=TOKEN), which browsers never send:
+// a browser's GET outside /v1/ without the header gets the page shell of
+// package web, whose script keeps the token in the tab and fetches the
+// page with it. A request that changes something (any method but GET,
+// HEAD, OPTIONS) must declare Content-Type: application/json (415) and,
+// from a browser, come from this server's own origin (Sec-Fetch-Site
+// same-origin, Origin this server; else 403), so a page of another
+// program, even on another port of 127.0.0.1, cannot drive a session
+// with a form or a no-cors fetch. No GET changes anything: the events of
+// a session on disk that is not open answer 409 until a POST resumes it.
+// A Host header that is not a
+// loopback address or localhost with the server's port is refused (403,
+// against DNS rebinding); no CORS header is ever sent, so other origins
+// cannot read answers; every answer says Referrer-Policy: no-referrer.
+// Bodies are limited to 16 MiB (413). Errors are JSON {"error":"text"}.
+// The listener is loopback-only unless remote access is asked for
+// explicitly.
 //
 // Streams: every SSE message is `id: <seq>`, `event: <name>` and `data:
 // <protocol line>`; Last-Event-ID (or ?since=) resumes after that sequence
@@ -36,7 +48,7 @@
 // Read-only mode (`openseek inspect`) serves only the GET routes (a POST is
 // 405), never opens a session, and reads sessions from disk; the events of
 // a session (never live there) answer 204 No Content, which tells a
-// browser's EventSource not to reconnect.
+// client not to reconnect.
 package httpapi
 
 import (
@@ -69,6 +81,9 @@ type Options struct {
 	AllowRemote bool
 	// Web serves everything outside /v1/ (default: web.New over the host).
 	Web http.Handler
+	// Shell answers a GET outside /v1/ that carries no token (default:
+	// web.Shell); it must serve no workspace data.
+	Shell http.Handler
 	// KeepAlive is the interval of the `: ping` comment on idle streams
 	// (default 15 s).
 	KeepAlive time.Duration
@@ -111,6 +126,9 @@ func New(host *engine.Host, o Options) *Server {
 	}
 	if o.Web == nil {
 		o.Web = web.New(host, web.Options{ReadOnly: o.ReadOnly})
+	}
+	if o.Shell == nil {
+		o.Shell = web.Shell()
 	}
 	s := &Server{host: host, o: o}
 	s.streams, s.stop = context.WithCancel(context.Background())
@@ -187,11 +205,12 @@ func loopbackName(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// URL is the address a person opens: the server's root (or path) with the
-// token, which the browser trades for a cookie on first visit.
+// URL is the address a person opens: the server's root (or path) with
+// the token in the fragment, which a browser never sends to a server; the
+// page's script keeps it in the tab. `openseek tui --attach` reads it too.
 func URL(ln net.Listener, path, token string) string {
 	if path == "" {
 		path = "/"
 	}
-	return "http://" + ln.Addr().String() + path + "?token=" + token
+	return "http://" + ln.Addr().String() + path + "#token=" + token
 }

@@ -20,10 +20,12 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-// Every request needs the token and a loopback Host with the right port;
-// a page opened with ?token= trades it for an HttpOnly cookie.
+// Every request needs the token as a Bearer header and a loopback Host
+// with the right port; no cookie and no token in a query string is taken.
+// A GET of a page without the header gets the shell, which holds no data.
 func TestAuthAndHostCheck(t *testing.T) {
 	f := start(t, llmtest.NewServer(t), setup{})
+	f.newSession(`{"id":"secret-session-name"}`)
 	port := f.base[strings.LastIndex(f.base, ":")+1:]
 	cases := []struct {
 		name   string
@@ -35,16 +37,16 @@ func TestAuthAndHostCheck(t *testing.T) {
 		{"no token", "/v1/sessions", []string{"Authorization", ""}, 401},
 		{"wrong token", "/v1/sessions", []string{"Authorization", "Bearer nope"}, 401},
 		{"not bearer", "/v1/sessions", []string{"Authorization", "Basic " + testToken}, 401},
-		{"no token page", "/", []string{"Authorization", ""}, 401},
+		{"wrong token page", "/", []string{"Authorization", "Bearer nope"}, 401},
 		{"localhost", "/v1/health", []string{"Host", "localhost:" + port}, 200},
 		{"ipv6 loopback", "/v1/health", []string{"Host", "[::1]:" + port}, 200},
 		{"foreign host", "/v1/health", []string{"Host", "evil.example:" + port}, 403},
 		{"foreign host without token", "/v1/health", []string{"Host", "evil.example:" + port, "Authorization", ""}, 403},
+		{"foreign host page", "/", []string{"Host", "evil.example:" + port, "Authorization", ""}, 403},
 		{"other port", "/v1/health", []string{"Host", "127.0.0.1:1"}, 403},
 		{"no port", "/v1/health", []string{"Host", "localhost"}, 403},
-		{"cookie", "/v1/sessions", []string{"Authorization", "", "Cookie", CookieName + "=" + testToken}, 200},
-		{"wrong cookie", "/v1/sessions", []string{"Authorization", "", "Cookie", CookieName + "=x"}, 401},
-		{"wrong token in URL", "/?token=nope", []string{"Authorization", ""}, 401},
+		{"cookie", "/v1/sessions", []string{"Authorization", "", "Cookie", legacyCookie + "=" + testToken}, 401},
+		{"token in the query", "/v1/sessions?token=" + testToken, []string{"Authorization", ""}, 401},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -61,21 +63,99 @@ func TestAuthAndHostCheck(t *testing.T) {
 			if h.Get("Access-Control-Allow-Origin") != "" {
 				t.Errorf("a CORS header was sent")
 			}
+			if h.Get("Referrer-Policy") != "no-referrer" {
+				t.Errorf("Referrer-Policy %q", h.Get("Referrer-Policy"))
+			}
 		})
 	}
 
-	code, _, h := f.do("GET", "/sessions/abc?token="+testToken+"&x=1", "", "Authorization", "", "Origin", "http://evil.example")
-	if code != http.StatusSeeOther || h.Get("Location") != "/sessions/abc?x=1" {
-		t.Fatalf("?token= = %d to %q, want 303 to /sessions/abc?x=1", code, h.Get("Location"))
-	}
-	cookie := h.Get("Set-Cookie")
-	for _, want := range []string{CookieName + "=" + testToken, "HttpOnly", "SameSite=Strict", "Path=/"} {
-		if !strings.Contains(cookie, want) {
-			t.Errorf("Set-Cookie %q lacks %s", cookie, want)
+	// A page opened without the header (a browser's navigation, the
+	// token only in the URL's fragment) is the shell: no data, no cookie.
+	for _, path := range []string{"/", "/sessions/secret-session-name", "/?token=" + testToken} {
+		code, body, h := f.do("GET", path, "", "Authorization", "")
+		if code != 200 || !strings.Contains(body, `data-shell="true"`) || strings.Contains(body, "secret-session-name") || strings.Contains(body, f.host.Workspace()) {
+			t.Errorf("GET %s without the token = %d %s", path, code, body)
+		}
+		if h.Get("Set-Cookie") != "" || !strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("GET %s headers %v", path, h)
 		}
 	}
-	if code, body, _ := f.do("GET", "/", "", "Authorization", "", "Cookie", CookieName+"="+testToken); code != 200 || !strings.Contains(body, "<") {
-		t.Errorf("the web app with the cookie = %d %s", code, body)
+	code, body, h := f.do("GET", "/", "")
+	if code != 200 || !strings.Contains(body, "secret-session-name") || h.Get("Set-Cookie") != "" {
+		t.Errorf("the web app with the token = %d %v %s", code, h, body)
+	}
+	// A browser that kept the cookie of an earlier version is told to drop it.
+	_, _, h = f.do("GET", "/v1/health", "", "Cookie", legacyCookie+"=old")
+	if c := h.Get("Set-Cookie"); !strings.HasPrefix(c, legacyCookie+"=;") || !strings.Contains(c, "Max-Age=0") {
+		t.Errorf("the old cookie is not deleted: %q", c)
+	}
+}
+
+// A request that changes something must come from the app's own origin
+// (Sec-Fetch-Site, Origin) with a JSON body, token or not: what a page of
+// another program on another port of 127.0.0.1 can send (a form, a
+// no-cors fetch, both text/plain; a sandboxed frame's Origin: null) is
+// refused before any route runs. Clients that are not browsers send
+// neither header and pass.
+func TestStateChangesOnlyFromTheApp(t *testing.T) {
+	model := llmtest.NewServer(t)
+	f := start(t, model, setup{})
+	port := f.base[strings.LastIndex(f.base, ":")+1:]
+	self := "http://127.0.0.1:" + port
+	cases := []struct {
+		name   string
+		header []string
+		want   int
+	}{
+		{"curl", nil, 201},
+		{"same origin", []string{"Origin", self, "Sec-Fetch-Site", "same-origin"}, 201},
+		{"same origin without fetch metadata", []string{"Origin", self}, 201},
+		{"other port", []string{"Origin", "http://127.0.0.1:9999", "Sec-Fetch-Site", "same-site"}, 403},
+		{"other port, old browser", []string{"Origin", "http://127.0.0.1:9999"}, 403},
+		{"other port claiming same-origin", []string{"Origin", "http://127.0.0.1:9999", "Sec-Fetch-Site", "same-origin"}, 403},
+		{"other site", []string{"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site"}, 403},
+		{"cross-site metadata only", []string{"Sec-Fetch-Site", "cross-site"}, 403},
+		{"typed in the address bar", []string{"Sec-Fetch-Site", "none"}, 403},
+		{"null origin", []string{"Origin", "null"}, 403},
+		{"null origin sandboxed", []string{"Origin", "null", "Sec-Fetch-Site", "cross-site"}, 403},
+		{"no-cors text/plain", []string{"Content-Type", "text/plain;charset=UTF-8", "Origin", "http://127.0.0.1:9999", "Sec-Fetch-Site", "same-site", "Authorization", ""}, 403},
+		{"text/plain form without the token", []string{"Content-Type", "text/plain", "Authorization", ""}, 415},
+		{"text/plain with the token", []string{"Content-Type", "text/plain"}, 415},
+		{"urlencoded (curl -d)", []string{"Content-Type", "application/x-www-form-urlencoded"}, 415},
+		{"multipart", []string{"Content-Type", "multipart/form-data; boundary=x"}, 415},
+		{"no content type", []string{"Content-Type", ""}, 415},
+		{"json with charset", []string{"Content-Type", "application/json; charset=utf-8"}, 201},
+		{"json without the token", []string{"Authorization", ""}, 401},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			body := fmt.Sprintf(`{"id":"s%d"}`, i)
+			code, out, h := f.do("POST", "/v1/sessions", body, c.header...)
+			if code != c.want {
+				t.Fatalf("POST = %d %s, want %d", code, out, c.want)
+			}
+			if _, open := f.host.Get(fmt.Sprintf("s%d", i)); open != (code == 201) {
+				t.Errorf("session opened = %v after %d", open, code)
+			}
+			if h.Get("Access-Control-Allow-Origin") != "" {
+				t.Error("a CORS header was sent")
+			}
+		})
+	}
+	// The same for a command and for any other method.
+	id := f.newSession(`{"id":"target"}`)
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH"} {
+		code, out, _ := f.do(m, "/v1/sessions/"+id+"/commands", `{"command":"prompt","content":"x"}`, "Content-Type", "text/plain")
+		if code != 415 {
+			t.Errorf("%s text/plain command = %d %s", m, code, out)
+		}
+		code, out, _ = f.do(m, "/v1/sessions/"+id+"/commands", `{"command":"prompt","content":"x"}`, "Origin", "http://127.0.0.1:1")
+		if code != 403 {
+			t.Errorf("%s cross-origin command = %d %s", m, code, out)
+		}
+	}
+	if n := len(model.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
 	}
 }
 
@@ -376,7 +456,8 @@ func TestReadRoutes(t *testing.T) {
 	}
 }
 
-// A session on disk that is not open is resumed by its first command.
+// A session on disk that is not open is resumed by its first command,
+// never by a GET.
 func TestCommandResumesASessionOnDisk(t *testing.T) {
 	dir := t.TempDir()
 	model := llmtest.NewServer(t, llmtest.Text("first"), llmtest.Text("second"))
@@ -390,6 +471,13 @@ func TestCommandResumesASessionOnDisk(t *testing.T) {
 	sess.Close()
 	if _, open := f.host.Get(id); open {
 		t.Fatal("the session is still open")
+	}
+	// Reading changes nothing: its stream is refused, it stays closed.
+	if code, body, _ := f.do("GET", "/v1/sessions/"+id+"/events", ""); code != http.StatusConflict || !strings.Contains(body, "POST /v1/sessions") {
+		t.Errorf("events of a closed session = %d %s", code, body)
+	}
+	if _, open := f.host.Get(id); open {
+		t.Fatal("a GET opened the session")
 	}
 	f.command(id, `{"command":"prompt","content":"two"}`)
 	back := f.subscribe(id, "", "")

@@ -8,20 +8,40 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/protocol"
 )
 
+// testToken is the stand-in server's token; pages are opened with it in
+// the fragment, as the printed URL carries it.
+const testToken = "web-test-token"
+
 // apiServer is a test-only stand-in for package httpapi's routes that the
 // pages use (POST /v1/sessions, the SSE event stream, the commands
 // endpoint), written to API.md over the engine.Session API, with the web
-// handler at "/". No auth: the pages rely on same-origin cookies only.
+// handler at "/". Its auth is httpapi's: a GET outside /v1/ without the
+// Authorization header gets the Shell; everything else needs the Bearer
+// token.
 func apiServer(h *engine.Host, o Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", New(h, o))
+	shell := Shell()
+	guarded := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" && r.Method == "GET" && !strings.HasPrefix(r.URL.Path, "/v1/") {
+			shell.ServeHTTP(w, r)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer "+testToken {
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":"missing or wrong token"}`)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 	if o.ReadOnly {
-		return mux
+		return guarded
 	}
 	jsonErr := func(w http.ResponseWriter, status int, msg string) {
 		w.Header().Set("Content-Type", "application/json")
@@ -70,9 +90,9 @@ func apiServer(h *engine.Host, o Options) http.Handler {
 		io.WriteString(w, `{"accepted":true}`)
 	})
 	mux.HandleFunc("GET /v1/sessions/{id}/events", func(w http.ResponseWriter, r *http.Request) {
-		s, err := open(r, r.PathValue("id"))
-		if err != nil {
-			jsonErr(w, http.StatusNotFound, err.Error())
+		s, ok := h.Get(r.PathValue("id"))
+		if !ok {
+			jsonErr(w, http.StatusConflict, "not open")
 			return
 		}
 		since, _ := strconv.ParseInt(r.URL.Query().Get("since"), 10, 64)
@@ -103,5 +123,5 @@ func apiServer(h *engine.Host, o Options) http.Handler {
 			}
 		}
 	})
-	return mux
+	return guarded
 }

@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/openseek/openseek/internal/render"
 	"html/template"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -30,7 +30,28 @@ type block struct {
 	Answer    template.HTML // an assistant's answer, markdown-ish
 	Reasoning string
 	Tool      *card
-	From, To  int // a summary's range
+	From, To  int       // a summary's range
+	Approval  *approval // an approval question and its answer
+}
+
+// approval is a recorded approval question (session.ApprovalMarker) and
+// the answer recorded after it.
+type approval struct {
+	ID, Tool, Detail, Body string
+	Covers                 string // the prefixes "for this session" covers
+	Outcome, Reason        string // "" while it waits
+}
+
+// outcomeText is an approval's answer in words.
+func (a *approval) OutcomeText() string {
+	if a.Outcome == "" {
+		return "waiting for an answer"
+	}
+	s := strings.ReplaceAll(a.Outcome, "_", " ")
+	if a.Outcome == "allowed_for_session" && a.Covers != "" {
+		s += " (" + a.Covers + ")"
+	}
+	return s
 }
 
 // card is one tool call and its result.
@@ -38,9 +59,12 @@ type card struct {
 	ID, Name, Args string
 	Done, IsError  bool
 	Brief, Result  string
+	Exit           string   // the shell's exit code, from the result's footer
+	Notes          []string // the rest of the footer, in words
 	Folded         bool
 	Lines          int
 	Diff           []diffLine
+	Children       []*card // the calls a script made, in order
 }
 
 type diffLine struct{ Class, Text string }
@@ -56,9 +80,9 @@ type step struct {
 
 // row is one event of the timeline.
 type row struct {
-	Seq        int
-	Time, Kind string
-	What       string
+	Seq              int
+	Time, Date, Kind string // Time as the chat shows it; Date in full, on hover
+	What             string
 }
 
 // compaction is one summarised range of the log.
@@ -69,6 +93,7 @@ type compaction struct{ Seq, From, To int }
 func history(s *session.Session) []block {
 	var out []block
 	cards := map[string]*card{}
+	asked := map[string]*approval{} // the newest question of each id
 	lastAnswer := ""
 	for _, e := range s.Events {
 		b := block{Seq: e.Sequence, Time: clock(e.TS)}
@@ -94,6 +119,13 @@ func history(s *session.Session) []block {
 				out = append(out, block{Kind: "tool", Seq: e.Sequence, Time: b.Time, Tool: cd})
 			}
 		case *session.ToolResult:
+			if parent := cards[it.Parent]; it.Parent != "" && parent != nil {
+				// A call a script made: a card inside the script's card.
+				cd := &card{ID: it.ToolCallID, Name: it.ToolName, Args: argsBrief(it.Arguments)}
+				cd.complete(it)
+				parent.Children = append(parent.Children, cd)
+				break
+			}
 			cd, ok := cards[it.ToolCallID]
 			if !ok {
 				cd = &card{ID: it.ToolCallID, Name: it.ToolName}
@@ -101,8 +133,23 @@ func history(s *session.Session) []block {
 			}
 			cd.complete(it)
 		case *session.Notice:
-			b.Kind, b.Text = "notice", it.Content
-			out = append(out, b)
+			ev, ok := session.ParseApproval(it.Content)
+			switch ev := ev.(type) {
+			case protocol.ApprovalRequested:
+				a := &approval{ID: ev.ID, Tool: ev.ToolName, Detail: ev.Detail, Body: deref(ev.Body), Covers: ev.Covers()}
+				asked[ev.ID] = a
+				b.Kind, b.Approval = "approval", a
+				out = append(out, b)
+			case protocol.ApprovalResolved:
+				if a := asked[ev.ID]; a != nil {
+					a.Outcome, a.Reason = ev.Outcome, ev.Reason
+					delete(asked, ev.ID)
+				}
+			}
+			if !ok && !session.IsMarker(it.Content) { // snapshot and rewind bookkeeping stay out (the viewer's timeline has them)
+				b.Kind, b.Text = "notice", it.Content
+				out = append(out, b)
+			}
 		case *session.Summary:
 			b.Kind, b.Text, b.From, b.To = "summary", it.Content, it.From, it.To
 			out = append(out, b)
@@ -121,10 +168,13 @@ func history(s *session.Session) []block {
 // complete fills a card with its result.
 func (c *card) complete(r *session.ToolResult) {
 	c.Done, c.IsError = true, r.IsError
-	if r.Brief != nil {
-		c.Brief = *r.Brief
+	if r.Brief != nil && !strings.Contains(c.Args, *r.Brief) {
+		c.Brief = *r.Brief // a brief the arguments already say is not repeated
 	}
 	c.Result = r.Content.Text()
+	if body, f, ok := render.SplitFooter(c.Result); ok {
+		c.Result, c.Exit, c.Notes = body, f.Exit, f.Notes
+	}
 	c.Lines = strings.Count(strings.TrimRight(c.Result, "\n"), "\n") + 1
 	c.Folded = c.Lines > foldLines || len(c.Result) > foldBytes
 	c.Diff = diffLines(diffOf(r.Data))
@@ -215,7 +265,7 @@ func timeline(s *session.Session) []row {
 	for _, e := range s.Events {
 		r := row{Seq: e.Sequence, Kind: e.Item.ItemKind()}
 		if e.TS > 0 {
-			r.Time = time.UnixMilli(e.TS).Local().Format(time.DateTime)
+			r.Time, r.Date = clock(e.TS), time.UnixMilli(e.TS).Local().Format(time.DateTime)
 		}
 		switch it := e.Item.(type) {
 		case *session.User:
@@ -237,8 +287,20 @@ func timeline(s *session.Session) []row {
 			if it.IsError {
 				r.What = "error · " + r.What
 			}
+			if it.Parent != "" {
+				r.What = "↳ " + it.Parent + " · " + r.What // a call the script it.Parent made
+			}
 		case *session.Notice:
 			r.What = it.Content
+			if ev, ok := session.ParseApproval(it.Content); ok {
+				r.Kind, r.What = "approval", session.DescribeApproval(ev)
+			} else if session.IsMarker(it.Content) {
+				// bookkeeping: a small marker row, not the notice's raw text
+				r.Kind, r.What = "rewind", "later events hidden"
+				if strings.HasPrefix(it.Content, session.SnapshotPrefix) {
+					r.Kind, r.What = "snapshot", "workspace snapshot"
+				}
+			}
 		case *session.Summary:
 			r.What = fmt.Sprintf("summary of events %d–%d", it.From, it.To)
 		case *session.Terminal:
@@ -259,7 +321,7 @@ func deref(p *string) string {
 }
 
 // steps are the model calls of the log with their usage and cost.
-func steps(s *session.Session, cost render.CostFunc) []step {
+func steps(s *session.Session) []step {
 	var out []step
 	for _, e := range s.Events {
 		a, ok := e.Item.(*session.Assistant)
@@ -269,7 +331,7 @@ func steps(s *session.Session, cost render.CostFunc) []step {
 		u := *a.Usage
 		out = append(out, step{N: len(out) + 1, Seq: e.Sequence, Time: clock(e.TS), Prompt: u.PromptTokens,
 			Hit: u.PromptCacheHitTokens, Miss: u.PromptCacheMissTokens, Completion: u.CompletionTokens,
-			HitRatio: hitRatio(u), Cost: costText(u, cost)})
+			HitRatio: hitRatio(u), Cost: costText(a.CostUSD)})
 	}
 	return out
 }
@@ -281,15 +343,12 @@ func hitRatio(u protocol.Usage) string {
 	return fmt.Sprintf("%.0f%%", 100*float64(u.PromptCacheHitTokens)/float64(u.PromptTokens))
 }
 
-func costText(u protocol.Usage, cost render.CostFunc) string {
-	if cost == nil {
+// costText is one response's recorded cost; "–" when it was unknown.
+func costText(usd *float64) string {
+	if usd == nil {
 		return "–"
 	}
-	usd, ok := cost(u)
-	if !ok {
-		return "–"
-	}
-	return fmt.Sprintf("$%.4f", usd)
+	return render.USD(*usd, true)
 }
 
 // compactions are the summarised ranges of the log.

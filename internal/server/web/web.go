@@ -2,13 +2,22 @@
 // pages over a workspace host, mounted by the HTTP server (package
 // httpapi) at "/" behind its token check.
 //
+// The browser holds no credential a server on another port of the same
+// host would receive (cookies are not scoped by port): a navigation gets
+// the Shell, a page with no data, whose script takes the token from the
+// URL's fragment (#token=…, never sent to a server) into the tab's
+// sessionStorage, removes it from the address bar, and fetches the page
+// itself with `Authorization: Bearer`. The event stream is read with
+// fetch for the same reason (an EventSource cannot send that header).
+//
 //   - "/" lists the workspace's sessions, newest first, with a button that
 //     starts a new one (POST /v1/sessions).
 //   - "/sessions/{id}" renders the session's history from its log (user
 //     prompts, answers, folded reasoning, tool calls as cards with their
-//     results and colored diffs), then follows the live turn with an
-//     EventSource on /v1/sessions/{id}/events?since=<head>, where head is
-//     the sequence the page was rendered at. Its prompt box, steer, cancel
+//     results and colored diffs), then follows the live turn on
+//     /v1/sessions/{id}/events?since=<head>, where head is the sequence
+//     the page was rendered at (a session on disk that is not open is
+//     first resumed with POST /v1/sessions {"id"}). Its prompt box, steer, cancel
 //     and approve/deny buttons POST protocol commands to
 //     /v1/sessions/{id}/commands; a refusal is shown to the user.
 //   - "/static/..." is the small hand-written script and style sheet,
@@ -35,19 +44,22 @@ import (
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
 )
 
 // Options configure the pages.
 type Options struct {
 	ReadOnly bool // the session viewer: nothing that changes a session
-	// Cost prices a usage for the viewer's per-step costs when the session
-	// is not open here (an open session prices with its own model); nil =
-	// costs of closed sessions are shown as unknown.
-	Cost render.CostFunc
 }
 
 //go:embed templates/*.html
 var templateFS embed.FS
+
+// shellPage is the page a navigation gets: no data, only the script that
+// loads the real page with the token.
+//
+//go:embed templates/shell.html
+var shellPage []byte
 
 //go:embed static
 var staticFS embed.FS
@@ -66,12 +78,42 @@ func New(h *engine.Host, o Options) http.Handler {
 		return template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page))
 	}
 	a := &app{host: h, o: o, index: parse("index.html"), chat: parse("session.html")}
-	static, _ := fs.Sub(staticFS, "static") // the directory is embedded above
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.sessions)
 	mux.HandleFunc("GET /sessions/{id}", a.session)
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.Handle("GET /static/", assets())
 	return mux
+}
+
+// Shell answers the requests a browser makes without the token: the
+// embedded script and style sheet, and for every other GET the shell page
+// that holds no data (not the workspace, not a session) and loads the
+// real page with the token its script keeps in the tab.
+func Shell() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/", assets())
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+		pageHeaders(w.Header())
+		w.Write(shellPage)
+	})
+	return mux
+}
+
+func assets() http.Handler {
+	static, _ := fs.Sub(staticFS, "static") // the directory is embedded above
+	return http.StripPrefix("/static/", http.FileServerFS(static))
+}
+
+// pageHeaders are the headers of every HTML page: no caching, no Referer
+// (a URL never leaves the app), only the app's own script and style (an
+// injected script could read the token the tab keeps), never framed.
+func pageHeaders(h http.Header) {
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 }
 
 // listed is one row of the session list.
@@ -120,6 +162,9 @@ type sessionPage struct {
 	Blocks    []block
 	Events    int
 	Usage     string // tokens, cache hits and cost of the session
+	Total     protocol.Usage
+	Cost      float64
+	CostKnown bool
 	HitRatio  string
 	Steps     []step
 	Timeline  []row
@@ -134,14 +179,12 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := sessionPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), ID: id, Title: id, Parent: parentOf(id)}
-	cost := a.o.Cost
 	var s *session.Session
 	if open, ok := a.host.Get(id); ok {
 		// The head first, then the snapshot: an event in between is shown
 		// twice at worst (the script skips a card it already has), never lost.
 		p.Since, p.Open, p.Busy = open.Hub().Head(), true, open.Busy()
 		s = open.Snapshot()
-		cost = open.Cost
 	} else {
 		var err error
 		if s, err = a.host.LoadSession(id); err != nil {
@@ -153,17 +196,9 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	for _, e := range s.Events {
-		if u, ok := e.Item.(*session.User); ok {
-			p.Title = clip(oneLine(u.Content.Text()), 80)
-			break
-		}
-	}
-	p.Blocks, p.Events = history(s), len(s.Events)
-	total := s.Usage()
-	p.Usage, p.HitRatio = render.UsageLine(total, cost), hitRatio(total)
+	p.fill(s)
 	if a.o.ReadOnly {
-		p.Steps, p.Timeline, p.Compacted = steps(s, cost), timeline(s), compactions(s)
+		p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
 		if rows, err := a.host.SessionInfos(); err == nil {
 			for _, row := range rows {
 				if parentOf(row.ID) == id {
@@ -176,9 +211,22 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 	a.render(w, a.chat, p)
 }
 
+// fill sets what the page shows of s: its title, history and totals.
+func (p *sessionPage) fill(s *session.Session) {
+	for _, e := range s.Events {
+		if u, ok := e.Item.(*session.User); ok {
+			p.Title = clip(oneLine(u.Content.Text()), 80)
+			break
+		}
+	}
+	p.Blocks, p.Events = history(s), len(s.Events)
+	p.Total = s.Usage()
+	p.Cost, p.CostKnown = s.Cost()
+	p.Usage, p.HitRatio = render.UsageLine(p.Total, nil)+" · "+render.CostText(p.Cost, p.CostKnown), hitRatio(p.Total)
+}
+
 func (a *app) render(w http.ResponseWriter, t *template.Template, data any) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	pageHeaders(w.Header())
 	if err := t.Execute(w, data); err != nil {
 		// Headers are gone; the page ends where the template failed.
 		w.Write([]byte("<p class=\"error\">rendering failed: " + template.HTMLEscapeString(err.Error()) + "</p>"))
@@ -186,7 +234,7 @@ func (a *app) render(w http.ResponseWriter, t *template.Template, data any) {
 }
 
 func (a *app) fail(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	pageHeaders(w.Header())
 	w.WriteHeader(status)
 	a.index.ExecuteTemplate(w, "error", struct {
 		ReadOnly bool

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -38,6 +40,22 @@ func newHost(t *testing.T, srv *llmtest.Server, mod func(*engine.Options)) *engi
 	}
 	t.Cleanup(func() { h.Close() })
 	return h
+}
+
+// pricedModel serves the scripted model as "local/m" at $1 per million
+// tokens of every kind, so the responses record a cost.
+func pricedModel(t *testing.T, srv *llmtest.Server) func(*engine.Options) {
+	return func(o *engine.Options) {
+		conf := "[providers.local]\nbase_url = \"" + strings.TrimSuffix(srv.URL(), "/chat/completions") + "\"\nno_key = true\n\n" +
+			"[models.\"local/m\"]\nwindow = 128000\nprice = { input_hit = 1, input_miss = 1, output = 1 }\n"
+		if err := os.MkdirAll(filepath.Join(o.Home, ".openseek"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(o.Home, ".openseek", "config.toml"), []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o.Model, o.APIURL = "local/m", ""
+	}
 }
 
 // turn opens a session (id "" = a new one) and runs one prompt to its end.
@@ -247,7 +265,7 @@ func TestViewer(t *testing.T) {
 		llmtest.Reply{Text: "the summary of it all", Summary: true},
 	)
 	srv.MultiConversation()
-	h := newHost(t, srv, nil)
+	h := newHost(t, srv, pricedModel(t, srv))
 	s := turn(t, h, "p", "delegate the count")
 	if err := s.Apply(protocol.CompactCmd{}); err != nil {
 		t.Fatal(err)
@@ -256,8 +274,7 @@ func TestViewer(t *testing.T) {
 	snap := s.Snapshot()
 	s.Close()
 
-	price := func(u protocol.Usage) (float64, bool) { return float64(u.PromptTokens) / 1e6, true }
-	hd := New(h, Options{ReadOnly: true, Cost: price})
+	hd := New(h, Options{ReadOnly: true})
 	doc := page(t, hd, "/sessions/p", 200)
 	for _, sel := range []string{"textarea", "#cancel", "#new-session", "button.approve"} {
 		if len(all(doc, sel)) != 0 {
@@ -275,8 +292,12 @@ func TestViewer(t *testing.T) {
 		if got := attr(r, "id"); got != "ev-"+strconv.Itoa(snap.Events[i].Sequence) {
 			t.Errorf("row %d id %q", i, got)
 		}
-		if kind := text(all(r, "td")[2]); !strings.HasPrefix(kind, snap.Events[i].Item.ItemKind()) {
-			t.Errorf("row %d kind %q, want %s", i, kind, snap.Events[i].Item.ItemKind())
+		want := snap.Events[i].Item.ItemKind()
+		if n, ok := snap.Events[i].Item.(*session.Notice); ok && strings.HasPrefix(n.Content, session.SnapshotPrefix) {
+			want = "snapshot" // bookkeeping shows as a small marker row
+		}
+		if kind := text(all(r, "td")[2]); !strings.HasPrefix(kind, want) {
+			t.Errorf("row %d kind %q, want %s", i, kind, want)
 		}
 	}
 	steps := all(one(t, doc, "#steps"), "tr")[1:]
@@ -324,7 +345,7 @@ func TestPagesBadInputAndAssets(t *testing.T) {
 		t.Errorf("404 page says %q", got)
 	}
 	page(t, hd, "/sessions/..%2f..%2fetc", 400)
-	for path, want := range map[string]string{"/static/app.js": "EventSource", "/static/app.css": ".card"} {
+	for path, want := range map[string]string{"/static/app.js": "Authorization", "/static/app.css": ".card"} {
 		rec := httptest.NewRecorder()
 		hd.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		body, _ := io.ReadAll(rec.Body)
@@ -409,4 +430,87 @@ func BenchmarkViewerPage(b *testing.B) {
 		}
 		b.SetBytes(int64(rec.Body.Len()))
 	}
+}
+
+// Every page, the shell and an error page alike, sends no Referer, runs
+// only the app's own script and cannot be framed; the shell holds no
+// data of the workspace.
+func TestPageHeaders(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	pages, shell := New(h, Options{}), Shell()
+	for _, c := range []struct {
+		hd   http.Handler
+		path string
+		code int
+	}{{pages, "/", 200}, {pages, "/sessions/diffdemo", 200}, {pages, "/sessions/nosuch", 404}, {shell, "/sessions/diffdemo", 200}, {shell, "/", 200}} {
+		rec := httptest.NewRecorder()
+		c.hd.ServeHTTP(rec, httptest.NewRequest("GET", c.path, nil))
+		hdr := rec.Header()
+		if rec.Code != c.code || hdr.Get("Referrer-Policy") != "no-referrer" || hdr.Get("X-Frame-Options") != "DENY" ||
+			!strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'self'") || !strings.Contains(hdr.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("GET %s = %d %v", c.path, rec.Code, hdr)
+		}
+		if c.hd == shell && (strings.Contains(rec.Body.String(), "diffdemo") || strings.Contains(rec.Body.String(), h.Workspace()) || !strings.Contains(rec.Body.String(), "/static/app.js")) {
+			t.Errorf("the shell of %s: %s", c.path, rec.Body)
+		}
+	}
+}
+
+// What a person reads has no internals: the shell's <system> footer
+// becomes an exit badge and words, a snapshot marker is no conversation
+// line (the viewer's timeline keeps a small "snapshot" row), and an idle
+// session's Cancel is hidden.
+func TestPagesHideInternals(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "shelldemo")
+	doc := page(t, New(h, Options{}), "/sessions/shelldemo", 200)
+	if got := text(one(t, doc, "#log")); strings.Contains(got, "<system>") || strings.Contains(got, "[snapshot]") || strings.Contains(got, "commit=") {
+		t.Errorf("the conversation shows internals:\n%s", got)
+	}
+	ok, failed := one(t, doc, "#tool-call_s"), one(t, doc, "#tool-call_f")
+	if got := text(one(t, ok, ".exit")); got != "exit 0" || !strings.Contains(attr(one(t, ok, ".exit"), "class"), "ok") {
+		t.Errorf("exit badge %q %q", got, attr(one(t, ok, ".exit"), "class"))
+	}
+	if got := text(one(t, ok, ".note")); got != "output cut: 12000 of 12900 characters shown" {
+		t.Errorf("note %q", got)
+	}
+	if got := text(one(t, ok, "pre.result")); !strings.HasSuffix(got, "done") {
+		t.Errorf("result %q", got)
+	}
+	if n := len(all(ok, ".brief")); n != 0 {
+		t.Errorf("the card repeats the command its arguments show: %s", rendered(ok))
+	}
+	if got := text(one(t, failed, ".exit")); got != "exit 2" || !strings.Contains(attr(one(t, failed, ".exit"), "class"), "bad") {
+		t.Errorf("failed exit badge %q", got)
+	}
+	if c := one(t, doc, "#cancel"); attr(c, "hidden") == "" && !hasAttr(c, "hidden") {
+		t.Errorf("an idle session shows Cancel: %s", rendered(c))
+	}
+	if got := text(one(t, doc, "#totals")); got != "tokens: 2100 in (48% cache hits), 25 out · cost unknown" {
+		t.Errorf("totals %q", got)
+	}
+
+	view := page(t, New(h, Options{ReadOnly: true}), "/sessions/shelldemo", 200)
+	row := one(t, view, "#ev-1")
+	if attr(row, "class") != "k-snapshot" || strings.Contains(text(row), "commit=") {
+		t.Errorf("snapshot row %s", rendered(row))
+	}
+	// One time format on the page: the chat's and the timeline's.
+	clockRE := regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
+	if chat, tl := text(one(t, one(t, view, ".msg.user"), ".time")), text(one(t, one(t, view, "#ev-2"), "time")); !clockRE.MatchString(chat) || chat != tl {
+		t.Errorf("times: chat %q, timeline %q", chat, tl)
+	}
+	if got := text(one(t, view, "#ev-4")); !strings.Contains(got, "shell: make") {
+		t.Errorf("timeline row %q", got)
+	}
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
 }

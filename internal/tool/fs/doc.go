@@ -6,8 +6,14 @@
 //   - Every path goes through tool.Env.Resolve: a path that is, or leads
 //     through a symlink, outside the workspace is refused before any file
 //     is touched.
-//   - Writes are atomic (temporary file + rename in the same directory)
-//     and keep the mode of the file they replace.
+//   - The resolved path is then checked (env.Guard) and acted on by the
+//     same names: it is walked without following any symlink (package
+//     beneath), and nothing inside a protected directory pinned at the
+//     session's start changes, whatever it is named by then. A symlink
+//     swapped in after the check fails the call instead of redirecting it.
+//   - Writes are atomic (temporary file + sync + rename in the same open
+//     directory, the temporary file removed on any failure) and keep the
+//     mode of the file they replace.
 //   - multi_edit is all-or-nothing: every edit is validated against the
 //     original content of its file before anything is written.
 //   - remove deletes only regular files the agent created this session and

@@ -162,7 +162,7 @@ func readText(env *tool.Env, real string) (string, string) {
 			}
 			return "", msg
 		}
-		if fi, serr := safeStat(env, real); serr == nil && fi.IsDir() {
+		if fi, serr := safeLstat(env, real); serr == nil && fi.IsDir() {
 			return "", "is a directory"
 		}
 		return "", describeErr(err)

@@ -1,11 +1,14 @@
 package fs
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/openseek/openseek/internal/beneath"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/tool"
 )
@@ -24,6 +27,7 @@ func TestWriteToolsObeyGuard(t *testing.T) {
 	}{
 		{"write .git/config", policy.ModeFullAccess, Write(), map[string]any{"path": ".git/config", "content": "evil"}, ".git/config", "inside .git"},
 		{"write through dot-dot", policy.ModeAlways, Write(), map[string]any{"path": "sub/../.git/hooks/pre-commit", "content": "evil"}, ".git/hooks/pre-commit", "inside .git"},
+		{"write through a symlink to .git", policy.ModeFullAccess, Write(), map[string]any{"path": "g/config", "content": "evil"}, ".git/config", "inside .git"},
 		{"edit .openseek/x", policy.ModeNever, Edit(), map[string]any{"path": ".openseek/x", "old_string": "x", "new_string": "y"}, ".openseek/x", "inside .openseek"},
 		{"multi_edit .git/config", policy.ModeNever, MultiEdit(), map[string]any{"edits": []map[string]any{{"file": ".git/config", "start_line": 1, "old_string": "core", "new_string": "x"}}}, ".git/config", "inside .git"},
 		{"plan write", policy.ModePlan, Write(), map[string]any{"path": "new.txt", "content": "x"}, "new.txt", "plan mode is read-only"},
@@ -32,6 +36,9 @@ func TestWriteToolsObeyGuard(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t, files)
+			if err := os.Symlink(".git", filepath.Join(env.Workspace, "g")); err != nil {
+				t.Fatal(err)
+			}
 			env.Guard = &policy.Guard{Policy: &policy.Policy{Mode: tc.mode, Workspace: env.Workspace}}
 			before, _ := os.ReadFile(filepath.Join(env.Workspace, tc.file))
 			res := call(t, tc.tl, env, tc.args)
@@ -64,5 +71,26 @@ func TestRemoveObeysGuard(t *testing.T) {
 	env.Guard.Policy.Mode = policy.ModeNever
 	if res := call(t, Remove(), env, map[string]any{"path": "made.txt", "reason": "cleanup"}); res.IsError {
 		t.Errorf("remove: %s", res.Content.Text())
+	}
+}
+
+// The text of a call that met a symlink mid-way says what happened and
+// what to do.
+func TestSymlinkMidwayText(t *testing.T) {
+	err := fmt.Errorf("wrapped: %w", &beneath.WalkError{Op: "write", Path: "d", Err: beneath.ErrSymlink})
+	text := describeErr(err)
+	for _, want := range []string{"d is a symbolic link now", "Nothing was written", "Run the tool again"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q lacks %q", text, want)
+		}
+	}
+	// apply_patch's files say the same.
+	env := newEnv(t, map[string]string{"real/x": "x\n"})
+	if err := os.Symlink("real", filepath.Join(env.Workspace, "d")); err != nil {
+		t.Fatal(err)
+	}
+	err = rootFS{env}.WriteAtomic(filepath.Join(env.Workspace, "d/x"), []byte("y\n"), 0o644)
+	if err == nil || !strings.Contains(err.Error(), "d is a symbolic link now") || !errors.Is(err, beneath.ErrSymlink) {
+		t.Errorf("rootFS: %v", err)
 	}
 }

@@ -40,7 +40,7 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 		return fail(real, err.Error())
 	}
 	existed := false
-	switch fi, err := safeStat(env, real); {
+	switch fi, err := safeLstat(env, real); {
 	case err == nil && fi.IsDir():
 		return fail(real, "is a directory")
 	case err == nil:

@@ -26,6 +26,7 @@ func TestWrite(t *testing.T) {
 		{"empty content makes an empty file", `{"path":"e.txt","content":""}`, "ok: wrote 0 chars to e.txt", "e.txt", "", "created"},
 		{"overwrite", `{"path":"old.txt","content":"new"}`, "ok: wrote 3 chars to old.txt", "old.txt", "new", "overwritten"},
 		{"through a symlink inside", `{"path":"link.txt","content":"via link"}`, "ok: wrote 8 chars to link.txt", "old.txt", "via link", "overwritten"},
+		{"through a symlinked directory inside", `{"path":"docs/new.txt","content":"via dir"}`, "ok: wrote 7 chars to docs/new.txt", "dir/new.txt", "via dir", "created"},
 		{"directory", `{"path":"dir","content":"x"}`, "error writing dir: is a directory", "old.txt", "before", "error"},
 		{"parent is a file", `{"path":"old.txt/x","content":"x"}`, "error writing old.txt/x: not a directory", "old.txt", "before", "error"},
 		{"missing content", `{"path":"x.txt"}`, "error: write requires arguments.content", "old.txt", "before", ""},
@@ -37,6 +38,11 @@ func TestWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := newEnv(t, map[string]string{"old.txt": "before", "dir/keep": ""})
 			if err := os.Symlink("old.txt", filepath.Join(env.Workspace, "link.txt")); err != nil {
+				t.Fatal(err)
+			}
+			// A symlink already there when the tool runs is followed, to
+			// where it points in the workspace.
+			if err := os.Symlink("dir", filepath.Join(env.Workspace, "docs")); err != nil {
 				t.Fatal(err)
 			}
 			res := call(t, Write(), env, tt.args)

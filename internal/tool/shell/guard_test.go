@@ -59,7 +59,7 @@ func TestShellApproval(t *testing.T) {
 			}
 		})
 		env.Guard = &policy.Guard{Policy: &policy.Policy{Mode: policy.ModeAsk}, Broker: b}
-		go func() { b.Resolve(<-requested, allow, false) }()
+		go func() { b.Resolve(<-requested, policy.Answer{Allow: allow}) }()
 		res := call(t, Shell(), env, `{"cmd":"touch ran"}`)
 		_, statErr := os.Stat(filepath.Join(env.Workspace, "ran"))
 		if allow && (res.IsError || statErr != nil) {

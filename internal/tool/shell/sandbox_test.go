@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
+	"github.com/openseek/openseek/protocol"
 )
 
 // TestShellSandboxed checks that the shell tool runs commands inside
@@ -91,5 +93,34 @@ func named(t *testing.T, name string) []string {
 // TestShellSandboxedAsOrdinaryUser runs the sandboxed shell tests again as
 // an ordinary user, for whom every command once failed.
 func TestShellSandboxedAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^TestShellSandboxed(TimeoutKillsGroup)?$")
+	sandboxtest.AsOrdinaryUser(t, "^TestShellSandboxed(TimeoutKillsGroup|Escalation)?$")
+}
+
+// TestShellSandboxedEscalation: in auto mode a command the sandbox
+// contains runs in it unasked; the model's escalate request asks (with its
+// justification) and, once allowed, runs outside the sandbox.
+func TestShellSandboxedEscalation(t *testing.T) {
+	env, _ := newEnv(t, false)
+	pol := sandbox.DefaultPolicy(env.Workspace)
+	env.Sandbox = &pol
+	var asked []protocol.ApprovalRequested
+	var b *policy.Broker
+	b = policy.NewBroker(func(e protocol.Event) {
+		if r, ok := e.(protocol.ApprovalRequested); ok {
+			asked = append(asked, r)
+			go b.Resolve(r.ID, policy.Answer{Allow: true})
+		}
+	})
+	env.Guard = &policy.Guard{Policy: &policy.Policy{Mode: policy.ModeAuto, Workspace: env.Workspace, Sandboxed: true}, Broker: b}
+	const probe = "grep NoNewPrivs /proc/self/status > out.txt; cat out.txt"
+	if r := call(t, Shell(), env, `{"cmd":`+quote(probe)+`}`); r.IsError || !strings.Contains(r.Content.Text(), "NoNewPrivs:\t1") || len(asked) != 0 {
+		t.Errorf("contained: %q, asked %d times", r.Content.Text(), len(asked))
+	}
+	r := call(t, Shell(), env, `{"cmd":`+quote(probe)+`,"escalate":true,"justification":"Do you want to check the privileges outside the sandbox?"}`)
+	if r.IsError || !strings.Contains(r.Content.Text(), "NoNewPrivs:\t0") {
+		t.Errorf("escalated: %q", r.Content.Text())
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0].Detail, "check the privileges outside the sandbox") {
+		t.Errorf("asked %+v", asked)
+	}
 }

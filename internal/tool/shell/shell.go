@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/jobs"
+	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/tool"
 )
 
@@ -34,6 +35,8 @@ type shellArgs struct {
 	MaxOutputChars int    `json:"max_output_chars,omitempty" jsonschema:"default 12000, max 50000"`
 	Background     bool   `json:"background,omitempty" jsonschema:"start as a background job at once"`
 	Description    string `json:"description,omitempty" jsonschema:"a few words on what it does"`
+	Escalate       bool   `json:"escalate,omitempty" jsonschema:"ask the user to run it outside the sandbox (network, writes outside the workspace); say why in justification"`
+	Justification  string `json:"justification,omitempty" jsonschema:"with escalate: a short question for the user, e.g. Do you want to download the dependencies?"`
 }
 
 const shellDescription = "Run a command with bash -c, in the workspace root unless cwd is given. " +
@@ -41,7 +44,9 @@ const shellDescription = "Run a command with bash -c, in the workspace root unle
 	"Long output keeps its head and tail and the footer says what was cut. " +
 	"A command still running after timeout_ms moves to a background job and keeps running. " +
 	"Use background:true for servers, watchers and long builds or test runs (never `&`): " +
-	"read a job with job_output, end it with job_stop; a notice arrives when it exits."
+	"read a job with job_output, end it with job_stop; a notice arrives when it exits. " +
+	"Commands run in a sandbox without network that writes only in the workspace and temp directories; " +
+	"when one needs more, or failed because of the sandbox, rerun it with escalate:true and a justification."
 
 // Shell is the shell tool.
 func Shell() tool.Tool { return tool.Func("shell", shellDescription, runShell) }
@@ -90,10 +95,14 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	}
 	// The permission check: a refusal (or a rejected approval) is an error
 	// result that tells the model why and what the user can do.
-	if err := env.Guard.Command(ctx, "shell", a.Cmd); err != nil {
+	outside, err := env.Guard.Shell(ctx, "shell", a.Cmd, policy.Escalation{Requested: a.Escalate, Why: a.Justification})
+	if err != nil {
 		return fail("error: shell command %v", err)
 	}
 	spec := jobs.Spec{Command: a.Cmd, Description: a.Description, Dir: dir, Sandbox: env.Sandbox, Secrets: env.Secrets}
+	if outside {
+		spec.Sandbox = nil // an approved escalation: the user let it out
+	}
 	d := shellData{Cwd: env.Rel(dir)}
 
 	if a.Background {
@@ -150,6 +159,7 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	f.flag("output_dropped_at_cap", out.Dropped)
 	f.flag("killed_at_output_cap", p.KilledAtOutputCap())
 	f.flag("binary_output", out.InvalidUTF8)
+	f.flag("output_not_saved", out.Unsaved)
 	isErr := code != 0 || p.KilledAtOutputCap() || out.InvalidUTF8
 	return result(withFooter(ex.text, f), isErr, brief, d)
 }

@@ -39,18 +39,23 @@ type Backend struct {
 	Backoff time.Duration
 }
 
-// New parses the URL the server printed (http://ADDR/?token=TOKEN); a URL
-// without a token uses token (from $OPENSEEK_HTTP_TOKEN).
+// New parses the URL the server printed (http://ADDR/#token=TOKEN; the
+// ?token=TOKEN of earlier versions is read too); a URL without a token
+// uses token (from $OPENSEEK_HTTP_TOKEN). The token is sent only as
+// `Authorization: Bearer`.
 func New(raw, token string) (*Backend, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--attach %q is not a server URL: pass the http://ADDR/?token=TOKEN that `openseek serve --http` printed", raw)
+		return nil, fmt.Errorf("--attach %q is not a server URL: pass the http://ADDR/#token=TOKEN that `openseek serve --http` printed", raw)
 	}
 	if t := u.Query().Get("token"); t != "" {
 		token = t
 	}
+	if frag, err := url.ParseQuery(u.Fragment); err == nil && frag.Get("token") != "" {
+		token = frag.Get("token")
+	}
 	if token == "" {
-		return nil, errors.New("--attach needs the server's token: pass the URL with ?token=TOKEN as `openseek serve --http` printed it, or set OPENSEEK_HTTP_TOKEN")
+		return nil, errors.New("--attach needs the server's token: pass the URL with #token=TOKEN as `openseek serve --http` printed it, or set OPENSEEK_HTTP_TOKEN")
 	}
 	return &Backend{base: u.Scheme + "://" + u.Host, token: token, client: &http.Client{}, Retries: 5, Backoff: 500 * time.Millisecond}, nil
 }
@@ -166,32 +171,45 @@ func (b *Backend) Open(ctx context.Context, req tui.OpenRequest) (tui.Conn, erro
 		}
 		id = list[0].ID
 	}
-	hist, head, err := b.snapshot(ctx, id)
+	hist, head, served, err := b.snapshot(ctx, id)
 	var se *StatusError
 	if id == "" || errors.As(err, &se) && se.Code == http.StatusNotFound {
 		body, _ := json.Marshal(struct {
 			ID    string `json:"id,omitempty"`
 			Model string `json:"model,omitempty"`
 		}{id, req.Model})
-		var created struct {
-			ID string `json:"id"`
-		}
+		var created opened
 		if _, err := b.do(ctx, http.MethodPost, "/v1/sessions", body, &created); err != nil {
 			return nil, err
 		}
-		id = created.ID
+		id, served = created.ID, model{Spec: created.Model, Window: created.Window}
 		hist, head, err = nil, 0, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	if hist != nil && head == 0 {
+		// On disk, not open: reading its stream does not resume it (no
+		// GET changes anything), this does.
+		var resumed opened
+		if _, err := b.do(ctx, http.MethodPost, "/v1/sessions", fmt.Appendf(nil, `{"id":%q}`, id), &resumed); err != nil {
+			return nil, err
+		}
+		served = model{Spec: resumed.Model, Window: resumed.Window}
+	}
 	c := &conn{b: b, id: id, hist: hist, model: req.Model, ch: make(chan []protocol.Event, 64), last: head}
-	var models []model
-	if _, err := b.do(ctx, http.MethodGet, "/v1/models", nil, &models); err == nil {
-		for _, m := range models {
-			if c.model == "" || m.Spec == c.model {
-				c.model, c.window = m.Spec, m.Window
-				break
+	if served.Spec != "" {
+		// The server says which model the session runs on.
+		c.model, c.window = served.Spec, served.Window
+	} else {
+		// An older server: the catalogue's entry for the asked model.
+		var models []model
+		if _, err := b.do(ctx, http.MethodGet, "/v1/models", nil, &models); err == nil {
+			for _, m := range models {
+				if c.model == "" || m.Spec == c.model {
+					c.model, c.window = m.Spec, m.Window
+					break
+				}
 			}
 		}
 	}
@@ -202,34 +220,45 @@ func (b *Backend) Open(ctx context.Context, req tui.OpenRequest) (tui.Conn, erro
 	return c, nil
 }
 
-// snapshot reads the session log and the event id it is current to.
-func (b *Backend) snapshot(ctx context.Context, id string) (*session.Session, int64, error) {
+// opened is the server's answer to POST /v1/sessions: the session and
+// the model it runs on.
+type opened struct {
+	ID     string `json:"id"`
+	Model  string `json:"model"`
+	Window int    `json:"window"`
+}
+
+// snapshot reads the session log, the event id it is current to and,
+// for an open session, the model it runs on.
+func (b *Backend) snapshot(ctx context.Context, id string) (*session.Session, int64, model, error) {
 	if id == "" {
-		return nil, 0, nil
+		return nil, 0, model{}, nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.base+"/v1/sessions/"+url.PathEscape(id), nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, model{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+b.token)
 	resp, err := b.client.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("the server at %s cannot be reached (%w): is `openseek serve --http` still running?", b.base, err)
+		return nil, 0, model{}, fmt.Errorf("the server at %s cannot be reached (%w): is `openseek serve --http` still running?", b.base, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, model{}, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, 0, &StatusError{Code: resp.StatusCode, Text: errorText(data, resp.Status)}
+		return nil, 0, model{}, &StatusError{Code: resp.StatusCode, Text: errorText(data, resp.Status)}
 	}
 	s, err := session.ParseSnapshot(data)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, model{}, err
 	}
 	head, _ := strconv.ParseInt(resp.Header.Get("X-OpenSeek-Last-Event-ID"), 10, 64)
-	return s, head, nil
+	served := model{Spec: resp.Header.Get("X-OpenSeek-Model")}
+	served.Window, _ = strconv.Atoi(resp.Header.Get("X-OpenSeek-Model-Window"))
+	return s, head, served, nil
 }
 
 type conn struct {

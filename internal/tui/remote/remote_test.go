@@ -32,6 +32,11 @@ func (s *contractServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":"missing or wrong token"}`)
 		return
 	}
+	if r.Method == "POST" && r.Header.Get("Content-Type") != "application/json" {
+		w.WriteHeader(http.StatusUnsupportedMediaType)
+		io.WriteString(w, `{"error":"POST needs Content-Type: application/json"}`)
+		return
+	}
 	switch {
 	case r.Method == "GET" && r.URL.Path == "/v1/sessions":
 		io.WriteString(w, `[{"id":"old","title":"x","updated_at_ms":1},{"id":"new1","title":null,"updated_at_ms":5}]`)
@@ -107,7 +112,7 @@ func TestAttachReadsSnapshotEventsAndSendsCommands(t *testing.T) {
 	}}
 	srv := httptest.NewServer(cs)
 	defer srv.Close()
-	b, err := New(srv.URL+"/?token=tok", "")
+	b, err := New(srv.URL+"/#token=tok", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,14 @@
-// OpenSeek web app: the live half of the server-rendered pages. It follows
-// a session's event stream (SSE) and posts protocol commands; the server
-// renders everything already in the log. No framework, no build step.
+// OpenSeek web app: the live half of the server-rendered pages. It loads
+// the page with the token, follows a session's event stream (SSE) and
+// posts protocol commands; the server renders everything already in the
+// log. No framework, no build step.
+//
+// The token never travels in a cookie or a URL a server sees: the printed
+// URL carries it in the fragment (#token=…), which this script moves into
+// the tab's sessionStorage (it survives reloads and same-tab links) and
+// sends as `Authorization: Bearer` on every request. A browser sends
+// cookies to every port of a host, so a cookie would reach any other
+// program listening on 127.0.0.1.
 "use strict";
 
 (() => {
@@ -13,18 +21,41 @@
   };
 
   // banner shows a message the user must see; kind is "warn" or "error".
+  // A message shows once: not again while it is on the page, and a
+  // dismissed workspace warning not again in this tab.
   function banner(text, kind = "warn") {
     const box = $("#banners");
-    if (!box) return;
+    if (!box || dismissed().includes(text)) return;
+    for (const t of box.querySelectorAll(".banner-text")) if (t.textContent === text) return;
     const b = el("div", "banner " + kind);
     b.setAttribute("role", kind === "error" ? "alert" : "status");
     b.append(el("span", "banner-text", text));
     const x = el("button", "close", "×");
     x.type = "button";
     x.title = "dismiss";
-    x.onclick = () => b.remove();
+    x.setAttribute("aria-label", "dismiss");
     b.append(x);
     box.append(b);
+  }
+  const DISMISSED_KEY = "openseek.dismissed";
+  const dismissed = () => { try { return JSON.parse(sessionStorage.getItem(DISMISSED_KEY)) || []; } catch (_) { return []; } };
+  // banners drops the warnings this tab dismissed before from the notice
+  // area (the server renders the workspace's warnings there).
+  function banners() {
+    for (const b of document.querySelectorAll("#banners .banner")) {
+      if (dismissed().includes($(".banner-text", b).textContent)) b.remove();
+    }
+  }
+  // dismiss closes a notice; a workspace warning (the server renders them
+  // on every page) stays dismissed in this tab.
+  function dismiss(e) {
+    const x = e.target instanceof Element ? e.target.closest(".banner .close") : null;
+    if (!x) return;
+    const b = x.closest(".banner");
+    if (b.classList.contains("workspace")) {
+      sessionStorage.setItem(DISMISSED_KEY, JSON.stringify([...dismissed(), $(".banner-text", b).textContent].slice(-50)));
+    }
+    b.remove();
   }
 
   // errorText reads {"error": "..."} from a failed response.
@@ -37,18 +68,99 @@
     return text;
   }
 
+  // --- the token ---
+  const TOKEN_KEY = "openseek.token";
+  // takeToken moves #token=… from the address bar (and the history entry)
+  // into sessionStorage and returns the tab's token, or null.
+  function takeToken() {
+    if (location.hash.startsWith("#token=")) {
+      const t = decodeURIComponent(location.hash.slice("#token=".length));
+      history.replaceState(history.state, "", location.pathname + location.search);
+      if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    }
+    return sessionStorage.getItem(TOKEN_KEY);
+  }
+  const token = () => sessionStorage.getItem(TOKEN_KEY) || "";
+
+  // api is fetch with the token; no cookie is ever sent.
+  function api(url, init = {}) {
+    const headers = Object.assign({ Authorization: "Bearer " + token() }, init.headers || {});
+    return fetch(url, Object.assign({}, init, { headers, credentials: "omit", cache: "no-store", referrerPolicy: "no-referrer" }));
+  }
+
   async function post(url, body) {
     let res;
     try {
-      res = await fetch(url, {
-        method: "POST", credentials: "same-origin",
-        headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-      });
+      res = await api(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     } catch (e) {
       throw new Error("the server did not answer (" + e.message + ")");
     }
     if (!res.ok) throw new Error(await errorText(res));
     return res.status === 204 ? null : res.json().catch(() => null);
+  }
+
+  // carryToken puts the token in the fragment of a link of this app as
+  // the user is about to follow it, so that a new tab (which starts with
+  // empty sessionStorage) has it too. In-page anchors are left alone.
+  function carryToken(e) {
+    const a = e.target instanceof Element ? e.target.closest("a[href]") : null;
+    if (!a || a.origin !== location.origin || a.getAttribute("href").startsWith("#") || !token()) return;
+    a.hash = "token=" + encodeURIComponent(token());
+  }
+
+  // events reads a server-sent event stream with fetch (an EventSource
+  // cannot send the Authorization header), reconnecting with
+  // Last-Event-ID after a drop. cb.event(name, data) gets each event;
+  // cb.open() and cb.lost(final, why) report the connection.
+  function events(url, cb) {
+    let last = null, wait = 1000;
+    // once reads one connection to its end; it returns why it ended and
+    // whether to give up (nothing live here, or a refusal).
+    async function once() {
+      const headers = { Accept: "text/event-stream" };
+      if (last !== null) headers["Last-Event-ID"] = last;
+      const res = await api(url, { headers });
+      if (res.status === 204) return { why: "the session is not live here", final: true };
+      if (!res.ok) return { why: await errorText(res), final: [401, 403, 404, 409].includes(res.status) };
+      cb.open();
+      wait = 1000;
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "", name = "", data = [], id = null;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return { why: "the stream ended", final: false };
+        buf += value;
+        const lines = buf.split(/\r\n|\r|\n/);
+        buf = lines.pop();
+        for (const line of lines) {
+          if (line === "") {
+            if (id !== null) last = id;
+            if (data.length) cb.event(name || "message", data.join("\n"), id);
+            name = ""; data = []; id = null;
+            continue;
+          }
+          if (line.startsWith(":")) continue;
+          const i = line.indexOf(":");
+          const field = i < 0 ? line : line.slice(0, i);
+          let v = i < 0 ? "" : line.slice(i + 1);
+          if (v.startsWith(" ")) v = v.slice(1);
+          if (field === "event") name = v;
+          else if (field === "data") data.push(v);
+          else if (field === "id" && !v.includes("\0")) id = v;
+          else if (field === "retry" && /^\d+$/.test(v)) wait = Number(v);
+        }
+      }
+    }
+    (async () => {
+      for (;;) {
+        let end;
+        try { end = await once(); } catch (e) { end = { why: e.message, final: false }; }
+        cb.lost(end.final, end.why);
+        if (end.final) return;
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 15000);
+      }
+    })();
   }
 
   // --- markdown-ish, kept alike with markdown.go ---
@@ -91,6 +203,55 @@
     return out.join("");
   }
 
+  // splitFooter reads a tool result's closing <system>k=v …</system> line,
+  // written for the model, as an exit code and plain words; kept alike
+  // with render.SplitFooter. null when the text has no footer it knows.
+  function splitFooter(text) {
+    const t = text.replace(/\n+$/, "");
+    const i = t.lastIndexOf("<system>");
+    if (!t.endsWith("</system>") || i < 0 || t.slice(i).includes("\n")) return null;
+    let line = t.slice(i + 8, t.length - 9);
+    const kv = new Map();
+    const j = line.indexOf("note=");
+    if (j >= 0) { kv.set("note", line.slice(j + 5)); line = line.slice(0, j); }
+    for (const tok of line.split(/\s+/).filter(Boolean)) {
+      const eq = tok.indexOf("=");
+      const k = tok === "directory" ? tok : eq < 0 ? "state" : tok.slice(0, eq);
+      if (kv.has(k)) return null;
+      kv.set(k, eq < 0 ? tok : tok.slice(eq + 1));
+    }
+    if (kv.size === 0) return null;
+    const notes = [];
+    for (const [k, v] of kv) {
+      switch (k) {
+        case "exit": case "shown_chars": case "total_chars": case "shown_lines": case "total_lines":
+        case "start_line": case "shown_entries": case "window_offset": case "directory": case "entries": break;
+        case "job": notes.push("background job " + v); break;
+        case "state": case "note": notes.push(v); break;
+        case "truncated":
+          if (v !== "true") break;
+          if (kv.get("total_chars")) {
+            notes.push("output cut: " + kv.get("shown_chars") + " of " + kv.get("total_chars") + " characters shown" +
+              (kv.get("window_offset") ? " from character " + kv.get("window_offset") : ""));
+          } else if (kv.get("total_lines")) {
+            const start = Number(kv.get("start_line")), shown = Number(kv.get("shown_lines"));
+            notes.push("lines " + start + "–" + (start + shown - 1) + " of " + kv.get("total_lines") + " shown");
+          } else if (kv.get("shown_entries")) notes.push(kv.get("shown_entries") + " of " + kv.get("entries") + " entries shown");
+          else notes.push("output cut");
+          break;
+        case "output_dropped_at_cap": notes.push("output past the size cap was not kept"); break;
+        case "killed_at_output_cap": notes.push("stopped: the output reached the size cap"); break;
+        case "binary_output": notes.push("binary output"); break;
+        case "output_not_saved": notes.push("the output could not be saved"); break;
+        default: return null;
+      }
+    }
+    return { body: t.slice(0, i).replace(/\n+$/, ""), exit: kv.get("exit") || "", notes };
+  }
+
+  // clock is a time of day as the server renders it (15:04:05).
+  const clock = (d = new Date()) => [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+
   // --- the session list ---
   function sessionsPage() {
     const btn = $("#new-session");
@@ -114,6 +275,8 @@
     const cmdURL = "/v1/sessions/" + encodeURIComponent(id) + "/commands";
     const state = $("#state");
     const input = $("#prompt");
+    const cancel = $("#cancel");
+    const totals = $("#totals");
     let busy = chat.dataset.busy === "true";
     let cur = null; // the assistant message of the running step
     const timers = new Map(); // tool call id -> interval
@@ -125,6 +288,7 @@
         state.textContent = b ? "working…" : "idle";
         state.classList.toggle("busy", b);
       }
+      if (cancel) cancel.hidden = !b;
       if (input) input.placeholder = b ? "Steer the running turn (Enter sends)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
     }
     const scroll = () => window.scrollTo(0, document.body.scrollHeight);
@@ -133,7 +297,7 @@
     function userMsg(text, label = "you") {
       const m = el("div", "msg user");
       const who = el("div", "who", label + " ");
-      who.append(el("span", "time", new Date().toLocaleTimeString()));
+      who.append(el("span", "time", clock()));
       m.append(who, el("div", "text", text));
       add(m);
     }
@@ -165,7 +329,7 @@
       cur = null;
     }
 
-    function card(callID, name, args) {
+    function card(callID, name, args, parent) {
       let c = document.getElementById("tool-" + callID);
       if (c) return c;
       c = el("div", "card tool pending");
@@ -174,6 +338,17 @@
       const head = el("div", "card-head");
       head.append(el("span", "name", name), document.createTextNode(" "), el("span", "args", args || ""));
       c.append(head);
+      // A call a script made goes inside the script's card, after its head.
+      const p = parent && document.getElementById("tool-" + parent);
+      if (p) {
+        let box = p.querySelector(":scope > .children");
+        if (!box) {
+          box = el("div", "children");
+          $(".card-head", p).after(box);
+        }
+        box.append(c);
+        return c;
+      }
       return add(c);
     }
     function argsBrief(raw) {
@@ -206,9 +381,18 @@
       return pre;
     }
 
+    // elapsedTimer counts the seconds since now into span; clearInterval
+    // stops it.
+    const secondsSince = (start) => Math.round((Date.now() - start) / 1000) + "s";
+    function elapsedTimer(span) {
+      const start = Date.now();
+      span.dataset.start = String(start);
+      return setInterval(() => { span.textContent = secondsSince(start); }, 1000);
+    }
+
     function toolStarted(ev) {
       endStep();
-      const c = card(ev.tool_call_id, ev.tool_name, argsBrief(ev.arguments));
+      const c = card(ev.tool_call_id, ev.tool_name, argsBrief(ev.arguments), ev.parent);
       if (c.classList.contains("done")) return;
       const head = $(".card-head", c);
       if (!$(".spinner", head)) {
@@ -216,8 +400,7 @@
         spin.setAttribute("aria-label", "running");
         const t = el("span", "elapsed", "0s");
         head.append(" ", spin, t);
-        const start = Date.now();
-        timers.set(ev.tool_call_id, setInterval(() => { t.textContent = Math.round((Date.now() - start) / 1000) + "s"; }, 1000));
+        timers.set(ev.tool_call_id, elapsedTimer(t));
       }
     }
     function toolResult(ev) {
@@ -233,8 +416,19 @@
       head.querySelectorAll(".spinner").forEach((s) => s.remove());
       const t = $(".elapsed", head);
       if (t) t.classList.add("final");
-      if (ev.brief) head.append(" ", el("span", "brief", ev.brief));
-      const text = ev.content || "";
+      // A brief the arguments already say is not repeated.
+      if (ev.brief && !($(".args", head)?.textContent || "").includes(ev.brief)) head.append(" ", el("span", "brief", ev.brief));
+      let text = ev.content || "";
+      const foot = splitFooter(text);
+      if (foot) {
+        text = foot.body;
+        if (foot.exit) {
+          const x = el("span", "exit " + (foot.exit === "0" ? "ok" : "bad"), "exit " + foot.exit);
+          x.title = "exit code";
+          head.append(" ", x);
+        }
+        for (const n of foot.notes) head.append(" ", el("span", "note", n));
+      }
       const lines = text.replace(/\n$/, "").split("\n").length;
       if (lines > 12 || text.length > 1500) {
         const d = el("details", "result");
@@ -247,7 +441,64 @@
       scroll();
     }
 
+    // The build check: "checking: <command>" with its elapsed time while it
+    // runs, replaced by how it ended (and a failure's output).
+    let check = null; // { card, timer, span } of the running check
+    function verifyStarted(ev) {
+      endStep();
+      const c = el("div", "card check pending");
+      const head = el("div", "card-head");
+      const spin = el("span", "spinner");
+      spin.setAttribute("aria-label", "running");
+      const span = el("span", "elapsed", "0s");
+      head.append(el("span", "name", "checking:"), " ", el("span", "args", ev.command), " ", spin, " ", span);
+      c.append(head);
+      if (check) clearInterval(check.timer);
+      check = { card: c, span, timer: elapsedTimer(span) };
+      add(c);
+    }
+    function verifyResult(ev) {
+      endStep();
+      let c = null, took = "";
+      if (check) {
+        clearInterval(check.timer);
+        c = check.card;
+        took = secondsSince(Number(check.span.dataset.start));
+        check = null;
+      } else {
+        c = add(el("div", "card check"));
+      }
+      c.classList.remove("pending");
+      c.classList.add("done");
+      if (!ev.ok) c.classList.add("error");
+      const outcome = ev.ok ? "passed" : ev.timed_out ? "timed out" : ev.exit_code < 0 ? "could not run" : "failed (exit " + ev.exit_code + ")";
+      const head = el("div", "card-head");
+      head.append(el("span", "name", (ev.ok ? "✓" : "✗") + " check " + outcome + ":"), " ", el("span", "args", ev.command));
+      if (took) head.append(" ", el("span", "elapsed final", took));
+      c.replaceChildren(head);
+      if (!ev.ok && ev.output) c.append(el("pre", "result", ev.output));
+      scroll();
+    }
+
+    // sessionLabel: "Don't ask again for <code>git push</code> in this
+    // session", naming the prefixes allowing for the session covers.
+    function sessionLabel(button, ps) {
+      if (!ps.length) { button.textContent = "Allow for this session"; return; }
+      button.append("Don't ask again for ");
+      ps.forEach((p, i) => {
+        if (i > 0) button.append(i === ps.length - 1 ? " and " : ", ");
+        button.append(el("code", "", p));
+      });
+      button.append(" in this session");
+    }
+
+    // approval shows a question: allow once, allow for the session (naming
+    // what it covers), or deny with a reason the agent reads. A question
+    // already shown (a replay to a late page) is not shown twice; one the
+    // server rendered from the log as waiting becomes this live card.
     function approval(ev) {
+      const old = document.getElementById("approval-" + ev.id);
+      if (old && !old.classList.contains("record")) return;
       endStep();
       const box = el("div", "card approval");
       box.id = "approval-" + ev.id;
@@ -255,31 +506,56 @@
       if (ev.detail) box.append(el("div", "detail", ev.detail));
       if (ev.body) box.append(el("pre", "body", ev.body));
       const row = el("div", "actions");
-      const answer = async (allow) => {
-        row.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+      const buttons = () => box.querySelectorAll("button, input");
+      const answer = async (allow, remember, reason) => {
+        buttons().forEach((b) => { b.disabled = true; });
+        const cmd = { command: "approval", id: ev.id, allow };
+        if (remember) cmd.remember = true;
+        if (reason) cmd.reason = reason;
         try {
-          await post(cmdURL, { command: "approval", id: ev.id, allow });
+          await post(cmdURL, cmd);
         } catch (e) {
           banner("Your answer to the approval was not taken: " + e.message, "error");
-          row.querySelectorAll("button").forEach((b) => { b.disabled = false; });
+          buttons().forEach((b) => { b.disabled = false; });
         }
       };
       if (chat.dataset.readonly !== "true") {
-        const yes = el("button", "primary approve", "Approve");
-        const no = el("button", "deny", "Deny");
-        yes.type = no.type = "button";
-        yes.onclick = () => answer(true);
-        no.onclick = () => answer(false);
-        row.append(yes, no);
+        const prefixes = ev.prefixes || [];
+        const once = el("button", "primary approve", "Allow once");
+        const session = el("button", "session");
+        sessionLabel(session, prefixes);
+        const no = el("button", "deny", "Deny…");
+        once.type = session.type = no.type = "button";
+        once.onclick = () => answer(true, false);
+        session.onclick = () => answer(true, true);
+        const why = el("form", "deny-reason");
+        why.hidden = true;
+        const reason = el("input", "reason");
+        reason.type = "text";
+        reason.placeholder = "Why not? The agent reads your reason (optional)";
+        reason.setAttribute("aria-label", "reason for denying");
+        const send = el("button", "deny-send", "Deny");
+        send.type = "submit";
+        why.append(reason, send);
+        why.addEventListener("submit", (e) => { e.preventDefault(); answer(false, false, reason.value.trim()); });
+        no.onclick = () => { why.hidden = false; no.disabled = true; reason.focus(); };
+        row.append(once, session, no);
+        box.append(row, why);
+      } else {
+        box.append(row);
       }
-      box.append(row);
-      add(box);
+      if (old) old.replaceWith(box); else add(box);
+      scroll();
     }
     function approvalResolved(ev) {
       const box = document.getElementById("approval-" + ev.id);
       if (!box) return;
       box.classList.add("resolved");
-      $(".actions", box).replaceChildren(el("span", "outcome", ev.outcome.replace(/_/g, " ")));
+      const form = $(".deny-reason", box);
+      if (form) form.remove();
+      const out = [el("span", "outcome", ev.outcome.replace(/_/g, " "))];
+      if (ev.reason) out.push(document.createTextNode(" "), el("span", "reason", "— " + ev.reason));
+      $(".actions", box).replaceChildren(...out);
     }
 
     function summary(ev) {
@@ -287,10 +563,27 @@
       setBusy(false);
       const u = ev.usage || {};
       const ratio = u.prompt_tokens ? Math.round(100 * u.prompt_cache_hit_tokens / u.prompt_tokens) : 0;
-      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + " steps · " + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
+      let text = ev.outcome.replace(/_/g, " ") + " · " + ev.steps + (ev.steps === 1 ? " step · " : " steps · ") + (ev.duration_ms / 1000).toFixed(1) + "s · tokens: " +
         u.prompt_tokens + " in (" + ratio + "% cache hits), " + u.completion_tokens + " out";
-      if (ev.cost_usd !== null && ev.cost_usd !== undefined) text += " · cost $" + ev.cost_usd.toFixed(4);
+      // The one cost rule (render.CostText): a turn with an unknown price says so.
+      text += ev.cost_usd !== null && ev.cost_usd !== undefined ? " · cost $" + ev.cost_usd.toFixed(4) : " · cost unknown";
       add(el("div", "msg turn-summary", text));
+      addTotals(u, ev.cost_usd);
+    }
+
+    // addTotals adds a turn to the session's totals under the log, in the
+    // server's words (render.UsageLine, render.CostText).
+    function addTotals(u, cost) {
+      if (!totals) return;
+      const d = totals.dataset;
+      const n = (k, v) => { d[k] = String(Number(d[k] || 0) + (v || 0)); return Number(d[k]); };
+      const tin = n("in", u.prompt_tokens), hit = n("hit", u.prompt_cache_hit_tokens), out = n("out", u.completion_tokens);
+      const known = d.costKnown !== "false" && cost !== null && cost !== undefined;
+      d.costKnown = String(known);
+      const usd = known ? n("cost", cost) : 0;
+      totals.textContent = "tokens: " + tin + " in (" + (tin ? Math.round(100 * hit / tin) : 0) + "% cache hits), " + out + " out · cost " +
+        (known ? "$" + usd.toFixed(4) : "unknown");
+      totals.hidden = false;
     }
 
     // warning mirrors protocol.Warning: the sentence a person must see.
@@ -307,7 +600,8 @@
         case "mcp_tool_duplicate": return "MCP server " + ev.server + " offered tool " + ev.tool + " twice; the second was dropped";
         case "mcp_tools_capped": return "MCP server " + ev.server + ": only " + ev.kept + " of its tools were registered (tool cap)";
         case "mcp_server_skipped_over_cap": return "MCP server " + ev.server + " was skipped: the tool cap was reached";
-        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + ev.attempt + " of " + ev.max_attempts;
+        // attempt counts requests (the first retry is attempt 2): show retries.
+        case "stream_retry": return "model request failed (" + ev.reason + "); retry " + Math.max(ev.attempt - 1, 1) + " of " + Math.max(ev.max_attempts - 1, 1);
         case "command_error": return "command refused: " + ev.error;
         case "session_error": return "session error: " + ev.error;
         case "agent_setup_failed": return "the agent could not start: " + ev.error;
@@ -352,6 +646,8 @@
       },
       tool_started: toolStarted,
       tool_result: toolResult,
+      verify_started: verifyStarted,
+      verify_result: verifyResult,
       approval_requested: approval,
       approval_resolved: approvalResolved,
       steer_applied: (ev) => { endStep(); userMsg(contentText(ev.content), "you (steer)"); },
@@ -367,23 +663,28 @@
 
     function follow() {
       const since = chat.dataset.since || "0";
-      const src = new EventSource("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since));
-      const on = (name, fn) => src.addEventListener(name, (m) => {
-        let ev;
-        try { ev = JSON.parse(m.data); } catch (_) { return; }
-        fn(ev, name);
-      });
-      for (const [name, fn] of Object.entries(handlers)) on(name, fn);
-      for (const name of warnings) on(name, (ev) => {
+      const on = {};
+      for (const [name, fn] of Object.entries(handlers)) on[name] = fn;
+      for (const name of warnings) on[name] = (ev) => {
         const w = warning(name, ev);
         if (w) banner(w, name.endsWith("error") || name.endsWith("failed") ? "error" : "warn");
-      });
+      };
       let lost = false;
-      src.addEventListener("open", () => { if (lost) banner("Live stream reconnected."); lost = false; chat.dataset.live = "true"; });
-      src.addEventListener("error", () => {
-        chat.dataset.live = "false";
-        if (src.readyState === EventSource.CLOSED) banner("The live stream closed; reload the page to follow the session.", "error");
-        else if (!lost) { lost = true; banner("The live stream was interrupted; reconnecting…"); }
+      events("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since), {
+        event: (name, data, seq) => {
+          if (seq !== null) chat.dataset.seq = seq; // the newest event read (tests wait on it)
+          const fn = on[name];
+          if (!fn) return;
+          let ev;
+          try { ev = JSON.parse(data); } catch (_) { return; }
+          fn(ev, name);
+        },
+        open: () => { if (lost) banner("Live stream reconnected."); lost = false; chat.dataset.live = "true"; },
+        lost: (final, why) => {
+          chat.dataset.live = "false";
+          if (final) banner("The live stream closed (" + why + "); reload the page to follow the session.", "error");
+          else if (!lost) { lost = true; banner("The live stream was interrupted (" + why + "); reconnecting…"); }
+        },
       });
     }
 
@@ -419,12 +720,70 @@
       try { await post(cmdURL, { command: "cancel" }); } catch (e) { banner("Cancel was not sent: " + e.message, "error"); }
     });
     setBusy(busy);
-    follow();
+    if (chat.dataset.open === "true") follow();
+    else {
+      // A session on disk is resumed by a POST (reading its stream changes
+      // nothing), then followed from the start of its live window.
+      post("/v1/sessions", { id }).then(follow, (e) => banner("Could not resume the session: " + e.message, "error"));
+    }
   }
 
-  document.addEventListener("DOMContentLoaded", () => {
+  // load replaces the shell (the page a navigation gets, with no data)
+  // with the page fetched with the token.
+  async function load() {
+    const t = takeToken();
+    const loading = $("#loading");
+    const say = (text) => { if (loading) loading.textContent = text; };
+    if (!t) {
+      say("");
+      banner("This page needs the server's token: open the URL that `openseek serve --http` (or `openseek inspect`) printed, which ends in #token=…", "error");
+      return;
+    }
+    let res;
+    try {
+      res = await api(location.pathname + location.search, { headers: { Accept: "text/html" } });
+    } catch (e) {
+      say("");
+      banner("The server did not answer (" + e.message + "); is it still running?", "error");
+      return;
+    }
+    if (res.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      say("");
+      banner("The server refused the token (" + await errorText(res) + "); open the URL it printed.", "error");
+      return;
+    }
+    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    document.title = doc.title;
+    document.body.replaceWith(document.importNode(doc.body, true));
+    banners();
     sessionsPage();
     const chat = $("#chat");
     if (chat) chatPage(chat);
+    if (location.hash.length > 1) {
+      const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (target) target.scrollIntoView();
+    }
+  }
+
+  for (const type of ["pointerdown", "focusin", "contextmenu"]) document.addEventListener(type, carryToken, true);
+  document.addEventListener("click", dismiss);
+  // The printed URL pasted into a tab already showing this page changes
+  // only the fragment: no page load, so take the token and load again.
+  window.addEventListener("hashchange", () => {
+    if (location.hash.startsWith("#token=")) {
+      takeToken();
+      location.reload();
+    }
+  });
+  document.addEventListener("DOMContentLoaded", () => {
+    if (document.body.dataset.shell === "true") load();
+    else {
+      takeToken();
+      banners();
+      sessionsPage();
+      const chat = $("#chat");
+      if (chat) chatPage(chat);
+    }
   });
 })();

@@ -1,0 +1,122 @@
+// Package browsertest drives Debian's chromium, headless, for the tests of
+// the web pages (package web's, and the real binary's in cmd/openseek):
+// one browser per test binary, a tab per test, screenshots.
+//
+// A machine without chromium skips these tests, naming how to install it,
+// unless OPENSEEK_E2E=1 (CI), where a missing browser fails them.
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/openseek/openseek/internal/e2etest"
+)
+
+// Chromium returns the path of a Chromium browser ($CHROMIUM overrides).
+// Without one it skips t, or fails it under OPENSEEK_E2E=1.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	return e2etest.Need(t, "Debian: apt-get install -y chromium, or set CHROMIUM to its path", os.Getenv("CHROMIUM"), "chromium-browser", "google-chrome", "chromium")
+}
+
+// Browser is one headless Chromium with its own profile directory.
+type Browser struct {
+	once   sync.Once
+	ctx    context.Context // the browser's first tab
+	err    error
+	cancel func()
+}
+
+// Tab opens a tab in b, starting the browser on first use (starting one
+// costs seconds on a busy machine, a tab almost nothing); cleanup closes
+// the tab. The tab's context ends after a minute.
+func (b *Browser) Tab(t testing.TB) context.Context {
+	t.Helper()
+	path := Chromium(t)
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "openseek-chromium-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+			chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true), chromedp.UserDataDir(dir), chromedp.WindowSize(1100, 900),
+		}
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelTab := chromedp.NewContext(actx)
+		b.ctx = ctx
+		b.cancel = func() { cancelTab(); cancelAlloc(); os.RemoveAll(dir) }
+		b.err = chromedp.Do(ctx) // starts the browser
+	})
+	if b.err != nil {
+		t.Fatalf("starting %s: %v", path, b.err)
+	}
+	tab, cancelTab := chromedp.NewContext(b.ctx)
+	ctx, cancelTime := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(func() { cancelTime(); cancelTab() })
+	return ctx
+}
+
+// Close stops the browser if it was started (call it from TestMain).
+func (b *Browser) Close() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+}
+
+// Do runs steps in the tab and fails t with what when one fails.
+func Do(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// Text is the text of the first element matching sel.
+func Text(t testing.TB, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(sel))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// Screenshot saves a full-page PNG of the tab as dir/name (dir "" = a
+// temp dir of the test) and checks that it decodes to an image at least
+// minWidth pixels wide and 300 high; it returns the file's path.
+func Screenshot(t testing.TB, ctx context.Context, dir, name string, minWidth int) string {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot %s is not a PNG: %v", name, err)
+	}
+	if r := img.Bounds(); r.Dx() < minWidth || r.Dy() < 300 {
+		t.Errorf("screenshot %s is %v", name, r)
+	}
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %s", path)
+	return path
+}

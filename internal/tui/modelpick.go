@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/llm"
+)
+
+// Catalogue is offered by backends that know the configured models (the
+// in-process host); /model then opens a picker over them.
+type Catalogue interface {
+	Models() []engine.ModelInfo
+}
+
+// pickModel opens the model picker: each configured model with its
+// context window, price and whether it can be used now (a key, or none
+// needed). Picking a ready one switches to it from the next turn.
+func (m *Model) pickModel() tea.Cmd {
+	cat, ok := m.backend.(Catalogue)
+	var list []engine.ModelInfo
+	if ok {
+		list = cat.Models()
+	}
+	if len(list) == 0 {
+		m.note(kindNote, "", "model: "+m.model+" — /model NAME switches from the next turn")
+		return nil
+	}
+	rows := make([]string, len(list))
+	at := 0
+	for i, mi := range list {
+		window, price, state := "-", "-", "no key"
+		if mi.Window > 0 {
+			window = fmt.Sprintf("%dk", mi.Window/1000)
+		}
+		if mi.Price != (llm.Price{}) {
+			price = fmt.Sprintf("$%.2f/$%.2f/$%.2f", mi.Price.InputHit, mi.Price.InputMiss, mi.Price.Output)
+		}
+		if mi.Ready {
+			state = "ready"
+		}
+		mark := " "
+		if mi.Spec() == m.model {
+			mark, at = "*", i
+		}
+		rows[i] = fmt.Sprintf("%s %-32s %6s  %-22s %s", mark, mi.Spec(), window, price, state)
+	}
+	m.picker = &picker{title: "Model (* in use; window, $/M tokens cached in/in/out)", rows: rows, at: at, pick: func(i int) tea.Cmd {
+		mi := list[i]
+		switch {
+		case mi.Spec() == m.model:
+			return nil
+		case !mi.Ready:
+			m.note(kindWarn, "", mi.Spec()+" has no key: set its provider's key (openseek doctor says which), then pick it again")
+			return nil
+		}
+		return m.reopen("", mi.Spec(), "model "+mi.Spec()+" from the next turn")
+	}}
+	return nil
+}
