@@ -6,24 +6,36 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/openseek/openseek/internal/fleet"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 )
 
 // startWorker starts `openseek worker` as a child process (the test
-// binary standing in for openseek) and returns it running.
+// binary standing in for openseek) and returns it running: the default
+// sandbox on, on the NATS at natsURL, or with "" the machine's embedded
+// server under home. --no-verify: the engine's build check has nothing
+// to check in these repositories.
 func startWorker(t *testing.T, home, natsURL, apiURL, name string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "worker", "--nats", natsURL, "--ack-wait", "1s", "--name", name,
-		"--no-sandbox", "--no-verify", "--model", "m", "--api-url", apiURL)
+	args := []string{"worker", "--ack-wait", "1s", "--name", name, "--no-verify", "--model", "m", "--api-url", apiURL}
+	if natsURL != "" {
+		args = append(args, "--nats", natsURL)
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1", "OPENSEEK_SNAPSHOTS=off"}
 	var errb strings.Builder
 	cmd.Stderr = &errb
@@ -108,31 +120,37 @@ func TestWorkerKilledMidTaskIsResumedByAnother(t *testing.T) {
 }
 
 // Worker processes killed with SIGKILL at random moments, again and
-// again, while others keep working: no task is lost or finished twice.
+// again, while others keep working, on the machine's embedded server
+// (which runs in one of them, so the kills take it down too): no task is
+// lost, finished twice or taken from a worker that lives — each kill
+// costs at most the one task its worker ran an attempt — and every
+// finished task has its one end marker.
 func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
-	emb, err := fleet.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(emb.Close)
+	const n, kills = 24, 12
 	var turns []llmtest.Turn
-	for range 80 { // more than needed: each killed turn uses one
+	for range n + kills + 8 { // each killed turn uses one
 		turns = append(turns, llmtest.Reply{Text: "done", ChunkSize: 1, Delay: 25 * time.Millisecond})
 	}
 	srv := llmtest.NewServer(t, turns...)
 	srv.MultiConversation()
-	home, repo := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git: %v\n%s", err, out)
-		}
+	home, repo := t.TempDir(), fleetRepo(t, nil)
+	dir := filepath.Join(home, ".openseek", "fleet")
+	workers := []*exec.Cmd{startWorker(t, home, "", srv.URL(), "w0")}
+	waitFor(t, "the first worker to run the embedded server", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "server.url"))
+		return err == nil
+	})
+	for i := 1; i < 3; i++ {
+		workers = append(workers, startWorker(t, home, "", srv.URL(), fmt.Sprint("w", i)))
 	}
-	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	fc, err := fleet.Connect(context.Background(), fleet.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fc.Close()
-	const n = 12
+	if fc.Embedded() != nil {
+		t.Fatal("the test's client runs the server")
+	}
 	var ids []string
 	for range n {
 		task, err := fc.Add(context.Background(), fleet.Spec{Prompt: "work", Dir: repo})
@@ -141,17 +159,16 @@ func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
 		}
 		ids = append(ids, task.ID)
 	}
-	workers := []*exec.Cmd{}
-	for i := range 3 {
-		workers = append(workers, startWorker(t, home, emb.URL, srv.URL(), fmt.Sprint("w", i)))
-	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for k := range 8 {
-		time.Sleep(time.Duration(150+rng.IntN(300)) * time.Millisecond)
+	for k := range kills {
+		// Random moments, paced by the tasks' progress rather than the clock.
+		started := len(srv.Requests())
+		waitFor(t, "the workers to make progress", func() bool { return len(srv.Requests()) > started })
+		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
 		i := rng.IntN(len(workers))
 		_ = workers[i].Process.Signal(syscall.SIGKILL)
 		_ = workers[i].Wait()
-		workers[i] = startWorker(t, home, emb.URL, srv.URL(), fmt.Sprint("w", i, "-", k))
+		workers[i] = startWorker(t, home, "", srv.URL(), fmt.Sprint("w", i, "-", k))
 	}
 	var tasks []*fleet.Task
 	waitFor(t, "every task to end", func() bool {
@@ -165,13 +182,14 @@ func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
 		}
 		return true
 	})
-	retried := 0
+	retried, again := 0, 0
 	for _, task := range tasks {
 		if task.State != fleet.Completed {
 			t.Errorf("task %s: %s %s", task.ID, task.State, task.Error)
 		}
 		if task.Attempts > 1 {
 			retried++
+			again += task.Attempts - 1
 		}
 		ends := 0
 		if err := fc.Events(context.Background(), task.ID, false, func(e fleet.Event) error {
@@ -183,7 +201,10 @@ func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
 			t.Errorf("task %s: %d end markers (%v), want 1", task.ID, ends, err)
 		}
 	}
-	t.Logf("%d of %d tasks were resumed after a kill", retried, n)
+	if again > kills {
+		t.Errorf("%d attempts were run again after %d kills: tasks were taken from live workers", again, kills)
+	}
+	t.Logf("%d of %d tasks were resumed after %d kills (%d attempts again)", retried, n, kills, again)
 }
 
 func TestTasksBadInput(t *testing.T) {
@@ -303,7 +324,7 @@ func TestServeHTTPTasks(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("done over http"))
 	home, repo := t.TempDir(), fleetRepo(t, nil)
 	writeConfig(t, home, "[fleet]\nnats = \""+emb.URL+"\"\n")
-	s := startHTTP(t, repo, home, append(modelArgs(srv), "--no-sandbox", "serve", "--http", "127.0.0.1:0")...)
+	s := startHTTP(t, repo, home, append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)
 	noToken := func(r *http.Request) { r.Header.Del("Authorization") }
 	for _, tc := range []struct{ method, path, body string }{
 		{"GET", "/v1/tasks", ""},
@@ -494,5 +515,323 @@ func TestTasksBestOfJudge(t *testing.T) {
 	r := openseek(t, t.TempDir(), "", nil, "tasks", "add", "--judge", "x")
 	if r.code != 1 || !strings.Contains(r.stderr, "--judge picks the best of several runs") {
 		t.Errorf("tasks add --judge without --runs: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// fleetCmd runs a fleet command (tasks …) as the user would, against the
+// machine's embedded server under home unless args name --nats.
+func fleetCmd(t *testing.T, dir, home string, args ...string) result {
+	t.Helper()
+	return openseek(t, dir, "", []string{"HOME=" + home}, args...)
+}
+
+// waitTask waits until task id is in a terminal state and returns it.
+func waitTask(t *testing.T, fc *fleet.Client, id string) *fleet.Task {
+	t.Helper()
+	var task *fleet.Task
+	waitFor(t, "task "+id+" to end", func() bool {
+		task, _ = fc.Get(context.Background(), id)
+		return task != nil && task.State.Terminal()
+	})
+	return task
+}
+
+// `openseek worker &` then `openseek tasks add`, the sandbox on as by
+// default: a task's commands write its workspace (under ~/.openseek,
+// which the sandbox otherwise keeps read-only) and nothing else of
+// ~/.openseek — not the config, not the fleet's token, not another
+// task's workspace. A task whose every command failed, or whose verify
+// command failed, ends failed, and the record says so.
+func TestTasksRunInTheSandbox(t *testing.T) {
+	home, repo := t.TempDir(), fleetRepo(t, map[string]string{"README.md": "# project\n"})
+	writeConfig(t, home, "# the user's config\n")
+	other := filepath.Join(home, ".openseek", "fleet", "work", "tother")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(home, ".openseek", "config.toml")
+	token := filepath.Join(home, ".openseek", "fleet", "server.url")
+	shell := func(id, cmd string) llmtest.Call {
+		return llmtest.Call{ID: id, Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}
+	}
+	srv := llmtest.NewServer(t,
+		llmtest.Reply{Calls: []llmtest.Call{
+			shell("inside", "echo made > made.txt && cat made.txt"),
+			shell("config", "echo 'model = \"evil\"' >> "+config),
+			shell("token", "echo nats://evil >> "+token),
+			shell("other", "echo planted > "+filepath.Join(other, "planted")),
+		}},
+		llmtest.Text("made it"),
+		llmtest.Reply{Calls: []llmtest.Call{shell("missing", "cat no-such-file")}},
+		llmtest.Text("could not"),
+	)
+	srv.MultiConversation()
+	startWorker(t, home, "", srv.URL(), "S")
+	waitFor(t, "the worker's embedded server", func() bool {
+		_, err := os.Stat(token)
+		return err == nil
+	})
+	fc, err := fleet.Connect(context.Background(), fleet.Config{Dir: filepath.Join(home, ".openseek", "fleet")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	tokenBefore, _ := os.ReadFile(token)
+
+	// The verify command runs in the sandbox too: in a PID namespace of
+	// its own, where its shell's pid is small.
+	r := fleetCmd(t, repo, home, "tasks", "add", "--verify", "test -f made.txt && test $$ -lt 100", "make", "a", "file")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	ok := waitTask(t, fc, strings.TrimSpace(r.stdout))
+	if ok.State != fleet.Completed || ok.Result != "made it" || ok.VerifyOK == nil || !*ok.VerifyOK {
+		t.Fatalf("the sandboxed task: state %s result %q verify %v error %q", ok.State, ok.Result, ok.VerifyOK, ok.Error)
+	}
+	if b, err := os.ReadFile(filepath.Join(ok.Workspace, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("the task's command did not write its workspace: %q %v", b, err)
+	}
+	// The escapes fail, or (a home under /tmp, as here) write the
+	// command's private /tmp: the host's files are checked below.
+	if ok.Commands != 4 || ok.FailedCommands > 3 {
+		t.Errorf("commands %d, failed %d; want 4, and the first to succeed", ok.Commands, ok.FailedCommands)
+	}
+	if b, _ := os.ReadFile(config); string(b) != "# the user's config\n" {
+		t.Errorf("a task rewrote ~/.openseek/config.toml: %q", b)
+	}
+	if b, _ := os.ReadFile(token); string(b) != string(tokenBefore) {
+		t.Errorf("a task rewrote the fleet's server.url: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(other, "planted")); err == nil {
+		t.Errorf("a task wrote another task's workspace")
+	}
+
+	r = fleetCmd(t, repo, home, "tasks", "add", "--verify", "test -f made.txt", "read", "a", "file")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	bad := waitTask(t, fc, strings.TrimSpace(r.stdout))
+	if bad.State != fleet.Failed || bad.Commands != 1 || bad.FailedCommands != 1 || bad.VerifyOK == nil || *bad.VerifyOK ||
+		!strings.Contains(bad.Error, "every command failed") || !strings.Contains(bad.Error, "verify") {
+		t.Fatalf("a task whose commands all failed: state %s commands %d/%d verify %v error %q", bad.State, bad.FailedCommands, bad.Commands, bad.VerifyOK, bad.Error)
+	}
+	show := fleetCmd(t, repo, home, "tasks", "show", bad.ID)
+	for _, want := range []string{"state:     failed", "commands:  1 run, 1 failed", "verify:    failed (test -f made.txt)"} {
+		if !strings.Contains(show.stdout, want) {
+			t.Errorf("tasks show lacks %q:\n%s", want, show.stdout)
+		}
+	}
+	list := fleetCmd(t, repo, home, "tasks", "list")
+	for _, want := range [][]string{{ok.ID, "completed", "1", fmt.Sprintf("%d/4", ok.FailedCommands), "passed"}, {bad.ID, "failed", "1", "1/1", "failed"}} {
+		if !slices.ContainsFunc(strings.Split(list.stdout, "\n"), func(l string) bool { return slices.Equal(strings.Fields(l)[:min(5, len(strings.Fields(l)))], want) }) {
+			t.Errorf("tasks list lacks a row %v:\n%s", want, list.stdout)
+		}
+	}
+}
+
+// TestFleetAsOrdinaryUser runs the fleet's end-to-end tests again as an
+// ordinary user, as most people run it.
+func TestFleetAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^(TestTasksRunInTheSandbox|TestKillingTheServersWorkerTakesNoTaskFromALiveOne|TestAWorkerCutOffFromItsServerStopsOnCtrlC|TestWorkerKilledMidTaskIsResumedByAnother)$")
+}
+
+// modelGate holds the model's requests until opened, counting them.
+type modelGate struct {
+	URL    string
+	open   chan struct{}
+	posted atomic.Int32
+}
+
+func newModelGate(t *testing.T, srv *llmtest.Server) *modelGate {
+	t.Helper()
+	g := &modelGate{open: make(chan struct{})}
+	target, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.posted.Add(1)
+		select {
+		case <-g.open:
+		case <-r.Context().Done():
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	// A request held at cleanup (its worker killed) must end for Close.
+	t.Cleanup(func() {
+		select {
+		case <-g.open:
+		default:
+			close(g.open)
+		}
+	})
+	g.URL = hs.URL + target.Path
+	return g
+}
+
+// stopWorker sends a worker Ctrl-C (SIGINT) and returns how long it took
+// to exit.
+func stopWorker(t *testing.T, w *exec.Cmd) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if err := w.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { // the cleanup kills it if it never ends
+		_, _ = w.Process.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Errorf("worker %v ignored Ctrl-C for 30s", w.Args)
+	}
+	return time.Since(start)
+}
+
+// The way people run it, killed where it hurts: `openseek worker` ×2 on
+// the machine's embedded server, which the first runs; the first is
+// killed (SIGKILL) while both run a task, and a third worker starts.
+// The second worker's task is never taken from it: its turn, which
+// finishes while the server is away, is recorded by it once the server
+// runs again (the second or third worker starts it), with one attempt.
+// The killed worker's task is resumed by another, once. Each worker left
+// stops on Ctrl-C at once.
+func TestKillingTheServersWorkerTakesNoTaskFromALiveOne(t *testing.T) {
+	home := t.TempDir()
+	repo := fleetRepo(t, map[string]string{"README.md": "# project\n"})
+	srv := llmtest.NewServer(t, llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"))
+	srv.MultiConversation()
+	g := newModelGate(t, srv)
+	dir := filepath.Join(home, ".openseek", "fleet")
+
+	w1 := startWorker(t, home, "", g.URL, "W1")
+	waitFor(t, "W1 to run the embedded server", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "server.url"))
+		return err == nil
+	})
+	w2 := startWorker(t, home, "", g.URL, "W2")
+	var ids []string
+	for _, p := range []string{"first", "second"} {
+		r := fleetCmd(t, repo, home, "tasks", "add", p)
+		if r.code != 0 {
+			t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+		}
+		ids = append(ids, strings.TrimSpace(r.stdout))
+	}
+	fc, err := fleet.Connect(context.Background(), fleet.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	holder := map[string]string{}
+	waitFor(t, "both workers to run a task", func() bool {
+		for _, id := range ids {
+			if task, err := fc.Get(context.Background(), id); err == nil && task.State == fleet.Running {
+				holder[task.Worker] = id
+			}
+		}
+		return len(holder) == 2 && g.posted.Load() == 2
+	})
+	if err := w1.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = w1.Wait()
+	w3 := startWorker(t, home, "", g.URL, "W3")
+	close(g.open) // W2's turn ends while the server may still be away
+
+	lived, killed := waitTask(t, fc, holder["W2"]), waitTask(t, fc, holder["W1"])
+	if lived.State != fleet.Completed || lived.Attempts != 1 || lived.Worker != "W2" {
+		t.Errorf("the live worker's task: %s attempts %d worker %s error %q", lived.State, lived.Attempts, lived.Worker, lived.Error)
+	}
+	if killed.State != fleet.Completed || killed.Attempts != 2 || killed.Worker == "W1" {
+		t.Errorf("the killed worker's task: %s attempts %d worker %s error %q", killed.State, killed.Attempts, killed.Worker, killed.Error)
+	}
+	for _, id := range ids {
+		ends := 0
+		if err := fc.Events(context.Background(), id, false, func(e fleet.Event) error {
+			if e.End != "" {
+				ends++
+			}
+			return nil
+		}); err != nil || ends != 1 {
+			t.Errorf("task %s: %d end markers (%v), want 1", id, ends, err)
+		}
+	}
+	// The workers take more tasks, and stop on Ctrl-C at once.
+	r := fleetCmd(t, repo, home, "tasks", "add", "third")
+	if r.code != 0 {
+		t.Fatalf("tasks add: %d %s", r.code, r.stderr)
+	}
+	if third := waitTask(t, fc, strings.TrimSpace(r.stdout)); third.State != fleet.Completed {
+		t.Errorf("a task added after the kill: %s %s", third.State, third.Error)
+	}
+	fc.Close()
+	for _, w := range []*exec.Cmd{w2, w3} {
+		took := stopWorker(t, w)
+		t.Logf("%s stopped %s after Ctrl-C", w.Args[5], took.Round(time.Millisecond))
+		if took > 5*time.Second {
+			t.Errorf("%s took %s to stop after Ctrl-C", w.Args[5], took)
+		}
+	}
+}
+
+// A worker whose turn ends while its server is away, and cannot come
+// back (the process that ran it still holds the fleet's directory),
+// stops on Ctrl-C at once rather than waiting to record the end; the
+// task is run again once a server and a worker are back.
+func TestAWorkerCutOffFromItsServerStopsOnCtrlC(t *testing.T) {
+	home := t.TempDir()
+	repo := fleetRepo(t, map[string]string{"README.md": "# project\n"})
+	srv := llmtest.NewServer(t, llmtest.Text("done while cut off"), llmtest.Text("done again"))
+	srv.MultiConversation()
+	g := newModelGate(t, srv)
+	dir := filepath.Join(home, ".openseek", "fleet")
+	// The server runs in this process, as in a `tasks add`.
+	emb, err := fleet.StartEmbedded(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	cut := startWorker(t, home, "", g.URL, "cut")
+	task, err := fc.Add(context.Background(), fleet.Spec{Prompt: "work", Dir: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the worker to run the task", func() bool { return g.posted.Load() == 1 })
+	// The server goes; its process keeps the directory, so the worker
+	// cannot start it again.
+	emb.Server.Shutdown()
+	emb.Server.WaitForShutdown()
+	close(g.open)
+	waitFor(t, "the turn to end", func() bool { return len(srv.Requests()) == 1 })
+	took := stopWorker(t, cut)
+	t.Logf("the cut-off worker stopped %s after Ctrl-C", took.Round(time.Millisecond))
+	if took > 5*time.Second {
+		t.Errorf("the cut-off worker took %s to stop after Ctrl-C", took)
+	}
+
+	emb.Close()
+	startWorker(t, home, "", g.URL, "back")
+	waitFor(t, "the server to run again", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "server.url"))
+		return err == nil
+	})
+	back, err := fleet.Connect(context.Background(), fleet.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	if got := waitTask(t, back, task.ID); got.State != fleet.Completed || got.Worker != "back" || got.Result != "done again" {
+		t.Errorf("task: %s attempts %d worker %s result %q error %q", got.State, got.Attempts, got.Worker, got.Result, got.Error)
 	}
 }

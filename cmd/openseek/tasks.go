@@ -203,9 +203,14 @@ func (c *cli) tasksListCmd(ff *fleetFlags) *cobra.Command {
 				return json.NewEncoder(c.stdout).Encode(ts)
 			}
 			w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tSTATE\tATTEMPTS\tCOST\tCREATED\tTASK")
+			fmt.Fprintln(w, "ID\tSTATE\tATTEMPTS\tFAILED/CMDS\tVERIFY\tCOST\tCREATED\tTASK")
 			for _, t := range ts {
-				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", t.ID, t.State, t.Attempts, render.USD(t.CostUSD, !t.CostUnknown), t.CreatedAt.Local().Format("2006-01-02 15:04"), oneLine(t.Prompt, 60))
+				cmds := "-"
+				if t.Commands > 0 {
+					cmds = fmt.Sprintf("%d/%d", t.FailedCommands, t.Commands)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, t.Attempts, cmds, verifyWord(t.VerifyOK),
+					render.USD(t.CostUSD, !t.CostUnknown), t.CreatedAt.Local().Format("2006-01-02 15:04"), oneLine(t.Prompt, 60))
 			}
 			return w.Flush()
 		},
@@ -286,8 +291,11 @@ func (c *cli) printTask(t *fleet.Task, indent string) {
 	row("session", t.Session)
 	row("workspace", t.Workspace)
 	row("cost", render.USD(t.CostUSD, !t.CostUnknown))
+	if t.Commands > 0 {
+		row("commands", fmt.Sprintf("%d run, %d failed", t.Commands, t.FailedCommands))
+	}
 	if t.VerifyOK != nil {
-		row("verify", map[bool]string{true: "passed", false: "failed"}[*t.VerifyOK]+" ("+t.Verify+")")
+		row("verify", verifyWord(t.VerifyOK)+" ("+t.Verify+")")
 	}
 	if t.Diff != "" || t.State == fleet.Completed {
 		row("changed", fmt.Sprintf("%d lines", t.ChangedLines))
@@ -297,6 +305,18 @@ func (c *cli) printTask(t *fleet.Task, indent string) {
 	row("warning", t.Warning)
 	row("result", t.Result)
 	row("error", t.Error)
+}
+
+// verifyWord says how a task's verify command went: passed, failed, or
+// "-" when it did not run.
+func verifyWord(ok *bool) string {
+	switch {
+	case ok == nil:
+		return "-"
+	case *ok:
+		return "passed"
+	}
+	return "failed"
 }
 
 // errOutputClosed stops reading a task's events for a reader that left.

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -50,30 +49,24 @@ every task; a task's own --model wins.`,
 				return err
 			}
 			cfg.AckWait = ackWait
-			for {
-				fc, err := fleet.Connect(cmd.Context(), cfg)
-				if err != nil {
-					return err
-				}
-				w := fc.NewWorker(fleet.WorkerOptions{
-					Name:        name,
-					Concurrency: concurrency,
-					Engine:      opts,
-					WorkRoot:    filepath.Join(cfg.Dir, "work"),
-					Log:         c.stderr,
-				})
-				where := "the embedded server (" + cfg.Dir + ")"
-				if cfg.URL != "" {
-					where = fleet.Redact(cfg.URL)
-				}
-				fmt.Fprintf(c.stderr, "openseek worker: taking tasks from %s, %d at a time\n", where, concurrency)
-				err = w.Run(cmd.Context())
-				fc.Close()
-				if !errors.Is(err, fleet.ErrServerGone) {
-					return err
-				}
-				fmt.Fprintf(c.stderr, "openseek worker: %v; taking the server over\n", err)
+			fc, err := fleet.Connect(cmd.Context(), cfg)
+			if err != nil {
+				return err
 			}
+			defer fc.Close()
+			w := fc.NewWorker(fleet.WorkerOptions{
+				Name:        name,
+				Concurrency: concurrency,
+				Engine:      opts,
+				WorkRoot:    filepath.Join(cfg.Dir, "work"),
+				Log:         c.stderr,
+			})
+			where := "the embedded server (" + cfg.Dir + ")"
+			if cfg.URL != "" {
+				where = fleet.Redact(cfg.URL)
+			}
+			fmt.Fprintf(c.stderr, "openseek worker: taking tasks from %s, %d at a time\n", where, concurrency)
+			return w.Run(cmd.Context())
 		},
 	}
 	c.addFleetFlags(cmd, &ff)

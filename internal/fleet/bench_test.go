@@ -34,11 +34,14 @@ func BenchmarkQueue(b *testing.B) {
 		if _, err := c.update(ctx, id, func(t *Task) error { t.State, t.Attempts = Running, t.Attempts+1; return nil }); err != nil {
 			b.Fatal(err)
 		}
-		final, err := c.update(ctx, id, func(t *Task) error { t.State = Completed; return nil })
+		t, err := c.Get(ctx, id)
 		if err != nil {
 			b.Fatal(err)
 		}
-		c.publishEnd(ctx, final)
+		t.State = Completed
+		if _, _, err := c.end(ctx, t); err != nil {
+			b.Fatal(err)
+		}
 		if err := msg.DoubleAck(ctx); err != nil {
 			b.Fatal(err)
 		}

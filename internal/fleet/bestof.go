@@ -43,27 +43,21 @@ func (c *Client) settle(ctx context.Context, parentID string, judge JudgeFunc) {
 	}
 	ch := Choose(ctx, p.Prompt, runs, p.Verify != "", judge)
 	best := ch.Best
-	final, err := c.update(ctx, parentID, func(p *Task) error {
-		if p.State.Terminal() {
-			return errSkip
-		}
-		p.CostUSD, p.FinishedAt = ch.Cost, time.Now().UTC()
-		for _, r := range runs {
-			p.CostUSD += r.CostUSD
-		}
-		p.Verdict, p.Warning = ch.Verdict, ch.Warning
-		if best == nil {
-			p.State, p.Error = Failed, ch.Verdict
-			return nil
-		}
+	p.CostUSD, p.FinishedAt = ch.Cost, time.Now().UTC()
+	for _, r := range runs {
+		p.CostUSD += r.CostUSD
+	}
+	p.Verdict, p.Warning = ch.Verdict, ch.Warning
+	if best == nil {
+		p.State, p.Error = Failed, ch.Verdict
+	} else {
 		p.State, p.Chosen, p.Error = Completed, best.ID, ""
 		p.Result, p.Diff, p.ChangedLines, p.VerifyOK = best.Result, best.Diff, best.ChangedLines, best.VerifyOK
+		p.Commands, p.FailedCommands = best.Commands, best.FailedCommands
 		p.Workspace, p.Session = best.Workspace, best.Session
-		return nil
-	})
-	if err == nil {
-		c.publishEnd(ctx, final)
 	}
+	// Of two workers settling at once, the first end stands.
+	_, _, _ = c.end(ctx, p)
 }
 
 // Pick chooses the best of a best-of-N task's finished runs: completed

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -53,7 +54,11 @@ type Client struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
 	kv  jetstream.KeyValue
-	emb *Embedded
+	// events is the events stream, for reading single messages.
+	events jetstream.Stream
+
+	mu  sync.Mutex
+	emb *Embedded // the server this client runs, if any
 }
 
 // Connect connects to the fleet's NATS (or the embedded server) and makes
@@ -119,7 +124,7 @@ func Redact(s string) string {
 func (c *Client) setup(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if _, err := c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	if _, err := c.ensureStream(ctx, jetstream.StreamConfig{
 		Name:      QueueStream,
 		Subjects:  []string{queueSubject},
 		Retention: jetstream.WorkQueuePolicy,
@@ -128,26 +133,42 @@ func (c *Client) setup(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("create the task queue stream %s: %w", QueueStream, err)
 	}
-	if _, err := c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	events, err := c.ensureStream(ctx, jetstream.StreamConfig{
 		Name:     EventsStream,
 		Subjects: []string{eventsSubject + ">"},
 		Storage:  jetstream.FileStorage,
 		Replicas: c.cfg.Replicas,
 		MaxAge:   14 * 24 * time.Hour,
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("create the task events stream %s: %w", EventsStream, err)
 	}
-	kv, err := c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	c.events = events
+	kv, err := c.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:   TasksBucket,
 		History:  8,
 		Storage:  jetstream.FileStorage,
 		Replicas: c.cfg.Replicas,
 	})
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		kv, err = c.js.KeyValue(ctx, TasksBucket)
+	}
 	if err != nil {
 		return fmt.Errorf("create the task bucket %s: %w", TasksBucket, err)
 	}
 	c.kv = kv
 	return nil
+}
+
+// ensureStream creates a stream, or takes it as it is when it exists:
+// every fleet command connects, and updating a stream's configuration
+// while workers create their consumers races inside the server.
+func (c *Client) ensureStream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	st, err := c.js.CreateStream(ctx, cfg)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return c.js.Stream(ctx, cfg.Name)
+	}
+	return st, err
 }
 
 // consumer returns the workers' shared durable consumer, creating it
@@ -181,14 +202,42 @@ func retry(ctx context.Context, op func() error) error {
 	}
 }
 
+// transient reports whether err is one of those passing reasons; a
+// request's own timeout is one (the server did not answer in time), the
+// caller's context ending is not (retry checks it).
 func transient(err error) bool {
-	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, jetstream.ErrNoHeartbeat)
 }
 
 // Embedded is the server this client runs in process, or nil.
-func (c *Client) Embedded() *Embedded { return c.emb }
+func (c *Client) Embedded() *Embedded {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.emb
+}
+
+// takeOver starts the machine's embedded server in this process when the
+// one this client used is gone and no other process has started it
+// again; the connection then reconnects to it (localDialer). It reports
+// whether this client runs the server now.
+func (c *Client) takeOver() (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.emb != nil {
+		return true, nil
+	}
+	emb, err := StartEmbedded(c.cfg.Dir)
+	if errors.Is(err, errLocked) {
+		return false, nil // another process is starting it
+	}
+	if err != nil {
+		return false, err
+	}
+	c.emb = emb
+	return true, nil
+}
 
 // Conn is the underlying NATS connection.
 func (c *Client) Conn() *nats.Conn { return c.nc }
@@ -197,10 +246,12 @@ func (c *Client) Conn() *nats.Conn { return c.nc }
 // started.
 func (c *Client) Close() {
 	if c.nc != nil {
-		_ = c.nc.FlushTimeout(2 * time.Second)
+		if c.nc.IsConnected() { // a server that is away gets no wait
+			_ = c.nc.FlushTimeout(2 * time.Second)
+		}
 		c.nc.Close()
 	}
-	if c.emb != nil {
-		c.emb.Close()
+	if emb := c.Embedded(); emb != nil {
+		emb.Close()
 	}
 }

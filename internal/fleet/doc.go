@@ -9,9 +9,12 @@
 // task by acknowledging progress while it runs; a worker that dies stops
 // doing so, the message is delivered again after the ack wait, and the
 // next worker takes the task over (attempt + 1) and resumes its durable
-// session. Every change of a record is a revision-checked update, and a
-// worker may only finish the attempt it started, so a task is completed
-// once whatever the retries.
+// session — unless the worker running it answers that it does (a task
+// whose worker lives is never taken from it). Every change of a record is
+// a revision-checked update, and a worker may only finish the attempt it
+// started. A task's end is its end marker, published once (the first
+// wins) and before the record changes, so a task ends once whatever the
+// retries and kills, and a finished record always has its marker.
 //
 // A task's session log streams beside its events (whole lines with their
 // offsets), so a worker that resumes the task in a fresh workspace restores
@@ -24,5 +27,6 @@
 //
 // With no NATS URL, the first process that needs one starts an embedded
 // JetStream server (state under ~/.openseek/fleet/) and others on the
-// machine connect to it.
+// machine connect to it, following it through server.url when it moves;
+// when its process ends, a worker starts it again and carries on.
 package fleet

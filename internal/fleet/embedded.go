@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,12 +96,17 @@ func localURL(dir string) string {
 
 // connectLocal connects to the machine's embedded server, starting one in
 // this process when no other process runs it. The returned Embedded is
-// nil when another process owns the server.
+// nil when another process owns the server; the connection then follows
+// the machine's server wherever it runs next (localDialer).
 func connectLocal(dir string, opts []nats.Option) (*nats.Conn, *Embedded, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if url := localURL(dir); url != "" {
-			if nc, err := nats.Connect(url, opts...); err == nil {
+		if addr, _ := localAddr(dir); addr != "" {
+			follow := append(slices.Clone(opts), nats.SetCustomDialer(localDialer{dir: dir}), nats.TokenHandler(func() string {
+				_, token := localAddr(dir)
+				return token
+			}))
+			if nc, err := nats.Connect("nats://"+addr, follow...); err == nil {
 				return nc, nil, nil
 			}
 		}
@@ -120,4 +128,30 @@ func connectLocal(dir string, opts []nats.Option) (*nats.Conn, *Embedded, error)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// localAddr is the address and token of the machine's embedded server,
+// as its owner wrote them to dir/server.url ("" when none).
+func localAddr(dir string) (addr, token string) {
+	u, err := url.Parse(localURL(dir))
+	if err != nil || u.Host == "" {
+		return "", ""
+	}
+	return u.Host, u.User.Username()
+}
+
+// localDialer dials the machine's embedded server where it listens now:
+// the address in server.url is read at every (re)connect, so when the
+// process that ran the server dies and another starts it again (on
+// another port, with another token: TokenHandler reads that), the
+// clients of the old one reconnect to the new one by themselves, with
+// their subscriptions, and the workers' tasks carry on.
+type localDialer struct{ dir string }
+
+func (l localDialer) Dial(network, address string) (net.Conn, error) {
+	if addr, _ := localAddr(l.dir); addr != "" {
+		address = addr
+	}
+	d := net.Dialer{Timeout: 2 * time.Second}
+	return d.Dial(network, address)
 }

@@ -124,7 +124,7 @@ func waitAll(t testing.TB, c *Client, ids []string, within time.Duration) []*Tas
 // endMarkers counts the end markers of every task in the events stream.
 func endMarkers(t testing.TB, c *Client) map[string][]State {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var si *jetstream.StreamInfo
 	if err := retry(ctx, func() error {
@@ -157,7 +157,7 @@ func endMarkers(t testing.TB, c *Client) map[string][]State {
 			t.Fatalf("read the events: %v", err)
 		}
 		if end := msg.Headers().Get(hdrEnd); end != "" {
-			id := strings.TrimPrefix(msg.Subject(), eventsSubject)
+			id := strings.TrimSuffix(strings.TrimPrefix(msg.Subject(), eventsSubject), ".end")
 			out[id] = append(out[id], State(end))
 		}
 		md, _ := msg.Metadata()
@@ -260,7 +260,10 @@ func TestAbandonedTaskIsResumedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finishGhost := ghost.execute(ctx, cur)
+	finishGhost, err := ghost.execute(ctx, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_ = msg // never acknowledged: the ghost is dead
 
 	started := time.Now()

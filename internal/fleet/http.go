@@ -170,7 +170,10 @@ func (c *Client) httpEvents(w http.ResponseWriter, r *http.Request) {
 		defer mu.Unlock()
 		var err error
 		if e.End != "" {
-			t, _ := c.Get(r.Context(), id)
+			t := e.Task
+			if t == nil {
+				t, _ = c.Get(r.Context(), id)
+			}
 			msg := ""
 			if t != nil {
 				msg = t.Error

@@ -223,11 +223,19 @@ func runAttempt(ctx context.Context, o LocalOptions, src source, a *Attempt) {
 	eo.SessionID = ""
 	eo.SessionRoot = filepath.Join(o.Root, "sessions", name)
 	eo.IDPrefix = name
-	tr, err := runTurn(ctx, turnSpec{Engine: eo, Holder: "openseek run --runs", Prompt: o.Prompt, MaxCost: o.MaxCost})
+	_, err = runTurn(ctx, turnSpec{Engine: eo, Holder: "openseek run --runs", Prompt: o.Prompt, MaxCost: o.MaxCost,
+		After: func(ctx context.Context, tr turnResult, check checkFunc) {
+			settleAttempt(ctx, o, a, tr, check, ws, base, eo.Dir)
+		}})
 	if err != nil {
 		a.State, a.Error = Failed, err.Error()
-		return
 	}
+}
+
+// settleAttempt records how attempt a's turn ended: its change (diff,
+// stat, patch under o.Root), its state and, when it completed, the
+// verify command's verdict, run by check in the attempt's sandbox.
+func settleAttempt(ctx context.Context, o LocalOptions, a *Attempt, tr turnResult, check checkFunc, ws, base, dir string) {
 	a.Session, a.SessionLog, a.CostUSD, a.CostUnknown = tr.Session, tr.LogPath, tr.Cost, tr.CostUnknown
 	if ctx.Err() != nil {
 		a.State, a.Error = Cancelled, ctx.Err().Error()
@@ -244,7 +252,7 @@ func runAttempt(ctx context.Context, o LocalOptions, src source, a *Attempt) {
 	if lines > 0 || diff != "" {
 		full, err := git(dctx, ws, "diff", "--cached", "--binary", base)
 		if err == nil {
-			a.Patch = filepath.Join(o.Root, name+".patch")
+			a.Patch = filepath.Join(o.Root, fmt.Sprintf("run-%d.patch", a.Run))
 			if err := os.WriteFile(a.Patch, []byte(full+"\n"), 0o644); err != nil {
 				a.Patch = ""
 			}
@@ -261,7 +269,7 @@ func runAttempt(ctx context.Context, o LocalOptions, src source, a *Attempt) {
 		a.State, a.Result = Completed, tr.Out.Answer
 	}
 	if o.Verify != "" && a.State == Completed {
-		ok, _ := verify(ctx, eo.Dir, o.Verify)
+		ok, _ := check(ctx, dir, o.Verify)
 		a.VerifyOK = &ok
 	}
 }

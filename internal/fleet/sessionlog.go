@@ -32,6 +32,7 @@ func logSubject(id string) string { return eventSubject(id) + ".session" }
 
 // logSync publishes the new whole lines of a session log as it grows.
 type logSync struct {
+	ctx     context.Context // the run's: a stopping worker publishes no more
 	c       *Client
 	id      string
 	attempt int
@@ -125,7 +126,7 @@ func (l *logSync) publish(off int64, data []byte) error {
 	m.Header.Set(hdrOffset, strconv.FormatInt(off, 10))
 	m.Header.Set(hdrAttempt, strconv.Itoa(l.attempt))
 	m.Data = data
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(l.ctx, 10*time.Second)
 	defer cancel()
 	return retry(ctx, func() error { _, err := l.c.js.PublishMsg(ctx, m); return err })
 }

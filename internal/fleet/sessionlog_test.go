@@ -16,7 +16,7 @@ func TestSessionLogFollowsTheFile(t *testing.T) {
 	ctx := context.Background()
 	const id = "tlog"
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	l := &logSync{c: c, id: id, attempt: 1, path: path}
+	l := &logSync{ctx: context.Background(), c: c, id: id, attempt: 1, path: path}
 	steps := []struct {
 		write, want string
 	}{
@@ -43,7 +43,7 @@ func TestSessionLogFollowsTheFile(t *testing.T) {
 	if err != nil || !restored || published != int64(len(steps[4].want)) {
 		t.Fatalf("restoreLog = %d %v %v", published, restored, err)
 	}
-	l2 := &logSync{c: c, id: id, attempt: 2, path: fresh, off: published}
+	l2 := &logSync{ctx: context.Background(), c: c, id: id, attempt: 2, path: fresh, off: published}
 	if err := os.WriteFile(fresh, []byte(steps[4].want+"{\"d\":4}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,10 @@ func TestBestOfN(t *testing.T) {
 	workspaces := map[string]bool{}
 	for i, r := range runs {
 		workspaces[r.Workspace] = true
-		if r.State != Completed || r.VerifyOK == nil || r.Result != fmt.Sprintf("done %d", i+1) || !strings.Contains(r.Diff, "+++ b/out.txt") {
+		// A run whose verify command failed did not do the task.
+		want := map[bool]State{true: Completed, false: Failed}[i != 1]
+		if r.State != want || r.VerifyOK == nil || r.Result != fmt.Sprintf("done %d", i+1) || !strings.Contains(r.Diff, "+++ b/out.txt") ||
+			(want == Failed) != strings.Contains(r.Error, "the verify command failed (grep -q good out.txt)") {
 			t.Errorf("run %d: %s verify %v result %q diff %q error %q", i+1, r.State, r.VerifyOK, r.Result, r.Diff, r.Error)
 		}
 	}

@@ -178,31 +178,28 @@ func (c *Client) update(ctx context.Context, id string, change func(*Task) error
 // will not start, a running one is stopped by its worker. Cancelling a
 // finished task is an error naming its state.
 func (c *Client) Cancel(ctx context.Context, id string) (*Task, error) {
-	t, err := c.update(ctx, id, func(t *Task) error {
-		if t.State.Terminal() {
-			return fmt.Errorf("task %s is already %s", t.ID, t.State)
-		}
-		t.State = Cancelled
-		t.Error = "cancelled by request"
-		t.FinishedAt = time.Now().UTC()
-		return nil
-	})
+	t, err := c.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	c.publishEnd(ctx, t)
-	for _, child := range t.Children {
-		if ct, err := c.update(ctx, child, func(ct *Task) error {
-			if ct.State.Terminal() {
-				return errSkip
-			}
-			ct.State = Cancelled
-			ct.Error = "the best-of-N task was cancelled"
-			ct.FinishedAt = time.Now().UTC()
-			return nil
-		}); err == nil {
-			c.publishEnd(ctx, ct)
-		}
+	if t.State.Terminal() {
+		return nil, fmt.Errorf("task %s is already %s", t.ID, t.State)
 	}
-	return t, nil
+	t.State, t.Error, t.FinishedAt = Cancelled, "cancelled by request", time.Now().UTC()
+	ended, won, err := c.end(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if !won {
+		return nil, fmt.Errorf("task %s is already %s", t.ID, ended.State)
+	}
+	for _, child := range t.Children {
+		ct, err := c.Get(ctx, child)
+		if err != nil || ct.State.Terminal() {
+			continue
+		}
+		ct.State, ct.Error, ct.FinishedAt = Cancelled, "the best-of-N task was cancelled", time.Now().UTC()
+		_, _, _ = c.end(ctx, ct)
+	}
+	return ended, nil
 }

@@ -84,6 +84,11 @@ type Task struct {
 	Diff         string `json:"diff,omitempty"`
 	ChangedLines int    `json:"changed_lines"`
 	VerifyOK     *bool  `json:"verify_ok,omitempty"`
+	// Commands is how many shell commands the attempt that ended ran;
+	// FailedCommands how many of them failed (a non-zero exit, or the
+	// sandbox refused them).
+	Commands       int `json:"commands"`
+	FailedCommands int `json:"failed_commands"`
 
 	Parent   string   `json:"parent,omitempty"`
 	Run      int      `json:"run,omitempty"`

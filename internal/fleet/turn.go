@@ -4,9 +4,11 @@ import (
 	"context"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/verify"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -24,7 +26,15 @@ type turnSpec struct {
 	// open; OnEntry with each of its events, in order.
 	OnOpen  func(logPath string)
 	OnEntry func(engine.Entry)
+	// After, when set, is called once the turn has ended, before the host
+	// closes, with how it ended and a check that runs a command in the
+	// session's sandbox (a task's verify command).
+	After func(ctx context.Context, res turnResult, check checkFunc)
 }
+
+// checkFunc runs command in dir and reports whether it passed and the
+// tail of its output.
+type checkFunc func(ctx context.Context, dir, command string) (bool, string)
 
 // turnResult is how a turn ended.
 type turnResult struct {
@@ -97,5 +107,15 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 	mu.Lock()
 	res.Cost, res.CostUnknown, res.Over = math.Round(cost*1e6)/1e6, unknown, overspent
 	mu.Unlock()
+	if ts.After != nil {
+		ts.After(ctx, res, func(ctx context.Context, dir, command string) (bool, string) {
+			sb, err := sess.Engine().Sandbox()
+			if err != nil {
+				return false, "the check did not run: " + err.Error()
+			}
+			r := verify.Run(ctx, dir, verify.NewCheck(command), 10*time.Minute, sb, nil, 2000)
+			return r.OK, r.Output
+		})
+	}
 	return res, nil
 }

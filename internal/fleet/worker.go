@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
 )
 
 // WorkerOptions configure a worker.
@@ -59,52 +61,58 @@ func (c *Client) NewWorker(opts WorkerOptions) *Worker {
 // Finished is how many tasks this worker brought to a terminal state.
 func (w *Worker) Finished() int64 { return w.done.Load() }
 
-// ErrServerGone is returned by Run when the machine's embedded server
-// was run by another process that ended: connect again (this process
-// then runs the server) and run again. Tasks that were running come back
-// after the ack wait.
-var ErrServerGone = errors.New("the process running the embedded NATS server ended")
-
 // Run takes and runs tasks until ctx ends. A task interrupted by the end
-// of ctx goes back to the queue at once for another worker.
+// of ctx goes back to the queue at once for another worker. A worker on
+// the machine's embedded server that another process ran, which ended,
+// runs the server itself (unless another process started it first) and
+// carries on; its running tasks are not interrupted.
 func (w *Worker) Run(ctx context.Context) error {
-	local := w.c.cfg.URL == "" && w.c.emb == nil
-	cons, err := w.c.consumer(ctx)
-	if err != nil {
-		if local && !w.c.nc.IsConnected() {
-			return ErrServerGone
-		}
-		return err
-	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var gone atomic.Bool
-	var wg sync.WaitGroup
-	if local {
-		// Connected to the embedded server of another local process
-		// (tasks add, logs): when that process ends, take over.
-		wg.Go(func() {
-			for lost := time.Duration(0); ctx.Err() == nil; sleep(ctx, 100*time.Millisecond) {
-				if w.c.nc.IsConnected() {
-					lost = 0
-					continue
-				}
-				if lost += 100 * time.Millisecond; lost >= 2*time.Second {
-					gone.Store(true)
-					cancel()
-					return
-				}
-			}
-		})
+	if w.c.cfg.URL == "" {
+		wg.Go(func() { w.keepServer(ctx) })
+	}
+	var cons jetstream.Consumer
+	if err := retry(ctx, func() (err error) {
+		cons, err = w.c.consumer(ctx)
+		return err
+	}); err != nil {
+		return err
 	}
 	for range w.opts.Concurrency {
 		wg.Go(func() { w.loop(ctx, cons) })
 	}
-	wg.Wait()
-	if gone.Load() {
-		return ErrServerGone
-	}
+	<-ctx.Done()
 	return nil
+}
+
+// keepServer starts the machine's embedded server in this process when
+// the one the worker used went away (the process that ran it ended) and
+// no other process started it again within half a second.
+func (w *Worker) keepServer(ctx context.Context) {
+	for lost := time.Duration(0); ctx.Err() == nil; sleep(ctx, 100*time.Millisecond) {
+		if w.c.Embedded() != nil {
+			return
+		}
+		if w.c.nc.IsConnected() {
+			lost = 0
+			continue
+		}
+		if lost += 100 * time.Millisecond; lost < 500*time.Millisecond {
+			continue
+		}
+		lost = 0
+		ok, err := w.c.takeOver()
+		switch {
+		case ok:
+			w.logf("the process running the embedded NATS server ended; this worker runs it now (%s)", w.c.cfg.Dir)
+			return
+		case err != nil:
+			w.logf("start the embedded NATS server: %v (trying again)", err)
+		}
+	}
 }
 
 func (w *Worker) loop(ctx context.Context, cons jetstream.Consumer) {
@@ -141,9 +149,30 @@ func (w *Worker) logf(format string, args ...any) {
 // handle runs one delivery of a task id.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	id := string(msg.Data())
-	t, err := w.c.update(ctx, id, func(t *Task) error {
+	// A worker killed after publishing the task's end, before recording
+	// it: its end stands.
+	if ended, err := w.c.settleEnd(ctx, id); err == nil && ended != nil {
+		w.logf("task %s: %s (its end recorded for an earlier attempt)", id, ended.State)
+		if ended.Parent != "" {
+			w.c.settle(ctx, ended.Parent, w.judge)
+		}
+		_ = msg.Ack()
+		return
+	}
+	// Claim the task, unless its record says another worker runs it and
+	// that worker answers that it does (its server restarted, a heartbeat
+	// came late; this worker, in another slot): the task stays with it,
+	// whose heartbeats keep the message.
+	var prev *Task
+	probed := false
+	claim := func(t *Task) error {
+		cp := *t
+		prev = &cp
 		if t.State.Terminal() {
 			return errSkip
+		}
+		if t.State == Running && !probed {
+			return errRunning
 		}
 		t.State = Running
 		t.Attempts++
@@ -153,7 +182,16 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			t.Session = "task-" + t.ID
 		}
 		return nil
-	})
+	}
+	t, err := w.c.update(ctx, id, claim)
+	if errors.Is(err, errRunning) {
+		if w.c.held(ctx, id) {
+			w.logf("task %s: left to worker %s, which is running it", id, prev.Worker)
+			return
+		}
+		probed = true
+		t, err = w.c.update(ctx, id, claim)
+	}
 	switch {
 	case errors.Is(err, errSkip):
 		// Finished or cancelled meanwhile: nothing to run. A run whose
@@ -186,44 +224,120 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		})
 	}
 
-	// Hold the task while it runs: heartbeats keep the message ours, and a
-	// cancelled record stops the run.
+	// Hold the task while it runs: heartbeats keep the message ours, a
+	// worker the task is delivered to again hears that this one runs it,
+	// and a cancelled record stops the run.
 	rctx, stop := context.WithCancel(ctx)
 	var hold sync.WaitGroup
 	hold.Go(func() { w.heartbeat(rctx, msg) })
 	hold.Go(func() { w.watchCancel(rctx, id, stop) })
-	res := w.execute(rctx, t)
+	sub, serr := w.c.nc.Subscribe(heldSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte(w.opts.Name)) })
+	res, err := w.execute(rctx, t)
+	if serr == nil {
+		_ = sub.Unsubscribe()
+	}
 	stop()
 	hold.Wait()
 
+	// The end is recorded even if this worker is asked to stop meanwhile,
+	// but it holds the worker up for half a second at most then.
+	ectx, cancel := outlive(ctx, 500*time.Millisecond, 30*time.Second)
+	defer cancel()
 	if ctx.Err() != nil {
 		// This worker is stopping: give the task back now.
+		_, _ = w.c.update(ectx, id, func(cur *Task) error {
+			if cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
+				return errSkip
+			}
+			cur.State = Queued
+			return nil
+		})
 		_ = msg.Nak()
 		w.logf("task %s: given back (worker stopping)", id)
 		return
 	}
-	// The end is recorded even if this worker is asked to stop meanwhile.
-	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	final, err := w.c.update(ectx, id, func(cur *Task) error {
-		if cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
-			return errSkip // cancelled, or another worker took it over
+	if errors.Is(err, session.ErrBusy) {
+		// The session is open in a live process on this machine (the
+		// attempt before, whose worker the probe did not reach): the task
+		// is that worker's, and its record says so again.
+		w.logf("task %s: its session is open in another process; left to it", id)
+		_, _ = w.c.update(ectx, id, func(cur *Task) error {
+			if prev == nil || cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
+				return errSkip
+			}
+			cur.State, cur.Attempts, cur.Worker, cur.StartedAt = prev.State, prev.Attempts, prev.Worker, prev.StartedAt
+			return nil
+		})
+		if prev == nil || prev.State != Running {
+			// Its holder is letting it go (a worker stopping): again soon.
+			_ = msg.NakWithDelay(time.Second)
 		}
-		res(cur)
-		cur.FinishedAt = time.Now().UTC()
-		return nil
-	})
-	if err == nil {
-		w.done.Add(1)
-		w.c.publishEnd(ectx, final)
-		w.logf("task %s: %s", id, final.State)
-		if final.Parent != "" {
-			w.c.settle(ectx, final.Parent, w.judge)
-		}
+		return
 	}
-	if errors.Is(err, errSkip) || err == nil {
+	if err != nil {
+		w.logf("task %s: %v (left for redelivery)", id, err)
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	cur, err := w.c.Get(ectx, id)
+	if err != nil {
+		w.logf("task %s: %v (left for redelivery)", id, err)
+		return
+	}
+	if cur.State != Running || cur.Attempts != attempt || cur.Worker != w.opts.Name {
+		// Cancelled, or another worker took it over.
 		_ = msg.DoubleAck(ectx)
+		return
 	}
+	res(cur)
+	cur.FinishedAt = time.Now().UTC()
+	final, won, err := w.c.end(ectx, cur)
+	if err != nil {
+		w.logf("task %s: %v (left for redelivery)", id, err)
+		return
+	}
+	if won {
+		w.done.Add(1)
+		w.logf("task %s: %s", id, final.State)
+	}
+	if final.Parent != "" {
+		w.c.settle(ectx, final.Parent, w.judge)
+	}
+	_ = msg.DoubleAck(ectx)
+}
+
+// errRunning, from a claim's change, means the record says a worker runs
+// the task: ask whether it lives before taking the task over.
+var errRunning = errors.New("running")
+
+// outlive is a context for recording what a run did: it ends grace
+// after ctx does, or after limit.
+func outlive(ctx context.Context, grace, limit time.Duration) (context.Context, context.CancelFunc) {
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	return ectx, func() { stop(); cancel() }
+}
+
+// heldSubject is where the worker running task id answers that it does.
+func heldSubject(id string) string { return "openseek.held." + id }
+
+// held reports whether a live worker runs task id: that worker answers on
+// heldSubject. One whose server is restarting gets a few seconds (a third
+// of the ack wait, if longer) to reconnect and answer.
+func (c *Client) held(ctx context.Context, id string) bool {
+	deadline := time.Now().Add(max(c.cfg.AckWait/3, 3*time.Second))
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		rctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		_, err := c.nc.RequestWithContext(rctx, heldSubject(id), nil)
+		cancel()
+		if err == nil {
+			return true
+		}
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+			sleep(ctx, 200*time.Millisecond) // no responders, or reconnecting
+		}
+	}
+	return false
 }
 
 // judge is the judging model of best-of-N tasks asked with --judge: the
@@ -258,33 +372,33 @@ func (w *Worker) heartbeat(ctx context.Context, msg jetstream.Msg) {
 	}
 }
 
-// watchCancel calls stop when the task's record turns cancelled.
+// watchCancel calls stop when the task's record turns cancelled (or
+// ends otherwise: another attempt's end was applied). It listens to the
+// record's writes as they are published, on a plain subscription, which
+// leaves nothing on the server to remove afterwards (a KV watcher's
+// consumer is deleted by a request that waits for a server that may be
+// away, holding up a worker told to stop). A terminal value is only ever
+// written after the task's end marker (see end), so one seen published is
+// the task's end even if that very write is retried.
 func (w *Worker) watchCancel(ctx context.Context, id string, stop context.CancelFunc) {
-	watch, err := w.c.kv.Watch(ctx, id, jetstream.UpdatesOnly())
+	sub, err := w.c.nc.Subscribe("$KV."+TasksBucket+"."+id, func(m *nats.Msg) {
+		if stateOf(m.Data).Terminal() {
+			stop()
+		}
+	})
 	if err != nil {
 		return
 	}
-	defer watch.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case e, ok := <-watch.Updates():
-			if !ok {
-				return
-			}
-			if e != nil && stateOf(e.Value()) == Cancelled {
-				stop()
-				return
-			}
-		}
-	}
+	<-ctx.Done()
+	_ = sub.Unsubscribe()
 }
 
-// execute runs the task's attempt and returns how to record its end.
-func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
-	fail := func(msg string) func(*Task) {
-		return func(cur *Task) { cur.State, cur.Error = Failed, msg }
+// execute runs the task's attempt and returns how to record its end, or
+// why the attempt could not run and the task goes back: its session is
+// open in another live process (session.ErrBusy), NATS is away.
+func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
+	fail := func(msg string) (func(*Task), error) {
+		return func(cur *Task) { cur.State, cur.Error = Failed, msg }, nil
 	}
 	if !t.Deadline.IsZero() && time.Now().After(t.Deadline) {
 		return fail("stopped: the deadline " + t.Deadline.Format(time.RFC3339) + " passed")
@@ -300,7 +414,7 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		cur.Workspace, cur.Base = dir, base
 		return nil
 	}); err != nil && !errors.Is(err, errSkip) {
-		return fail(err.Error())
+		w.logf("task %s: record its workspace: %v (the end records it)", t.ID, err)
 	}
 
 	opts := w.opts.Engine
@@ -323,7 +437,14 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 	if resumed {
 		prompt = "This task was interrupted (its worker stopped) and is resumed in the same workspace and session. Check what is already done, then finish it.\n\nThe task: " + t.Prompt
 	}
-	logs := &logSync{c: w.c, id: t.ID, attempt: t.Attempts}
+	logs := &logSync{ctx: ctx, c: w.c, id: t.ID, attempt: t.Attempts}
+	var (
+		cmds      commandCount
+		diff      string
+		lines     int
+		verifyOK  *bool
+		verifyOut string
+	)
 	if t.Attempts > 1 {
 		// A workspace made afresh (another machine, a --repo clone) gets
 		// the session the earlier attempts published, and continues it.
@@ -336,7 +457,8 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		}
 		published, restored, err := w.c.restoreLog(ctx, t.ID, session.NewStore(root).Path(t.Session))
 		if err != nil {
-			return fail(err.Error())
+			// NATS is away: not the task's failure.
+			return nil, err
 		}
 		logs.off = published
 		if restored && !resumed {
@@ -350,40 +472,49 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 		Prompt:  prompt,
 		MaxCost: t.MaxCost,
 		OnOpen:  logs.start,
+		After: func(ctx context.Context, tr turnResult, check checkFunc) {
+			if ctx.Err() != nil {
+				return // stopping, or the deadline passed
+			}
+			diff, lines, _ = changes(context.WithoutCancel(ctx), dir, base)
+			if t.Verify != "" && !tr.Over {
+				ok, out := check(ctx, dir, t.Verify)
+				verifyOK, verifyOut = &ok, out
+			}
+		},
 		OnEntry: func(e engine.Entry) {
+			cmds.add(e.Event)
 			m := nats.NewMsg(subj)
 			m.Header.Set(hdrAttempt, attempt)
 			m.Data = e.Line
 			_, _ = w.c.js.PublishMsgAsync(m)
 		},
 	})
+	if errors.Is(err, session.ErrBusy) {
+		return nil, err
+	}
 	if err != nil {
 		return fail(err.Error())
 	}
 	logs.stop()
 	select {
 	case <-w.c.js.PublishAsyncComplete():
+	case <-ctx.Done():
 	case <-time.After(10 * time.Second):
 	}
 	out, perr, spent, over := tr.Out, tr.Err, tr.Cost, tr.Over
 	unpriced := tr.CostUnknown
 
 	deadlinePassed := tctx.Err() != nil && ctx.Err() == nil
-	var diff string
-	var lines int
-	var verifyOK *bool
-	if ctx.Err() == nil {
-		dctx := context.WithoutCancel(ctx)
-		diff, lines, _ = changes(dctx, dir, base)
-		if t.Verify != "" && !over && !deadlinePassed {
-			ok, _ := verify(ctx, dir, t.Verify)
-			verifyOK = &ok
-		}
+	if deadlinePassed {
+		diff, lines, _ = changes(context.WithoutCancel(ctx), dir, base)
 	}
 	return func(cur *Task) {
+		cur.Workspace, cur.Base = dir, base
 		cur.CostUSD += spent
 		cur.CostUnknown = cur.CostUnknown || unpriced
 		cur.Diff, cur.ChangedLines, cur.VerifyOK = diff, lines, verifyOK
+		cur.Commands, cur.FailedCommands = cmds.run, cmds.failed
 		switch {
 		case over:
 			cur.State, cur.Error = Failed, fmt.Sprintf("stopped: the cost budget $%g was reached ($%g spent this attempt)", t.MaxCost, spent)
@@ -395,6 +526,43 @@ func (w *Worker) execute(ctx context.Context, t *Task) func(*Task) {
 			cur.State, cur.Error = Failed, fmt.Sprintf("the turn ended %s: %s", out.Kind, out.Answer)
 		default:
 			cur.State, cur.Result, cur.Error = Completed, out.Answer, ""
+			if why := cmds.failure(t.Verify, verifyOK, verifyOut); why != "" {
+				cur.State, cur.Error = Failed, why
+			}
+		}
+	}, nil
+}
+
+// commandCount counts an attempt's shell commands and those that failed,
+// from its session's events.
+type commandCount struct {
+	run, failed int
+	last        string // the last failed command's answer
+}
+
+func (c *commandCount) add(ev protocol.Event) {
+	if r, ok := ev.(protocol.ToolResult); ok && r.ToolName == "shell" {
+		c.run++
+		if r.IsError {
+			c.failed++
+			c.last = r.Content
 		}
 	}
 }
+
+// failure says why a turn that ended normally did not do the task: every
+// command it ran failed, or the task's verify command failed; "" when
+// neither.
+func (c *commandCount) failure(command string, verifyOK *bool, verifyOut string) string {
+	var why []string
+	if c.run > 0 && c.failed == c.run {
+		why = append(why, fmt.Sprintf("every command failed (%d of %d; the last answered: %s)", c.failed, c.run, cut(oneLine(c.last), 200)))
+	}
+	if verifyOK != nil && !*verifyOK {
+		why = append(why, fmt.Sprintf("the verify command failed (%s): %s", command, cut(oneLine(verifyOut), 300)))
+	}
+	return strings.Join(why, "; ")
+}
+
+// oneLine folds text onto one line for an error message.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -114,20 +113,6 @@ func changes(ctx context.Context, dir, base string) (string, int, error) {
 		diff = diff[:maxDiff] + "\n… (diff cut at 64 KiB; the whole change is in " + dir + ")\n"
 	}
 	return diff, n, nil
-}
-
-// verify runs the task's verify command in the workspace; it reports
-// whether it passed and the tail of its output.
-func verify(ctx context.Context, dir, command string) (bool, string) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if len(out) > 2000 {
-		out = out[len(out)-2000:]
-	}
-	return err == nil, string(out)
 }
 
 // git runs git in dir, hardened (hostgit: nothing in the repository or
