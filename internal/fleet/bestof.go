@@ -46,6 +46,7 @@ func (c *Client) settle(ctx context.Context, parentID string, judge JudgeFunc) {
 	p.CostUSD, p.FinishedAt = ch.Cost, time.Now().UTC()
 	for _, r := range runs {
 		p.CostUSD += r.CostUSD
+		p.CostUnknown = p.CostUnknown || r.CostUnknown
 	}
 	p.Verdict, p.Warning = ch.Verdict, ch.Warning
 	if best == nil {

@@ -122,6 +122,14 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
+	// This process is PID 1 of the command's namespace and runs as its
+	// user. Not dumpable, the command cannot read its memory, maps or
+	// environment through /proc/1 (capabilities are dropped per thread,
+	// so whether the thread-group leader still holds some, which alone
+	// kept the command out, depends on which thread this is).
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("set not dumpable: %w", err)
+	}
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
