@@ -166,6 +166,52 @@ func TestProtectedPathsCannotBeReplaced(t *testing.T) {
 	}
 }
 
+// TestWorkspaceInsideAProtectedDirectory: a workspace that lies inside
+// a read-only path (a fleet task's or a best-of-N run's workspace under
+// ~/.openseek) is writable; its own .git and .openseek, the files beside
+// it and those of the protected directory stay read-only.
+func TestWorkspaceInsideAProtectedDirectory(t *testing.T) {
+	t.Parallel()
+	outer := t.TempDir()
+	for name, body := range map[string]string{
+		"config.toml":              "model = \"m\"\n",
+		"work/a/.git/config":       "[core]\n",
+		"work/a/.openseek/x.jsonl": "{}\n",
+		"work/b/README":            "other task\n",
+	} {
+		p := filepath.Join(outer, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := filepath.Join(outer, "work", "a")
+	pol := sandbox.DefaultPolicy(ws)
+	pol.ReadOnly = append(pol.ReadOnly, outer)
+	// Network on: /tmp, where outer is, is then the host's (off, the
+	// command's own /tmp would take the writes outside the workspace).
+	pol.Network = true
+	for _, tt := range []struct {
+		target string
+		allow  bool
+	}{
+		{filepath.Join(ws, "hello.txt"), true},
+		{filepath.Join(ws, "sub", "hello.txt"), true},
+		{filepath.Join(ws, ".git", "config"), false},
+		{filepath.Join(ws, ".openseek", "x.jsonl"), false},
+		{filepath.Join(outer, "config.toml"), false},
+		{filepath.Join(outer, "work", "b", "README"), false},
+	} {
+		out, code := run(t, &pol, ws, "mkdir -p "+filepath.Dir(tt.target)+" && echo pwned >> "+tt.target)
+		data, _ := os.ReadFile(tt.target)
+		if wrote := strings.Contains(string(data), "pwned"); wrote != tt.allow || (code == 0) != tt.allow {
+			t.Errorf("write %s: exit %d, written %v, want allowed=%v; output:\n%s", tt.target, code, wrote, tt.allow, out)
+		}
+	}
+}
+
 func TestNoNewPrivs(t *testing.T) {
 	t.Parallel()
 	ws, pol := workspace(t)
@@ -513,7 +559,7 @@ func TestPrivateTmp(t *testing.T) {
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone|SessionsHaveTheirOwnTmp|ReleaseWaitsForRunningCommands)$")
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|WorkspaceInsideAProtectedDirectory|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone|SessionsHaveTheirOwnTmp|ReleaseWaitsForRunningCommands)$")
 }
 
 // TestReadOnlyWorkspace checks plan mode's sandbox: the workspace and the
