@@ -318,7 +318,10 @@ func driveWeb(t *testing.T, e *faceEnv) faceSeen {
 		if state == "done" {
 			break
 		}
-		browsertest.Do(t, ctx, "approve", chromedp.Click(".card.approval:not(.resolved) button.approve"))
+		// One click per approval: the card turns resolved when the server
+		// has taken the answer.
+		browsertest.Do(t, ctx, "approve", chromedp.Click(".card.approval:not(.resolved) button.approve"),
+			chromedp.Poll[chromedp.Void](`!document.querySelector(".card.approval:not(.resolved)")`))
 	}
 	var seen faceSeen
 	if chat := browsertest.Text(t, ctx, "#chat"); strings.Contains(chat, faceAnswer) {
@@ -343,7 +346,9 @@ func driveTUI(t *testing.T, e *faceEnv) faceSeen {
 	waitFor(t, "the turn to finish on the screen", func() bool {
 		screen = p.screen()
 		if strings.Contains(screen, "wants to run") {
+			// One y per dialog: a second would land in the input box.
 			p.keys("y")
+			waitFor(t, "the approval dialog to close", func() bool { return !strings.Contains(p.screen(), "wants to run") })
 		}
 		return strings.Contains(screen, "— finished")
 	})
