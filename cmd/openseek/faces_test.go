@@ -83,6 +83,9 @@ type faceRow struct {
 // findings, which review prints as it is.
 const reviewReport = `{"findings":[],"verdict":"approve"}`
 
+// faceRows are the faces. acp, mcp serve and review show no cost (their
+// protocols and report have no place for it); the others must show the
+// log's.
 func faceRows() []faceRow {
 	return []faceRow{
 		{name: "run", showsCost: true, drive: driveRun},
@@ -124,7 +127,8 @@ func TestFacesAsOrdinaryUser(t *testing.T) {
 	if os.Getenv("OPENSEEK_TEST_ORDINARY_USER") == "" && os.Geteuid() == 0 {
 		if _, err := exec.LookPath("node"); err == nil {
 			entry := acpSDK(t)
-			pkgs := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(entry)))))) // …/acp (dist/v1/stable/acp.js under node_modules/@scope/pkg)
+			// entry is node_modules/@scope/pkg/dist/v1/stable/acp.js.
+			pkgs := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(entry))))))
 			dst, err := os.MkdirTemp("", "openseek-faces-acp-")
 			if err != nil {
 				t.Fatal(err)
