@@ -58,12 +58,20 @@ func run(t *testing.T, pol *sandbox.Policy, dir, command string) (string, int) {
 func workspace(t *testing.T) (string, sandbox.Policy) {
 	t.Helper()
 	ws := t.TempDir()
-	for name, body := range map[string]string{
+	writeFiles(t, ws, map[string]string{
 		".git/config":           "[core]\n",
 		".openseek/config.toml": "model = \"m\"\n",
 		"README":                "hello\n",
-	} {
-		p := filepath.Join(ws, name)
+	})
+	return ws, sandbox.DefaultPolicy(ws)
+}
+
+// writeFiles writes files (path under dir: content), making their
+// directories.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +79,6 @@ func workspace(t *testing.T) (string, sandbox.Policy) {
 			t.Fatal(err)
 		}
 	}
-	return ws, sandbox.DefaultPolicy(ws)
 }
 
 func unique(t *testing.T) string {
@@ -173,20 +180,12 @@ func TestProtectedPathsCannotBeReplaced(t *testing.T) {
 func TestWorkspaceInsideAProtectedDirectory(t *testing.T) {
 	t.Parallel()
 	outer := t.TempDir()
-	for name, body := range map[string]string{
+	writeFiles(t, outer, map[string]string{
 		"config.toml":              "model = \"m\"\n",
 		"work/a/.git/config":       "[core]\n",
 		"work/a/.openseek/x.jsonl": "{}\n",
 		"work/b/README":            "other task\n",
-	} {
-		p := filepath.Join(outer, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ws := filepath.Join(outer, "work", "a")
 	pol := sandbox.DefaultPolicy(ws)
 	pol.ReadOnly = append(pol.ReadOnly, outer)
