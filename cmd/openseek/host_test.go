@@ -294,7 +294,7 @@ func TestEditResultsCarryADiff(t *testing.T) {
 // SIGTERM: the turn is recorded as interrupted and the command is gone.
 func TestSighupEndsTheRunAndItsCommand(t *testing.T) {
 	ws := t.TempDir()
-	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"sleep 30; echo late >> late.txt"}`}), llmtest.Text("never"))
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"touch started; sleep 30; echo late >> late.txt"}`}), llmtest.Text("never"))
 	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--session", "hup", "run", "wait")...)
 	cmd.Dir = ws
 	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
@@ -322,7 +322,11 @@ func TestSighupEndsTheRunAndItsCommand(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("the command never started")
 	}
-	time.Sleep(300 * time.Millisecond) // the shell is running sleep
+	// tool_started comes before the shell runs: wait until it does.
+	waitFor(t, "the shell to run", func() bool {
+		_, err := os.Stat(filepath.Join(ws, "started"))
+		return err == nil
+	})
 	cmd.Process.Signal(syscall.SIGHUP)
 	err = cmd.Wait()
 	var ee *exec.ExitError
@@ -333,7 +337,7 @@ func TestSighupEndsTheRunAndItsCommand(t *testing.T) {
 	if !strings.Contains(show.stdout, "■ interrupted") {
 		t.Errorf("the session does not record the interrupted turn:\n%s", show.stdout)
 	}
-	if pids, _ := exec.Command("pgrep", "-f", "sleep 30; echo late").Output(); len(strings.TrimSpace(string(pids))) > 0 {
+	if pids, _ := exec.Command("pgrep", "-f", "touch started; sleep 30; echo late").Output(); len(strings.TrimSpace(string(pids))) > 0 {
 		t.Errorf("the command outlived the run: pids %s", pids)
 	}
 }

@@ -511,20 +511,18 @@ func TestSessionsCompactAndTextTranscript(t *testing.T) {
 
 func TestCompactRefusesALockedSession(t *testing.T) {
 	ws := t.TempDir()
-	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "s", Name: "shell", Args: `{"cmd":"touch started; sleep 3"}`}), llmtest.Text("ok"))
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "s", Name: "shell", Args: `{"cmd":"touch started; sleep 60"}`}), llmtest.Text("ok"))
 	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "run", "--session", "busy", "wait")...)
 	cmd.Dir = ws
 	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
-	for i := 0; i < 1000; i++ {
-		if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	waitFor(t, "the command to start", func() bool {
+		_, err := os.Stat(filepath.Join(ws, "started"))
+		return err == nil
+	})
 	note := filepath.Join(t.TempDir(), "n.txt")
 	os.WriteFile(note, []byte("summary"), 0o644)
 	path := filepath.Join(ws, ".openseek", "sessions", "busy", "openseek_session-busy.jsonl")

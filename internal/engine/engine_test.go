@@ -147,7 +147,11 @@ func TestCancelStopsAStalledStream(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Stall{After: 2})
 	e, _, _ := newEngine(t, srv, nil)
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		// Once the request reached the model the turn is streaming: a
+		// cancel before it would find no turn and leave this one stalled.
+		for len(srv.Requests()) == 0 {
+			runtimeGosched()
+		}
 		e.Cancel()
 	}()
 	out, err := e.Prompt(context.Background(), protocol.Text("hang"), nil)

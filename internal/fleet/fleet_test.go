@@ -124,7 +124,9 @@ func waitAll(t testing.TB, c *Client, ids []string, within time.Duration) []*Tas
 // endMarkers counts the end markers of every task in the events stream.
 func endMarkers(t testing.TB, c *Client) map[string][]State {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A deadline, not a timing: a hundred tasks' events took more than
+	// 10 s to read with the race detector on a busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var si *jetstream.StreamInfo
 	if err := retry(ctx, func() error {

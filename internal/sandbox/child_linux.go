@@ -90,6 +90,9 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 	if err != nil {
 		return err
 	}
+	if err := writableWorkspace(pol, protected); err != nil {
+		return err
+	}
 	if !cacheLater {
 		if pol, err = privateCaches(pol); err != nil {
 			return err
@@ -469,19 +472,53 @@ func privateCaches(p Policy) (Policy, error) {
 		p.CacheDir = "/tmp/openseek-cache"
 		return p, nil
 	}
-	// A bind mount starts with its source's flags: read-only here.
-	if err := unix.Mount(p.CacheDir, p.CacheDir, "", unix.MS_BIND, ""); err != nil {
-		return p, fmt.Errorf("private caches %s: %w", p.CacheDir, err)
-	}
-	err := unix.MountSetattr(-1, p.CacheDir, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})
-	if errors.Is(err, unix.ENOSYS) {
-		err = unix.Mount("", p.CacheDir, "", unix.MS_BIND|unix.MS_REMOUNT, "")
-	}
-	if err != nil {
-		return p, fmt.Errorf("make the private caches %s writable: %w", p.CacheDir, err)
+	if err := bindWritable(p.CacheDir, 0); err != nil {
+		return p, fmt.Errorf("private caches: %w", err)
 	}
 	p.WritableRoots = append(p.WritableRoots, p.CacheDir)
 	return p, nil
+}
+
+// writableWorkspace keeps the workspace writable when it lies inside a
+// protected path, as a fleet task's or a best-of-N run's workspace lies
+// inside the read-only ~/.openseek: a bind of it onto itself, made after
+// the read-only ones. The read-only binds inside it (its .git and
+// .openseek) come along and stay read-only.
+func writableWorkspace(p Policy, protected []string) error {
+	if p.ReadOnlyWorkspace {
+		return nil
+	}
+	ws, err := filepath.EvalSymlinks(p.Workspace)
+	if err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	for _, q := range protected {
+		if real, err := filepath.EvalSymlinks(q); err == nil && strings.HasPrefix(ws, real+"/") {
+			if err := bindWritable(ws, unix.MS_REC); err != nil {
+				return fmt.Errorf("workspace inside the read-only %s: %w", q, err)
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// bindWritable binds path onto itself (rec: unix.MS_REC to bring the
+// mounts below it along) and makes that top mount writable; the mounts
+// below keep their flags.
+func bindWritable(path string, rec uintptr) error {
+	// A bind mount starts with its source's flags: read-only here.
+	if err := unix.Mount(path, path, "", unix.MS_BIND|rec, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", path, err)
+	}
+	err := unix.MountSetattr(-1, path, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})
+	if errors.Is(err, unix.ENOSYS) {
+		err = unix.Mount("", path, "", unix.MS_BIND|unix.MS_REMOUNT, "")
+	}
+	if err != nil {
+		return fmt.Errorf("make %s writable: %w", path, err)
+	}
+	return nil
 }
 
 // cacheEnv points the language tools at the private caches in dir: Go's

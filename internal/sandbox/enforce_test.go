@@ -59,12 +59,20 @@ func run(t *testing.T, pol *sandbox.Policy, dir, command string) (string, int) {
 func workspace(t *testing.T) (string, sandbox.Policy) {
 	t.Helper()
 	ws := t.TempDir()
-	for name, body := range map[string]string{
+	writeFiles(t, ws, map[string]string{
 		".git/config":           "[core]\n",
 		".openseek/config.toml": "model = \"m\"\n",
 		"README":                "hello\n",
-	} {
-		p := filepath.Join(ws, name)
+	})
+	return ws, sandbox.DefaultPolicy(ws)
+}
+
+// writeFiles writes files (path under dir: content), making their
+// directories.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +80,6 @@ func workspace(t *testing.T) (string, sandbox.Policy) {
 			t.Fatal(err)
 		}
 	}
-	return ws, sandbox.DefaultPolicy(ws)
 }
 
 func unique(t *testing.T) string {
@@ -164,6 +171,44 @@ func TestProtectedPathsCannotBeReplaced(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWorkspaceInsideAProtectedDirectory: a workspace that lies inside
+// a read-only path (a fleet task's or a best-of-N run's workspace under
+// ~/.openseek) is writable; its own .git and .openseek, the files beside
+// it and those of the protected directory stay read-only.
+func TestWorkspaceInsideAProtectedDirectory(t *testing.T) {
+	t.Parallel()
+	outer := t.TempDir()
+	writeFiles(t, outer, map[string]string{
+		"config.toml":              "model = \"m\"\n",
+		"work/a/.git/config":       "[core]\n",
+		"work/a/.openseek/x.jsonl": "{}\n",
+		"work/b/README":            "other task\n",
+	})
+	ws := filepath.Join(outer, "work", "a")
+	pol := sandbox.DefaultPolicy(ws)
+	pol.ReadOnly = append(pol.ReadOnly, outer)
+	// Network on: /tmp, where outer is, is then the host's (off, the
+	// command's own /tmp would take the writes outside the workspace).
+	pol.Network = true
+	for _, tt := range []struct {
+		target string
+		allow  bool
+	}{
+		{filepath.Join(ws, "hello.txt"), true},
+		{filepath.Join(ws, "sub", "hello.txt"), true},
+		{filepath.Join(ws, ".git", "config"), false},
+		{filepath.Join(ws, ".openseek", "x.jsonl"), false},
+		{filepath.Join(outer, "config.toml"), false},
+		{filepath.Join(outer, "work", "b", "README"), false},
+	} {
+		out, code := run(t, &pol, ws, "mkdir -p "+filepath.Dir(tt.target)+" && echo pwned >> "+tt.target)
+		data, _ := os.ReadFile(tt.target)
+		if wrote := strings.Contains(string(data), "pwned"); wrote != tt.allow || (code == 0) != tt.allow {
+			t.Errorf("write %s: exit %d, written %v, want allowed=%v; output:\n%s", tt.target, code, wrote, tt.allow, out)
+		}
 	}
 }
 
@@ -519,7 +564,7 @@ func TestPrivateTmp(t *testing.T) {
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone|SessionsHaveTheirOwnTmp|ReleaseWaitsForRunningCommands)$")
+	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|WorkspaceInsideAProtectedDirectory|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone|SessionsHaveTheirOwnTmp|ReleaseWaitsForRunningCommands)$")
 }
 
 // TestReadOnlyWorkspace checks plan mode's sandbox: the workspace and the
