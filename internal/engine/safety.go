@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -122,7 +121,6 @@ func (e *Engine) startSandbox() error {
 		}
 		sp.WritableRoots = append(sp.WritableRoots, r)
 	}
-	sp.ReadOnly = besideWorkspace(sp)
 	// Where a sandbox of this shape was built before, by this program on
 	// this kernel (sandboxMark), the build itself is the test: no probes,
 	// New does not wait, the build starts once the first request is on
@@ -157,50 +155,6 @@ func (e *Engine) startSandbox() error {
 		build()
 	}
 	return nil
-}
-
-// besideWorkspace is sp's read-only paths with every one that holds the
-// workspace — ~/.openseek holds a fleet task's workspace
-// (~/.openseek/fleet/work/<id>) and a best-of-N attempt's
-// (~/.openseek/runs/…) — replaced by what it holds beside the workspace,
-// level by level, since a read-only bind of the whole directory would
-// make the workspace read-only too. Landlock already keeps commands from
-// writing outside the workspace and the writable roots, so of those
-// neighbours only the ones a writable root reaches (a home under /tmp)
-// need binds of their own; the user's config files are protected by name
-// besides.
-func besideWorkspace(sp sandbox.Policy) []string {
-	ws := filepath.Clean(sp.Workspace)
-	var out []string
-	for _, p := range sp.ReadOnly {
-		if p == ws || !under(ws, p) {
-			out = append(out, p)
-			continue
-		}
-		rel, _ := filepath.Rel(p, ws)
-		dir := p
-		for _, step := range strings.Split(rel, string(filepath.Separator)) {
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				if n := filepath.Join(dir, e.Name()); e.Name() != step && reaches(n, sp.WritableRoots) {
-					out = append(out, n)
-				}
-			}
-			dir = filepath.Join(dir, step)
-		}
-	}
-	return out
-}
-
-// reaches reports whether path is one of roots, inside one, or holds one.
-func reaches(path string, roots []string) bool {
-	return slices.ContainsFunc(roots, func(r string) bool { return under(path, r) || under(r, path) })
-}
-
-// under reports whether path is dir or inside it (both clean, absolute).
-func under(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // Sandbox is the sandbox the session's commands run in, built (nil: none,
