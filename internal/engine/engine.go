@@ -30,6 +30,7 @@ import (
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/skills"
+	"github.com/openseek/openseek/internal/telemetry"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/protocol"
 )
@@ -105,6 +106,10 @@ type Options struct {
 	// Editor reads files through the user's editor (an ACP client's
 	// buffers); nil reads the disk. See tool.EditorRead.
 	Editor tool.EditorRead
+
+	// Telemetry traces the session's model requests and tool calls;
+	// nil = off (the host starts it when an endpoint is configured).
+	Telemetry *telemetry.Exporter
 
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
@@ -314,6 +319,12 @@ func New(o Options) (*Engine, error) {
 		return nil, err
 	}
 
+	// With telemetry on, every model request and tool call is a span.
+	traced := func(t tool.Tool) tool.Tool { return t }
+	if o.Telemetry != nil {
+		traced = o.Telemetry.Tool
+		provider = o.Telemetry.Provider(provider, model, res.Price)
+	}
 	reg := tool.NewRegistry()
 	builtin, err := e.builtinTools(model, o.Tools)
 	if err != nil {
@@ -333,7 +344,7 @@ func New(o Options) (*Engine, error) {
 	}
 	for _, set := range sets {
 		for _, t := range set {
-			if err := reg.Add(t); err != nil {
+			if err := reg.Add(traced(t)); err != nil {
 				e.Close()
 				return nil, err
 			}
@@ -349,7 +360,7 @@ func New(o Options) (*Engine, error) {
 	e.base = reg
 	reg = reg.Without()
 	if depth := agentDepth(o.Getenv); depth <= MaxAgentDepth {
-		if err := reg.Add(e.agentTool(depth)); err != nil {
+		if err := reg.Add(traced(e.agentTool(depth))); err != nil {
 			e.Close()
 			return nil, err
 		}
