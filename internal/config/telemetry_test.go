@@ -1,22 +1,22 @@
-package config
+package config_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openseek/openseek/internal/config"
 )
 
 func TestTelemetry(t *testing.T) {
 	tests := []struct {
 		name, user, project string
-		want                Telemetry
+		want                config.Telemetry
 		err                 string
 	}{
 		{name: "none"},
-		{name: "user file", user: "[telemetry]\notlp_endpoint = \"http://collector:4318\"\n", want: Telemetry{Endpoint: "http://collector:4318"}},
+		{name: "user file", user: "[telemetry]\notlp_endpoint = \"http://collector:4318\"\n", want: config.Telemetry{Endpoint: "http://collector:4318"}},
 		{name: "project over user, key by key", user: "[telemetry]\notlp_endpoint = \"http://a:4318\"\nlog_prompts = true\n",
-			project: "[telemetry]\notlp_endpoint = \" https://b:4318 \"\n", want: Telemetry{Endpoint: "https://b:4318", LogPrompts: true}},
+			project: "[telemetry]\notlp_endpoint = \" https://b:4318 \"\n", want: config.Telemetry{Endpoint: "https://b:4318", LogPrompts: true}},
 		{name: "not a URL", user: "[telemetry]\notlp_endpoint = \"collector:4318\"\n", err: "not an http:// or https:// URL"},
 		{name: "not a string", user: "[telemetry]\notlp_endpoint = 4318\n", err: "telemetry.otlp_endpoint must be a URL"},
 		{name: "log_prompts not a bool", user: "[telemetry]\nlog_prompts = \"yes\"\n", err: "telemetry.log_prompts must be true or false"},
@@ -24,20 +24,8 @@ func TestTelemetry(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			home, ws := t.TempDir(), t.TempDir()
-			user, project := Paths(home, ws)
-			for path, body := range map[string]string{user: tc.user, project: tc.project} {
-				if body == "" {
-					continue
-				}
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cfg, err := LoadTrusting(home, ws, func(string) string { return "" }, TrustAll)
+			home, ws := dirs(t, tc.user, tc.project)
+			cfg, err := config.LoadTrusting(home, ws, env{}.get, config.TrustAll)
 			if err != nil {
 				t.Fatal(err)
 			}

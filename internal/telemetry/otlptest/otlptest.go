@@ -55,72 +55,60 @@ func Start(t testing.TB) *Receiver {
 	return r
 }
 
-func (r *Receiver) body(w http.ResponseWriter, req *http.Request) ([]byte, bool) {
+// handle decodes an export request into msg, lets keep take what it
+// holds and answers with an empty response.
+func (r *Receiver) handle(w http.ResponseWriter, req *http.Request, msg, resp proto.Message, keep func(body []byte)) {
 	var rd io.Reader = req.Body
 	if req.Header.Get("Content-Encoding") == "gzip" {
 		z, err := gzip.NewReader(req.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
-			return nil, false
+			return
 		}
 		rd = z
 	}
 	b, err := io.ReadAll(rd)
+	if err == nil {
+		err = proto.Unmarshal(b, msg)
+	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
-		return nil, false
+		return
 	}
-	return b, true
+	keep(b)
+	out, _ := proto.Marshal(resp)
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
 }
 
 func (r *Receiver) traces(w http.ResponseWriter, req *http.Request) {
-	b, ok := r.body(w, req)
-	if !ok {
-		return
-	}
 	var msg coltracepb.ExportTraceServiceRequest
-	if err := proto.Unmarshal(b, &msg); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var got []Span
-	for _, rs := range msg.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			for _, s := range ss.Spans {
-				got = append(got, span(s))
+	r.handle(w, req, &msg, &coltracepb.ExportTraceServiceResponse{}, func(b []byte) {
+		var got []Span
+		for _, rs := range msg.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					got = append(got, span(s))
+				}
 			}
 		}
-	}
-	r.record(b, got, nil)
-	reply(w, &coltracepb.ExportTraceServiceResponse{})
+		r.record(b, got, nil)
+	})
 }
 
 func (r *Receiver) metricsHandler(w http.ResponseWriter, req *http.Request) {
-	b, ok := r.body(w, req)
-	if !ok {
-		return
-	}
 	var msg colmetricpb.ExportMetricsServiceRequest
-	if err := proto.Unmarshal(b, &msg); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var names []string
-	for _, rm := range msg.ResourceMetrics {
-		for _, sm := range rm.ScopeMetrics {
-			for _, m := range sm.Metrics {
-				names = append(names, m.Name)
+	r.handle(w, req, &msg, &colmetricpb.ExportMetricsServiceResponse{}, func(b []byte) {
+		var names []string
+		for _, rm := range msg.ResourceMetrics {
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					names = append(names, m.Name)
+				}
 			}
 		}
-	}
-	r.record(b, nil, names)
-	reply(w, &colmetricpb.ExportMetricsServiceResponse{})
-}
-
-func reply(w http.ResponseWriter, m proto.Message) {
-	b, _ := proto.Marshal(m)
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(b)
+		r.record(b, nil, names)
+	})
 }
 
 func (r *Receiver) record(body []byte, spans []Span, metrics []string) {
