@@ -132,14 +132,16 @@ func TestRunWithUnreachableCollector(t *testing.T) {
 	}
 }
 
-// TestTelemetryEndpointErrors: a malformed endpoint is an error naming
-// where it came from, before anything runs.
+// TestTelemetryEndpointErrors: a malformed [telemetry] otlp_endpoint is
+// an error naming the key, before anything runs; a malformed standard
+// variable (maybe set for another program) turns telemetry off with a
+// warning.
 func TestTelemetryEndpointErrors(t *testing.T) {
-	srv := llmtest.NewServer(t)
+	srv := llmtest.NewServer(t, llmtest.Text("done"))
 	home := telemetryHome(t, srv, "")
-	r := openseek(t, t.TempDir(), "", []string{"HOME=" + home, "OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318"}, "run", "go")
-	if r.code == 0 || !strings.Contains(r.stderr, "OTEL_EXPORTER_OTLP_ENDPOINT") || !strings.Contains(r.stderr, "not an http:// or https:// URL") {
-		t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+	r := openseek(t, t.TempDir(), "", []string{"HOME=" + home, "OTEL_EXPORTER_OTLP_ENDPOINT=collector:4317"}, "run", "--format", "text", "go")
+	if r.code != 0 || !strings.Contains(r.stderr, "[telemetry] off: OTEL_EXPORTER_OTLP_ENDPOINT") || !strings.Contains(r.stderr, "not an http:// or https:// URL") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	if err := os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[telemetry]\notlp_endpoint = \"ftp://x\"\n"), 0o644); err != nil {
 		t.Fatal(err)

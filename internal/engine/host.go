@@ -142,8 +142,12 @@ func (h *Host) startTelemetry(ctx context.Context) (*telemetry.Exporter, error) 
 		return nil, nil
 	}
 	if tc.Endpoint == "" {
+		// The variable may be set for other programs (a gRPC
+		// collector's host:port): it turns ours off with a warning
+		// rather than stopping every command.
 		if err := config.CheckOTLPEndpoint(endpoint); err != nil {
-			return nil, fmt.Errorf("%s: %w", telemetry.EnvEndpoint, err)
+			h.notice(protocol.BackgroundNotice{Content: fmt.Sprintf("[telemetry] off: %s: %v", telemetry.EnvEndpoint, err)})
+			return nil, nil
 		}
 	}
 	return telemetry.Start(ctx, telemetry.Options{Endpoint: endpoint, LogPrompts: tc.LogPrompts, Warn: h.warn})
