@@ -320,11 +320,7 @@ func New(o Options) (*Engine, error) {
 	}
 
 	// With telemetry on, every model request and tool call is a span.
-	traced := func(t tool.Tool) tool.Tool { return t }
-	if o.Telemetry != nil {
-		traced = o.Telemetry.Tool
-		provider = o.Telemetry.Provider(provider, model, res.Price)
-	}
+	provider = e.tracedProvider(provider, model, res.Price)
 	reg := tool.NewRegistry()
 	builtin, err := e.builtinTools(model, o.Tools)
 	if err != nil {
@@ -344,7 +340,7 @@ func New(o Options) (*Engine, error) {
 	}
 	for _, set := range sets {
 		for _, t := range set {
-			if err := reg.Add(traced(t)); err != nil {
+			if err := reg.Add(e.traced(t)); err != nil {
 				e.Close()
 				return nil, err
 			}
@@ -360,7 +356,7 @@ func New(o Options) (*Engine, error) {
 	e.base = reg
 	reg = reg.Without()
 	if depth := agentDepth(o.Getenv); depth <= MaxAgentDepth {
-		if err := reg.Add(traced(e.agentTool(depth))); err != nil {
+		if err := reg.Add(e.traced(e.agentTool(depth))); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -612,6 +608,22 @@ func (e *Engine) Jobs() []protocol.JobRecord { return e.jobs.Snapshot() }
 
 // StopJob stops one background job and returns the outcome word.
 func (e *Engine) StopJob(generation, id string) string { return e.jobs.Stop(generation, id) }
+
+// traced makes each call of t a span when telemetry is on.
+func (e *Engine) traced(t tool.Tool) tool.Tool {
+	if e.opts.Telemetry == nil {
+		return t
+	}
+	return e.opts.Telemetry.Tool(t)
+}
+
+// tracedProvider makes each request of p a span when telemetry is on.
+func (e *Engine) tracedProvider(p llm.Provider, model string, price llm.Price) llm.Provider {
+	if e.opts.Telemetry == nil {
+		return p
+	}
+	return e.opts.Telemetry.Provider(p, model, price)
+}
 
 // agentHooks is the loop's view of the hooks: nil (not a nil pointer in
 // an interface) when there are none.
