@@ -70,6 +70,8 @@ func Keys() []Key {
 		{"sandbox.network", UserOnly, "lets commands reach the network"},
 		{"sandbox.writable_roots", UserOnly, "lets commands write outside the workspace"},
 		{"sandbox.allow_env", UserOnly, "passes secrets to commands"},
+		{"telemetry.otlp_endpoint", OnceTrusted, "where traces and metrics of your sessions are sent"},
+		{"telemetry.log_prompts", OnceTrusted, "sends your prompts, answers and tool arguments with them"},
 		{"tools.add", Anywhere, "built-in tools only, each under the rules and the sandbox"},
 		{"tools.remove", Anywhere, "fewer tools"},
 		{"verify.command", OnceTrusted, "runs a program after every turn"},

@@ -35,6 +35,8 @@ var samples = map[string]struct{ toml, probe string }{
 	"sandbox.network":             {"[sandbox]\nnetwork = true", "network:"},
 	"sandbox.writable_roots":      {"[sandbox]\nwritable_roots = [\"/w4242\"]", "w4242"},
 	"sandbox.allow_env":           {"[sandbox]\nallow_env = [\"V4242\"]", "V4242"},
+	"telemetry.otlp_endpoint":     {"[telemetry]\notlp_endpoint = \"http://h4242:4318\"", "h4242"},
+	"telemetry.log_prompts":       {"[telemetry]\nlog_prompts = true", "log_prompts:"},
 	"tools.add":                   {"[tools]\nadd = [\"t4242\"]", "t4242"},
 	"tools.remove":                {"[tools]\nremove = [\"t4242\"]", "t4242"},
 	"verify.command":              {"[verify]\ncommand = \"c4242\"", "c4242"},
@@ -118,7 +120,8 @@ func TestUnclassifiedKeyIsUnknown(t *testing.T) {
 		"[fleet]\nurl = \"nats://a\"\n":   ":2:8: unknown key fleet.url; known keys: nats",
 		"[sandbox]\nnetwrok = true\n":     "unknown key sandbox.netwrok (did you mean network?); known keys: allow_env, enabled, network, writable_roots",
 		"[[rules]]\nallow = \"ls\"\n":     "unknown key rules.allow; known keys: decision, pattern",
-		"[telemetry]\nendpoint = \"x\"\n": "unknown key telemetry (did you mean fleet?); known keys: budget, fleet, model, models, profiles, providers, rules, sandbox, tools, verify",
+		"[telemetry]\nendpoint = \"x\"\n": "unknown key telemetry.endpoint (did you mean otlp_endpoint?); known keys: log_prompts, otlp_endpoint",
+		"[tracing]\nendpoint = \"x\"\n":   "unknown key tracing; known keys: budget, fleet, model, models, profiles, providers, rules, sandbox, telemetry, tools, verify",
 	} {
 		home, ws := dirs(t, body, "")
 		if _, err := config.Load(home, ws, env{}.get); err == nil || !strings.Contains(err.Error(), want) {

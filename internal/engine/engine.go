@@ -30,6 +30,7 @@ import (
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/skills"
+	"github.com/openseek/openseek/internal/telemetry"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/protocol"
 )
@@ -105,6 +106,10 @@ type Options struct {
 	// Editor reads files through the user's editor (an ACP client's
 	// buffers); nil reads the disk. See tool.EditorRead.
 	Editor tool.EditorRead
+
+	// Telemetry traces the session's model requests and tool calls;
+	// nil = off (the host starts it when an endpoint is configured).
+	Telemetry *telemetry.Exporter
 
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
@@ -314,6 +319,8 @@ func New(o Options) (*Engine, error) {
 		return nil, err
 	}
 
+	// With telemetry on, every model request and tool call is a span.
+	provider = e.tracedProvider(provider, model, res.Price)
 	reg := tool.NewRegistry()
 	builtin, err := e.builtinTools(model, o.Tools)
 	if err != nil {
@@ -333,7 +340,7 @@ func New(o Options) (*Engine, error) {
 	}
 	for _, set := range sets {
 		for _, t := range set {
-			if err := reg.Add(t); err != nil {
+			if err := reg.Add(e.traced(t)); err != nil {
 				e.Close()
 				return nil, err
 			}
@@ -349,7 +356,7 @@ func New(o Options) (*Engine, error) {
 	e.base = reg
 	reg = reg.Without()
 	if depth := agentDepth(o.Getenv); depth <= MaxAgentDepth {
-		if err := reg.Add(e.agentTool(depth)); err != nil {
+		if err := reg.Add(e.traced(e.agentTool(depth))); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -601,6 +608,22 @@ func (e *Engine) Jobs() []protocol.JobRecord { return e.jobs.Snapshot() }
 
 // StopJob stops one background job and returns the outcome word.
 func (e *Engine) StopJob(generation, id string) string { return e.jobs.Stop(generation, id) }
+
+// traced makes each call of t a span when telemetry is on.
+func (e *Engine) traced(t tool.Tool) tool.Tool {
+	if e.opts.Telemetry == nil {
+		return t
+	}
+	return e.opts.Telemetry.Tool(t)
+}
+
+// tracedProvider makes each request of p a span when telemetry is on.
+func (e *Engine) tracedProvider(p llm.Provider, model string, price llm.Price) llm.Provider {
+	if e.opts.Telemetry == nil {
+		return p
+	}
+	return e.opts.Telemetry.Provider(p, model, price)
+}
 
 // agentHooks is the loop's view of the hooks: nil (not a nil pointer in
 // an interface) when there are none.

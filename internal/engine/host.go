@@ -18,6 +18,7 @@ import (
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/telemetry"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/trust"
 	"github.com/openseek/openseek/protocol"
@@ -46,6 +47,10 @@ type Host struct {
 	mcpMu     sync.Mutex // held while the MCP servers start
 	mcp       *mcp.Manager
 	mcpLoaded bool // the MCP config was read (guarded by mcpMu)
+
+	// tel exports traces and metrics; nil when no endpoint is set, and
+	// then no part of the SDK runs.
+	tel *telemetry.Exporter
 
 	mu     sync.Mutex
 	open   map[string]*Session
@@ -119,7 +124,51 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	if h.tel, err = h.startTelemetry(ctx); err != nil {
+		return nil, err
+	}
 	return h, nil
+}
+
+// startTelemetry starts the exporter when [telemetry] otlp_endpoint or
+// $OTEL_EXPORTER_OTLP_ENDPOINT names a receiver; nil = off.
+func (h *Host) startTelemetry(ctx context.Context) (*telemetry.Exporter, error) {
+	tc, err := h.cfg.Telemetry()
+	if err != nil {
+		return nil, err
+	}
+	endpoint := telemetry.Endpoint(tc.Endpoint, h.opts.Getenv)
+	if endpoint == "" {
+		return nil, nil
+	}
+	if tc.Endpoint == "" {
+		// The variable may be set for other programs (a gRPC
+		// collector's host:port): it turns ours off with a warning
+		// rather than stopping every command.
+		if err := config.CheckOTLPEndpoint(endpoint); err != nil {
+			h.notice(protocol.BackgroundNotice{Content: fmt.Sprintf("[telemetry] off: %s: %v", telemetry.EnvEndpoint, err)})
+			return nil, nil
+		}
+	}
+	return telemetry.Start(ctx, telemetry.Options{Endpoint: endpoint, LogPrompts: tc.LogPrompts, Warn: h.warn})
+}
+
+// warn tells every open session's clients; with none open (the exit's
+// flush) it goes to standard error.
+func (h *Host) warn(text string) {
+	h.mu.Lock()
+	open := make([]*Session, 0, len(h.open))
+	for _, s := range h.open {
+		open = append(open, s)
+	}
+	h.mu.Unlock()
+	if len(open) == 0 {
+		fmt.Fprintln(os.Stderr, text)
+		return
+	}
+	for _, s := range open {
+		s.Publish(protocol.BackgroundNotice{Content: text})
+	}
 }
 
 // ResolveModel resolves the default model (the options' Model, else the
@@ -375,6 +424,7 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	o.RulesLoaded = true
 	o.Editor = oo.Editor
 	o.MCP, o.MCPLoaded = h.mcpManager(ctx), true
+	o.Telemetry = h.tel
 	o.Context = ctx
 	hub := NewHub(oo.Window, oo.Bytes)
 	for _, e := range h.startupEvents() {
@@ -435,6 +485,12 @@ func (h *Host) Close() error {
 	}
 	if m != nil {
 		m.Close()
+	}
+	if h.tel != nil {
+		// The spans of a run that ends are exported, within a bound.
+		ctx, cancel := context.WithTimeout(context.Background(), telemetry.ShutdownTimeout)
+		_ = h.tel.Shutdown(ctx)
+		cancel()
 	}
 	// The sandbox helpers its sessions' commands ran in end now rather
 	// than with the process (a helper still running a command of another

@@ -10,6 +10,7 @@ import (
 	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/telemetry"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -259,6 +260,10 @@ func (s *Session) turn(ctx context.Context, content protocol.Content, submission
 	s.mu.Lock()
 	s.subrun = protocol.Usage{}
 	s.mu.Unlock()
+	var traced *telemetry.Turn
+	if tel := s.host.tel; tel != nil {
+		ctx, traced = tel.StartTurn(ctx, s.ID(), s.eng.Model(), content)
+	}
 	out, err := s.eng.Prompt(ctx, content, submissionID)
 	steps, usage := out.Steps, out.Usage
 	for yields := 0; err == nil && ctx.Err() == nil && out.Kind == session.ContextYield && yields < MaxContextYields; yields++ {
@@ -270,6 +275,9 @@ func (s *Session) turn(ctx context.Context, content protocol.Content, submission
 			err = gone // what went and what to do, without the step that found it
 		}
 		s.emit(protocol.SessionError{Error: err.Error()})
+		if traced != nil {
+			traced.Fail(err)
+		}
 		return out, err
 	}
 	s.mu.Lock()
@@ -280,6 +288,9 @@ func (s *Session) turn(ctx context.Context, content protocol.Content, submission
 		Steps: steps, Usage: usage}
 	if c, ok := s.Cost(usage); ok {
 		sum.CostUSD = &c
+	}
+	if traced != nil {
+		traced.End(sum)
 	}
 	s.hub.Publish(sum)
 	return out, nil

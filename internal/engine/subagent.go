@@ -162,7 +162,7 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 			if err != nil {
 				return agent.Outcome{}, fmt.Errorf("custom agent %s: %w", def.Name, err)
 			}
-			provider, model, spec, price = res.Client, res.Model, res.Spec, res.Price
+			provider, model, spec, price = e.tracedProvider(res.Client, res.Model, res.Price), res.Model, res.Spec, res.Price
 		}
 	}
 	sys := prompt.Build(prompt.Options{Workspace: e.opts.Dir, OS: runtime.GOOS, Shell: "bash", Addendum: instructions, Memory: e.memory})
@@ -184,7 +184,7 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 	tools = tools.Without("goal")
 	if depth < MaxAgentDepth && (def == nil || len(def.Tools) == 0 || contains(def.Tools, agentToolName)) {
 		tools = tools.Without()
-		_ = tools.Add(e.agentTool(depth + 1))
+		_ = tools.Add(e.traced(e.agentTool(depth + 1)))
 	}
 
 	var log agent.Log
