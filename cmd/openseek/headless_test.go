@@ -35,6 +35,7 @@ func TestHeadlessBuild(t *testing.T) {
 		"github.com/openseek/openseek/internal/server/acp",
 		"github.com/nats-io/nats-server/v2/server",
 		"charm.land/bubbletea/v2",
+		"go.opentelemetry.io/otel/sdk/trace",
 	} {
 		for dep := range strings.Lines(string(deps)) {
 			if strings.TrimSpace(dep) == left {
@@ -47,7 +48,9 @@ func TestHeadlessBuild(t *testing.T) {
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"echo headless > note.txt"}`}}},
 		llmtest.Text("done"),
+		llmtest.Text("hello"),
 	)
+	srv.MultiConversation()
 	r := runBinary(t, bin, ws, "", nil, append(modelArgs(srv), "run", "write a note")...)
 	if r.code != 0 {
 		t.Fatalf("run: exit %d\nstderr: %s", r.code, r.stderr)
@@ -57,6 +60,12 @@ func TestHeadlessBuild(t *testing.T) {
 	}
 	if len(find[protocol.AgentFinished](r.events)) != 1 {
 		t.Errorf("no agent_finished: %v", names(r.events))
+	}
+	// Telemetry is left out: the standard variable, perhaps set for
+	// other programs, turns it off with a warning; the run goes on.
+	otel := runBinary(t, bin, ws, "", []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9"}, append(modelArgs(srv), "--format", "text", "run", "--no-session", "hi")...)
+	if otel.code != 0 || !strings.Contains(otel.stdout+otel.stderr, "telemetry is not in this openseek, built for headless use") {
+		t.Errorf("telemetry in the headless build: exit %d\n%s%s", otel.code, otel.stdout, otel.stderr)
 	}
 	if h := runBinary(t, bin, ws, "", nil, "serve", "--help"); !strings.Contains(h.stdout, httpapi.DefaultAddr) {
 		t.Errorf("serve --help of the headless build does not name %s:\n%s", httpapi.DefaultAddr, h.stdout)

@@ -150,7 +150,14 @@ func (h *Host) startTelemetry(ctx context.Context) (*telemetry.Exporter, error) 
 			return nil, nil
 		}
 	}
-	return telemetry.Start(ctx, telemetry.Options{Endpoint: endpoint, LogPrompts: tc.LogPrompts, Warn: h.warn})
+	x, err := telemetry.Start(ctx, telemetry.Options{Endpoint: endpoint, LogPrompts: tc.LogPrompts, Warn: h.warn})
+	if err != nil && tc.Endpoint == "" {
+		// Only the variable asked for it (the headless build has no
+		// exporter): say so, and go on without.
+		h.notice(protocol.BackgroundNotice{Content: "[telemetry] off: " + err.Error()})
+		return nil, nil
+	}
+	return x, err
 }
 
 // warn tells every open session's clients; with none open (the exit's
