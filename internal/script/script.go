@@ -86,6 +86,23 @@ func fail(text string) tool.Result {
 // uncaught tool error, a limit — names the script's line; out is what was
 // printed before it.
 func Run(ctx context.Context, code string, c tool.Caller, l Limits) (out string, err error) {
+	return RunWith(ctx, code, c, l, Options{})
+}
+
+// Options extend a run for programs other than the script tool (the
+// workflows): the file name errors report and more predeclared names.
+type Options struct {
+	Filename string              // "" = "script"
+	Extra    starlark.StringDict // more builtins; they shadow tools of the same name
+}
+
+// RunWith is Run with o: the same tools, limits and line-named errors,
+// plus o's builtins.
+func RunWith(ctx context.Context, code string, c tool.Caller, l Limits, o Options) (out string, err error) {
+	file := o.Filename
+	if file == "" {
+		file = Name
+	}
 	if l.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, l.Timeout)
@@ -119,9 +136,12 @@ func Run(ctx context.Context, code string, c tool.Caller, l Limits) (out string,
 			predeclared[identifier(name)] = toolFunc(ctx, c, name)
 		}
 	}
+	for k, v := range o.Extra {
+		predeclared[k] = v
+	}
 	opts := &syntax.FileOptions{While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true, Set: true}
-	_, err = starlark.ExecFileOptions(opts, thread, "script", code, predeclared)
-	return buf.String(), describe(err, l)
+	_, err = starlark.ExecFileOptions(opts, thread, file, code, predeclared)
+	return buf.String(), describe(err, file, l)
 }
 
 // identifier is name with every character that cannot be in a Starlark
@@ -159,7 +179,7 @@ func samePos(a, b syntax.Position) bool {
 
 // describe turns a Starlark error into one the model can act on: what
 // went wrong and at which line.
-func describe(err error, l Limits) error {
+func describe(err error, file string, l Limits) error {
 	var se syntax.Error
 	var re resolve.ErrorList
 	var ee *starlark.EvalError
@@ -177,7 +197,7 @@ func describe(err error, l Limits) error {
 	case errors.As(err, &ee):
 		line := 0
 		for _, fr := range ee.CallStack {
-			if fr.Pos.Filename() == "script" {
+			if fr.Pos.Filename() == file {
 				line = int(fr.Pos.Line) // the innermost frame of the script itself
 			}
 		}
