@@ -113,10 +113,7 @@ func RunWith(ctx context.Context, code string, c tool.Caller, l Limits, o Option
 		Name:  Name,
 		Print: func(_ *starlark.Thread, msg string) { buf.WriteString(msg + "\n") },
 	}
-	if l.Steps > 0 {
-		thread.SetMaxExecutionSteps(l.Steps)
-		thread.OnMaxSteps = stopAtALine()
-	}
+	Bound(thread, l.Steps)
 	stop := context.AfterFunc(ctx, func() {
 		reason := "it was cancelled"
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -142,6 +139,16 @@ func RunWith(ctx context.Context, code string, c tool.Caller, l Limits, o Option
 	opts := &syntax.FileOptions{While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true, Set: true}
 	_, err = starlark.ExecFileOptions(opts, thread, file, code, predeclared)
 	return buf.String(), describe(err, file, l)
+}
+
+// Bound limits thread to steps execution steps (0 = none): past them it
+// stops at the next instruction that names a line, so the error says
+// where the program looped.
+func Bound(thread *starlark.Thread, steps uint64) {
+	if steps > 0 {
+		thread.SetMaxExecutionSteps(steps)
+		thread.OnMaxSteps = stopAtALine()
+	}
 }
 
 // identifier is name with every character that cannot be in a Starlark

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/trust"
+)
+
+// writeAndFinish is an agent's whole turn in one model answer: write
+// path, then finish, so that agents running at once each take exactly
+// one scripted answer, whatever order they ask in.
+func writeAndFinish(path, content, answer string) llmtest.Turn {
+	w, _ := json.Marshal(map[string]string{"path": path, "content": content})
+	f, _ := json.Marshal(map[string]string{"answer": answer})
+	return llmtest.Calls(llmtest.Call{Name: "write", Args: string(w)}, llmtest.Call{Name: "finish", Args: string(f)})
+}
+
+// writeWorkflow writes a workflow file outside the workspace.
+func writeWorkflow(t *testing.T, code string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "flow.star")
+	if err := os.WriteFile(p, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runSessionIDs are the sessions of ws, the run's first.
+func sessionIDs(t *testing.T, ws string) []string {
+	t.Helper()
+	ls, err := session.NewStore(filepath.Join(ws, ".openseek")).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, l := range ls {
+		ids = append(ids, l.ID)
+	}
+	return ids
+}
+
+// A workflow file calls tools (through the sandboxed dispatch, recorded
+// as children of the run's call), runs an agent as the sub-run
+// <run>-sr-1 and prints JSON; the run is a session of its own.
+func TestWorkflowRunsToolsAndAnAgent(t *testing.T) {
+	ws := fleetRepo(t, map[string]string{"a.txt": "alpha\n"})
+	outside := t.TempDir()
+	flow := writeWorkflow(t, `text = read(path = "a.txt")
+blocked = shell(cmd = "touch `+filepath.Join(outside, "escaped")+`", check = False)
+r = agent(task = "write b.txt")
+print(json.encode({"read": "alpha" in text, "ok": r.ok, "answer": r.answer, "session": r.session, "diff": "+beta" in r.diff, "args": args}))
+`)
+	srv := llmtest.NewServer(t, writeAndFinish("b.txt", "beta\n", "wrote b"))
+	r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", flow, "x", "--y")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	var got struct {
+		Read, OK, Diff  bool
+		Answer, Session string
+		Args            []string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("stdout is not the workflow's JSON: %v: %q", err, r.stdout)
+	}
+	if !got.Read || !got.OK || !got.Diff || got.Answer != "wrote b" || strings.Join(got.Args, " ") != "x --y" {
+		t.Errorf("workflow output: %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escaped")); err == nil {
+		t.Error("a command the workflow ran wrote outside the workspace")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "b.txt")); string(b) != "beta\n" {
+		t.Errorf("the agent did not write b.txt in the workspace: %q", b)
+	}
+	ids := sessionIDs(t, ws)
+	var run string
+	for _, id := range ids {
+		if !strings.Contains(id, "-sr-") {
+			run = id
+		}
+	}
+	if got.Session != run+"-sr-1" || len(ids) != 2 {
+		t.Fatalf("sessions %v; the agent's is %q, want <run>-sr-1", ids, got.Session)
+	}
+	s, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kids []string
+	var term *session.Terminal
+	for _, e := range s.Events {
+		switch it := e.Item.(type) {
+		case *session.ToolResult:
+			if it.Parent == "wf" {
+				kids = append(kids, it.ToolName)
+			}
+		case *session.Terminal:
+			term = it
+		}
+	}
+	if strings.Join(kids, ",") != "read,shell" {
+		t.Errorf("the run's session records %v as the workflow's calls", kids)
+	}
+	if term == nil || term.Kind != session.Finished {
+		t.Errorf("the run's session ends with %+v", term)
+	}
+}
+
+// Two agents in parallel() each write in a git worktree of their own;
+// both results come back in order, with their diffs, and the workspace
+// is left as it was.
+func TestWorkflowParallelWritersGetWorktrees(t *testing.T) {
+	ws := fleetRepo(t, map[string]string{"note.txt": "base\n"})
+	flow := writeWorkflow(t, `rs = parallel([lambda: agent(task = "first"), lambda: agent(task = "second")])
+for r in rs:
+    print(json.encode({"ok": r.ok, "worktree": r.worktree, "diff": r.diff, "session": r.session}))
+`)
+	srv := llmtest.NewServer(t, writeAndFinish("note.txt", "one\n", "did one"), writeAndFinish("note.txt", "two\n", "did two"))
+	srv.MultiConversation()
+	r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", flow)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want two results, got %q", r.stdout)
+	}
+	seen := map[string]bool{}
+	for i, line := range lines {
+		var res struct {
+			OK                      bool
+			Worktree, Diff, Session string
+		}
+		if err := json.Unmarshal([]byte(line), &res); err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK || res.Worktree == "" || !strings.Contains(res.Session, "-sr-") || seen[res.Session] {
+			t.Errorf("result %d: %+v", i, res)
+		}
+		seen[res.Session] = true
+		body, err := os.ReadFile(filepath.Join(res.Worktree, "note.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[string(body)] = true
+		if !strings.Contains(res.Diff, "+"+strings.TrimSpace(string(body))) {
+			t.Errorf("result %d: diff %q does not show %q", i, res.Diff, body)
+		}
+	}
+	if !seen["one\n"] || !seen["two\n"] {
+		t.Errorf("the worktrees hold %v, want one and two", seen)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "note.txt")); string(b) != "base\n" {
+		t.Errorf("parallel writers changed the workspace: %q", b)
+	}
+}
+
+// A workflow that raises, loops without end or calls a tool that does
+// not exist fails with an error naming its line, exit 1, and its run
+// session records the failure.
+func TestWorkflowBadInputNamesTheLine(t *testing.T) {
+	for _, tc := range []struct{ name, code, want string }{
+		{"raise", "x = 1\nfail('boom')\n", "line 2: fail: boom"},
+		{"loop", "x = 0\nwhile True:\n    x += 1\n", "line 3: "},
+		{"unknown tool", "print('hi')\n\nnope(a = 1)\n", "line 3: undefined: nope"},
+		{"syntax", "x = (\n", "syntax error at line 2"},
+		{"agent kind", "agent(task = 'x', kind = 'wizard')\n", "line 1: agent: unknown kind"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := fleetRepo(t, nil)
+			srv := llmtest.NewServer(t)
+			r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", writeWorkflow(t, tc.code))...)
+			if r.code != 1 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "workflow flow") {
+				t.Fatalf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, tc.want)
+			}
+			ids := sessionIDs(t, ws)
+			if len(ids) != 1 {
+				t.Fatalf("sessions %v", ids)
+			}
+			s, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(ids[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := s.Events[len(s.Events)-1].Item
+			if term, ok := last.(*session.Terminal); !ok || term.Kind != session.Failed || !strings.Contains(term.Message, tc.want) {
+				t.Errorf("the run's session ends with %#v", last)
+			}
+		})
+	}
+}
+
+// workflow list shows the bundled workflows, the user's and the
+// project's; a project workflow runs only once trusted.
+func TestWorkflowListAndTrust(t *testing.T) {
+	ws, home := fleetRepo(t, nil), t.TempDir()
+	for dir, name := range map[string]string{filepath.Join(ws, ".openseek", "workflows"): "mine", filepath.Join(home, ".openseek", "workflows"): "users"} {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, name+".star"), []byte("# The "+name+" workflow.\nprint('"+name+" ran')\n"), 0o644)
+	}
+	env := []string{"HOME=" + home}
+	r := openseek(t, ws, "", env, "workflow", "list")
+	for _, want := range []string{"check\tbundled\t", "fix-tests\tbundled\t", "users\tuser\tThe users workflow.", "mine\tproject\t(not trusted: openseek trust "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("workflow list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	srv := llmtest.NewServer(t)
+	r = openseek(t, ws, "", env, append(modelArgs(srv), "workflow", "run", "mine")...)
+	if r.code == 0 || !strings.Contains(r.stderr, "is not trusted") {
+		t.Fatalf("an untrusted workflow ran: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+	if err := trust.Open(home).Trust(filepath.Join(ws, ".openseek", "workflows", "mine.star")); err != nil {
+		t.Fatal(err)
+	}
+	r = openseek(t, ws, "", env, append(modelArgs(srv), "workflow", "run", "mine")...)
+	if r.code != 0 || r.stdout != "mine ran\n" {
+		t.Fatalf("trusted workflow: exit %d, %q %s", r.code, r.stdout, r.stderr)
+	}
+	r = openseek(t, ws, "", env, append(modelArgs(srv), "workflow", "run", "users")...)
+	if r.code != 0 || r.stdout != "users ran\n" {
+		t.Fatalf("user workflow: exit %d, %q %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestWorkflowAsOrdinaryUser runs the workflow tests again as an
+// ordinary user, as most people run them.
+func TestWorkflowAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows)$")
+}
