@@ -234,3 +234,55 @@ func TestWorkflowListAndTrust(t *testing.T) {
 func TestWorkflowAsOrdinaryUser(t *testing.T) {
 	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows)$")
 }
+
+// The bundled workflows run against a project whose Makefile has build
+// and test targets: check reports each step in one JSON line and fails
+// when one fails; fix-tests hands the failing tests to an agent until
+// they pass, or gives up after its rounds.
+func TestBundledWorkflows(t *testing.T) {
+	makefile := "build:\n\t@echo built\ntest:\n\t@grep -qx fixed value.txt || (echo 'value.txt is not fixed'; exit 1)\n"
+	t.Run("check", func(t *testing.T) {
+		ws := fleetRepo(t, map[string]string{"Makefile": makefile, "value.txt": "fixed\n"})
+		srv := llmtest.NewServer(t)
+		r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", "check")...)
+		var rep struct {
+			OK          bool
+			Build, Test *struct {
+				Command string
+				OK      bool
+				Output  string
+			}
+			Format any
+		}
+		if r.code != 0 || strings.Count(r.stdout, "\n") != 1 || json.Unmarshal([]byte(r.stdout), &rep) != nil {
+			t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+		}
+		if !rep.OK || rep.Build == nil || rep.Build.Command != "make build" || !strings.Contains(rep.Build.Output, "built") || rep.Test == nil || !rep.Test.OK || rep.Format != nil {
+			t.Errorf("check report: %s", r.stdout)
+		}
+		os.WriteFile(filepath.Join(ws, "value.txt"), []byte("broken\n"), 0o644)
+		r = openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", "check")...)
+		if r.code != 1 || !strings.Contains(r.stdout, `"ok":false`) || !strings.Contains(r.stdout, "value.txt is not fixed") || !strings.Contains(r.stderr, "check failed: test") {
+			t.Errorf("a failing test: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+	t.Run("fix-tests", func(t *testing.T) {
+		ws := fleetRepo(t, map[string]string{"Makefile": makefile, "value.txt": "broken\n"})
+		srv := llmtest.NewServer(t, writeAndFinish("value.txt", "fixed\n", "fixed it"))
+		r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", "fix-tests", "2")...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, `{"agents":[{"cost":`) || !strings.Contains(r.stdout, `"ok":true,"rounds":1}`) {
+			t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, "value.txt")); string(b) != "fixed\n" {
+			t.Errorf("value.txt: %q", b)
+		}
+	})
+	t.Run("fix-tests gives up", func(t *testing.T) {
+		ws := fleetRepo(t, map[string]string{"Makefile": makefile, "value.txt": "broken\n"})
+		srv := llmtest.NewServer(t, writeAndFinish("other.txt", "x\n", "tried"))
+		r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", "fix-tests", "1")...)
+		if r.code != 1 || !strings.Contains(r.stdout, `"ok":false,"rounds":1`) || !strings.Contains(r.stderr, "the tests still fail after 1 rounds") {
+			t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
