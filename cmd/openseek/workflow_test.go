@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
@@ -285,4 +288,55 @@ func TestBundledWorkflows(t *testing.T) {
 			t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
 		}
 	})
+}
+
+// A workflow run stopped by a signal in the middle of a tool ends
+// cleanly: exit non-zero, and its session records the interrupted call's
+// result and the turn's end — nothing is left half-recorded.
+func TestWorkflowInterruptedEndsCleanly(t *testing.T) {
+	ws := fleetRepo(t, nil)
+	flow := writeWorkflow(t, "shell(cmd = 'touch started; sleep 60', timeout_ms = 120000)\nprint('not reached')\n")
+	srv := llmtest.NewServer(t)
+	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "workflow", "run", flow)...)
+	cmd.Dir = ws
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the workflow's command never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if err == nil || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("an interrupted run: %v, stderr %q", err, stderr.String())
+	}
+	ids := sessionIDs(t, ws)
+	if len(ids) != 1 {
+		t.Fatalf("sessions %v", ids)
+	}
+	s, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []string
+	for _, e := range s.Events {
+		if r, ok := e.Item.(*session.ToolResult); ok {
+			results = append(results, r.ToolCallID)
+		}
+	}
+	last := s.Events[len(s.Events)-1].Item
+	if term, ok := last.(*session.Terminal); !ok || term.Kind != session.Interrupted || strings.Join(results, ",") != "wf.1,wf" {
+		t.Errorf("the run's session ends with %#v; results %v", last, results)
+	}
 }
