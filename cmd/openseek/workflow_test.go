@@ -235,7 +235,7 @@ func TestWorkflowListAndTrust(t *testing.T) {
 // TestWorkflowAsOrdinaryUser runs the workflow tests again as an
 // ordinary user, as most people run them.
 func TestWorkflowAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows|TestBundledReviewWorkflow|TestWorkflowBestOf)$")
 }
 
 // The bundled workflows run against a project whose Makefile has build
@@ -338,5 +338,36 @@ func TestWorkflowInterruptedEndsCleanly(t *testing.T) {
 	last := s.Events[len(s.Events)-1].Item
 	if term, ok := last.(*session.Terminal); !ok || term.Kind != session.Interrupted || strings.Join(results, ",") != "wf.1,wf" {
 		t.Errorf("the run's session ends with %#v; results %v", last, results)
+	}
+}
+
+// The bundled review has a read-only agent review the uncommitted
+// changes; a high-severity finding is a blocker that fails the run, a
+// clean report passes it.
+func TestBundledReviewWorkflow(t *testing.T) {
+	report := func(severity string) llmtest.Turn {
+		rep := `{"findings":[{"file":"a.go","line_start":1,"line_end":1,"severity":"` + severity + `","title":"bad sum","body":"it subtracts"}],"verdict":"request_changes","summary":"one problem"}`
+		return llmtest.Text(rep)
+	}
+	for _, tc := range []struct {
+		severity string
+		code     int
+	}{{"high", 1}, {"low", 0}} {
+		t.Run(tc.severity, func(t *testing.T) {
+			ws := fleetRepo(t, map[string]string{"a.go": "package a\n"})
+			os.WriteFile(filepath.Join(ws, "a.go"), []byte("package a\n\nfunc Sum(a, b int) int { return a - b }\n"), 0o644)
+			srv := llmtest.NewServer(t, report(tc.severity))
+			r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", "review")...)
+			if r.code != tc.code || !strings.Contains(r.stdout, `"verdict":"request_changes"`) || !strings.Contains(r.stdout, `"title":"bad sum"`) {
+				t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+			}
+			if tc.code == 1 && !strings.Contains(r.stderr, "1 blocker(s): a.go:1 bad sum") {
+				t.Errorf("stderr %q does not name the blocker", r.stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 1 || !strings.Contains(string(reqs[0].Messages[len(reqs[0].Messages)-1]), "return a - b") {
+				t.Errorf("the reviewer was not shown the diff")
+			}
+		})
 	}
 }

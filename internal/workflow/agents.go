@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,9 +12,12 @@ import (
 	"sync"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkjson"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/review"
 	"github.com/openseek/openseek/internal/subrun"
 	"github.com/openseek/openseek/protocol"
 )
@@ -55,7 +59,58 @@ func (a *agents) builtin(ctx context.Context) func(*starlark.Thread, *starlark.B
 		if err := starlark.UnpackArgs(b.Name(), pos, kw, "task", &task, "kind?", &kind, "model?", &model); err != nil {
 			return nil, err
 		}
-		return a.start(ctx, thread, task, kind, model)
+		v, _, err := a.start(ctx, thread, task, kind, model)
+		return v, err
+	}
+}
+
+// review is review(base="", uncommitted=False): a read-only agent
+// reviews the changes (internal/review's task) and its answer is read as
+// a ReviewReport: a struct with .verdict, .summary, .findings (dicts),
+// .blockers (the high-severity findings) and .session.
+func (a *agents) review(ctx context.Context) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	return func(thread *starlark.Thread, b *starlark.Builtin, pos starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		var base, model string
+		var uncommitted bool
+		if err := starlark.UnpackArgs(b.Name(), pos, kw, "base?", &base, "uncommitted?", &uncommitted, "model?", &model); err != nil {
+			return nil, err
+		}
+		task, err := review.Task(ctx, a.run.Host.Workspace(), base, uncommitted)
+		if err != nil {
+			return nil, fmt.Errorf("review: %w", err)
+		}
+		rep, id := &review.Report{Findings: []review.Finding{}, Verdict: review.Approve, Summary: "Nothing to review."}, ""
+		if task != "" {
+			v, out, err := a.start(ctx, thread, task, "explore", model)
+			if err != nil {
+				return nil, err
+			}
+			if s, err := v.(*starlarkstruct.Struct).Attr("session"); err == nil {
+				id = string(s.(starlark.String))
+			}
+			if rep, err = review.Parse(out.Answer); err != nil {
+				return nil, fmt.Errorf("review: agent %s did not answer with a valid review report: %w", id, err)
+			}
+		}
+		var findings, blockers []starlark.Value
+		for _, f := range rep.Findings {
+			data, _ := json.Marshal(f)
+			d, err := starlark.Call(thread, starlarkjson.Module.Members["decode"], starlark.Tuple{starlark.String(data)}, nil)
+			if err != nil {
+				return nil, err
+			}
+			findings = append(findings, d)
+			if f.Severity == review.High {
+				blockers = append(blockers, d)
+			}
+		}
+		return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
+			"verdict":  starlark.String(rep.Verdict),
+			"summary":  starlark.String(rep.Summary),
+			"findings": starlark.NewList(findings),
+			"blockers": starlark.NewList(blockers),
+			"session":  starlark.String(id),
+		}), nil
 	}
 }
 
@@ -69,13 +124,13 @@ func resultOK(v starlark.Value) bool {
 }
 
 // start runs one agent to its end.
-func (a *agents) start(ctx context.Context, thread *starlark.Thread, task, kind, model string) (starlark.Value, error) {
+func (a *agents) start(ctx context.Context, thread *starlark.Thread, task, kind, model string) (starlark.Value, agent.Outcome, error) {
 	if strings.TrimSpace(task) == "" {
-		return nil, fmt.Errorf("agent: task is empty")
+		return nil, agent.Outcome{}, fmt.Errorf("agent: task is empty")
 	}
 	approval, ok := kinds[kind]
 	if !ok {
-		return nil, fmt.Errorf("agent: unknown kind %q (general or explore)", kind)
+		return nil, agent.Outcome{}, fmt.Errorf("agent: unknown kind %q (general or explore)", kind)
 	}
 	if kind == "" {
 		kind = "general"
@@ -88,17 +143,17 @@ func (a *agents) start(ctx context.Context, thread *starlark.Thread, task, kind,
 		var err error
 		wt, err = subrun.NewWorktree(ctx, dir, filepath.Join(a.run.Host.SessionRoot(), "worktrees"), id)
 		if err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
+			return nil, agent.Outcome{}, fmt.Errorf("agent: %w", err)
 		}
 		if host, err = a.run.Host.At(ctx, wt.Dir); err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
+			return nil, agent.Outcome{}, fmt.Errorf("agent: %w", err)
 		}
 		defer host.Close()
 		dir = wt.Dir
 	}
 	sess, err := host.Open(ctx, engine.OpenOptions{ID: id, Model: model, Approval: approval, Holder: "openseek workflow " + a.run.Session.ID()})
 	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
+		return nil, agent.Outcome{}, fmt.Errorf("agent: %w", err)
 	}
 	a.run.Session.Publish(protocol.SubrunStarted{ID: id, Kind: kind, Label: label(task)})
 	out, err := sess.Prompt(ctx, protocol.Text(task), nil)
@@ -118,7 +173,7 @@ func (a *agents) start(ctx context.Context, thread *starlark.Thread, task, kind,
 		err = closeErr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("agent %s: %w", id, err)
+		return nil, agent.Outcome{}, fmt.Errorf("agent %s: %w", id, err)
 	}
 	cost, _ := sess.Cost(out.Usage)
 	fields := starlark.StringDict{
@@ -133,7 +188,7 @@ func (a *agents) start(ctx context.Context, thread *starlark.Thread, task, kind,
 	if wt != nil {
 		fields["worktree"], fields["branch"] = starlark.String(wt.Dir), starlark.String(wt.Branch)
 	}
-	return starlarkstruct.FromStringDict(starlarkstruct.Default, fields), nil
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, fields), out, nil
 }
 
 // diff is dir's changes against HEAD, new files included, read through

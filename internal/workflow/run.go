@@ -96,6 +96,7 @@ func (r *Run) builtins(ctx context.Context, args []string) starlark.StringDict {
 		"parallel": starlark.NewBuiltin("parallel", r.parallel(ctx)),
 		"best_of":  starlark.NewBuiltin("best_of", r.bestOf(ctx)),
 		"project":  starlark.NewBuiltin("project", r.project),
+		"review":   starlark.NewBuiltin("review", r.agents.review(ctx)),
 	}
 }
 
@@ -184,7 +185,7 @@ func (r *Run) bestOf(ctx context.Context) func(*starlark.Thread, *starlark.Built
 			return nil, fmt.Errorf("best_of: n must be 1 to 8, not %d", n)
 		}
 		results, err := together(ctx, thread, r.Limits.Steps, n, func(th *starlark.Thread, i int) (starlark.Value, error) {
-			res, err := r.agents.start(ctx, th, task, kind, model)
+			res, _, err := r.agents.start(ctx, th, task, kind, model)
 			if err != nil {
 				return nil, err
 			}
