@@ -371,3 +371,23 @@ func TestBundledReviewWorkflow(t *testing.T) {
 		})
 	}
 }
+
+// best_of runs n agents at once in worktrees of their own and returns
+// the first whose result verify accepts, or None.
+func TestWorkflowBestOf(t *testing.T) {
+	ws := fleetRepo(t, map[string]string{"value.txt": "0\n"})
+	flow := writeWorkflow(t, `best = best_of(2, "set the value", verify = lambda r: "+2" in r.diff)
+print(best.answer if best else "none")
+print(best_of(2, "again", verify = lambda r: False))
+`)
+	srv := llmtest.NewServer(t, writeAndFinish("value.txt", "1\n", "one"), writeAndFinish("value.txt", "2\n", "two"),
+		writeAndFinish("value.txt", "3\n", "three"), writeAndFinish("value.txt", "4\n", "four"))
+	srv.MultiConversation()
+	r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", flow)...)
+	if r.code != 0 || r.stdout != "two\nNone\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if len(sessionIDs(t, ws)) != 5 {
+		t.Errorf("want the run and four agents' sessions: %v", sessionIDs(t, ws))
+	}
+}
