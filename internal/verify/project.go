@@ -38,10 +38,11 @@ func DetectProject(dir string) Project {
 		p.Test = "cargo test --quiet"
 		p.Format = "cargo fmt --check"
 	case exists("package.json"):
-		if s := nodeScripts(dir); s["test"] != "" {
+		s := nodeScripts(dir)
+		if s["test"] != "" {
 			p.Test = "npm test --silent"
 		}
-		if s := nodeScripts(dir); s["format:check"] != "" {
+		if s["format:check"] != "" {
 			p.Format = "npm run --silent format:check"
 		}
 	case exists("pyproject.toml"), exists("setup.py"), exists("setup.cfg"):
