@@ -125,7 +125,14 @@ func TestWorkflowParallelWritersGetWorktrees(t *testing.T) {
 for r in rs:
     print(json.encode({"ok": r.ok, "worktree": r.worktree, "diff": r.diff, "session": r.session}))
 `)
-	srv := llmtest.NewServer(t, writeAndFinish("note.txt", "one\n", "did one"), writeAndFinish("note.txt", "two\n", "did two"))
+	// The agents write with a command, in the sandbox, each in its own
+	// worktree.
+	shellAndFinish := func(cmd, answer string) llmtest.Turn {
+		c, _ := json.Marshal(map[string]string{"cmd": cmd})
+		f, _ := json.Marshal(map[string]string{"answer": answer})
+		return llmtest.Calls(llmtest.Call{Name: "shell", Args: string(c)}, llmtest.Call{Name: "finish", Args: string(f)})
+	}
+	srv := llmtest.NewServer(t, shellAndFinish("echo one > note.txt", "did one"), shellAndFinish("echo two > note.txt", "did two"))
 	srv.MultiConversation()
 	r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", flow)...)
 	if r.code != 0 {
