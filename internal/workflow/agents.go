@@ -32,6 +32,9 @@ type agents struct {
 
 	mu   sync.Mutex
 	next int
+	// wt serialises git worktree add: two at once in one repository
+	// race on .git/worktrees.
+	wt sync.Mutex
 }
 
 // id is the next free child id of the run's session.
@@ -141,7 +144,9 @@ func (a *agents) start(ctx context.Context, thread *starlark.Thread, task, kind,
 		// Parallel writers each get a worktree, so their edits cannot
 		// collide; the worktree stays for the workflow to use.
 		var err error
+		a.wt.Lock()
 		wt, err = subrun.NewWorktree(ctx, dir, filepath.Join(a.run.Host.SessionRoot(), "worktrees"), id)
+		a.wt.Unlock()
 		if err != nil {
 			return nil, agent.Outcome{}, fmt.Errorf("agent: %w", err)
 		}
