@@ -421,17 +421,7 @@ func TestKilledRunResumes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the tool never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForFile(t, filepath.Join(ws, "started"), cmd.Process)
 	cmd.Process.Kill()
 	cmd.Wait()
 

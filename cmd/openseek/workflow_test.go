@@ -49,6 +49,37 @@ func sessionIDs(t *testing.T, ws string) []string {
 	return ids
 }
 
+// onlySession loads the one session of ws.
+func onlySession(t *testing.T, ws string) *session.Session {
+	t.Helper()
+	ids := sessionIDs(t, ws)
+	if len(ids) != 1 {
+		t.Fatalf("sessions %v, want one", ids)
+	}
+	s, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// waitForFile waits until path exists (a child process got that far),
+// killing proc and failing when it does not within 30 seconds.
+func waitForFile(t *testing.T, path string, proc *os.Process) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			proc.Kill()
+			t.Fatalf("%s never appeared", path)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // A workflow file calls tools (through the sandboxed dispatch, recorded
 // as children of the run's call), runs an agent as the sub-run
 // <run>-sr-1 and prints JSON; the run is a session of its own.
@@ -190,14 +221,7 @@ func TestWorkflowBadInputNamesTheLine(t *testing.T) {
 			if r.code != 1 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "workflow flow") {
 				t.Fatalf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, tc.want)
 			}
-			ids := sessionIDs(t, ws)
-			if len(ids) != 1 {
-				t.Fatalf("sessions %v", ids)
-			}
-			s, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(ids[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := onlySession(t, ws)
 			last := s.Events[len(s.Events)-1].Item
 			if term, ok := last.(*session.Terminal); !ok || term.Kind != session.Failed || !strings.Contains(term.Message, tc.want) {
 				t.Errorf("the run's session ends with %#v", last)
@@ -312,30 +336,13 @@ func TestWorkflowInterruptedEndsCleanly(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the workflow's command never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForFile(t, filepath.Join(ws, "started"), cmd.Process)
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	if err == nil || !strings.Contains(stderr.String(), "interrupted") {
 		t.Fatalf("an interrupted run: %v, stderr %q", err, stderr.String())
 	}
-	ids := sessionIDs(t, ws)
-	if len(ids) != 1 {
-		t.Fatalf("sessions %v", ids)
-	}
-	s, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(ids[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := onlySession(t, ws)
 	var results []string
 	for _, e := range s.Events {
 		if r, ok := e.Item.(*session.ToolResult); ok {

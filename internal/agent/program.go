@@ -20,22 +20,15 @@ import (
 func (a *Agent) Program(ctx context.Context, input protocol.Content, call chat.ToolCall, run func(context.Context, tool.Caller) tool.Result) (Outcome, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a.mu.Lock()
-	if a.active {
-		a.mu.Unlock()
-		return Outcome{}, ErrBusy
+	t, err := a.begin(ctx, cancel)
+	if err != nil {
+		return Outcome{}, err
 	}
-	a.active, a.cancel = true, cancel
-	tools, gate := a.cfg.Tools, a.gate
-	a.gate = nil
-	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
 		a.active, a.cancel = false, nil
 		a.mu.Unlock()
 	}()
-
-	t := &turn{a: a, ctx: ctx, tools: tools, gate: gate}
 	if err := t.append(&session.User{Content: input}); err != nil {
 		return Outcome{}, err
 	}
