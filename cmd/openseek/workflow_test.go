@@ -132,7 +132,7 @@ print(json.encode({"read": "alpha" in text, "ok": r.ok, "answer": r.answer, "ses
 	for _, e := range s.Events {
 		switch it := e.Item.(type) {
 		case *session.ToolResult:
-			if it.Parent == "wf" {
+			if it.Parent == "wf1" {
 				kids = append(kids, it.ToolName)
 			}
 		case *session.Terminal:
@@ -266,7 +266,7 @@ func TestWorkflowListAndTrust(t *testing.T) {
 // TestWorkflowAsOrdinaryUser runs the workflow tests again as an
 // ordinary user, as most people run them.
 func TestWorkflowAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows|TestBundledReviewWorkflow|TestWorkflowBestOf)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows|TestBundledReviewWorkflow|TestWorkflowBestOf|TestWorkflowInterruptedEndsCleanly|TestKilledWorkflowRunResumes)$")
 }
 
 // The bundled workflows run against a project whose Makefile has build
@@ -350,7 +350,7 @@ func TestWorkflowInterruptedEndsCleanly(t *testing.T) {
 		}
 	}
 	last := s.Events[len(s.Events)-1].Item
-	if term, ok := last.(*session.Terminal); !ok || term.Kind != session.Interrupted || strings.Join(results, ",") != "wf.1,wf" {
+	if term, ok := last.(*session.Terminal); !ok || term.Kind != session.Interrupted || strings.Join(results, ",") != "wf1.1,wf1" {
 		t.Errorf("the run's session ends with %#v; results %v", last, results)
 	}
 }
@@ -403,5 +403,42 @@ print(best_of(2, "again", verify = lambda r: False))
 	}
 	if len(sessionIDs(t, ws)) != 5 {
 		t.Errorf("want the run and four agents' sessions: %v", sessionIDs(t, ws))
+	}
+}
+
+// A workflow run killed outright (SIGKILL) leaves a session that loads
+// and that a new run resumes with --session: the killed run's call is
+// answered and its turn ended as interrupted first, then the new run
+// finishes in the same session.
+func TestKilledWorkflowRunResumes(t *testing.T) {
+	ws, home := fleetRepo(t, nil), t.TempDir()
+	flow := writeWorkflow(t, "shell(cmd = 'touch started; sleep 60', timeout_ms = 120000)\n")
+	srv := llmtest.NewServer(t)
+	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--session", "wfk", "workflow", "run", flow)...)
+	cmd.Dir = ws
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(t, filepath.Join(ws, "started"), cmd.Process)
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "--session", "wfk", "workflow", "run", writeWorkflow(t, "print('again')\n"))...)
+	if r.code != 0 || r.stdout != "again\n" {
+		t.Fatalf("resume: exit %d, %q %s", r.code, r.stdout, r.stderr)
+	}
+	s := onlySession(t, ws)
+	var got []string
+	for _, e := range s.Events {
+		switch it := e.Item.(type) {
+		case *session.Terminal:
+			got = append(got, string(it.Kind))
+		case *session.ToolResult:
+			got = append(got, it.ToolCallID)
+		}
+	}
+	if strings.Join(got, ",") != "wf1,interrupted,wf4,finished" {
+		t.Errorf("the session records %v; want the killed call answered and its turn ended before the new run", got)
 	}
 }

@@ -29,6 +29,9 @@ func (a *Agent) Program(ctx context.Context, input protocol.Content, call chat.T
 		a.active, a.cancel = false, nil
 		a.mu.Unlock()
 	}()
+	if err := t.closeKilled(); err != nil {
+		return Outcome{}, err
+	}
 	if err := t.append(&session.User{Content: input}); err != nil {
 		return Outcome{}, err
 	}
@@ -50,4 +53,37 @@ func (a *Agent) Program(ctx context.Context, input protocol.Content, call chat.T
 		return t.end(session.Failed, res.Content.Text())
 	}
 	return t.end(session.Finished, res.Content.Text())
+}
+
+// closeKilled ends a program turn that a killed process left open: its
+// unanswered calls get an error result and the turn an interrupted end,
+// so that the log never holds a half-recorded run when the next begins.
+func (t *turn) closeKilled() error {
+	evs := t.a.cfg.Log.Session().Events
+	answered := map[string]bool{}
+	var open []chat.ToolCall
+	for i := len(evs) - 1; i >= 0; i-- {
+		switch it := evs[i].Item.(type) {
+		case *session.Terminal:
+			i = 0
+		case *session.ToolResult:
+			answered[it.ToolCallID] = true
+		case *session.Assistant:
+			for _, c := range it.ToolCalls {
+				if !answered[c.ID] {
+					open = append(open, c)
+				}
+			}
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	for _, c := range open {
+		if err := t.append(&session.ToolResult{ToolCallID: c.ID, ToolName: c.Name, IsError: true,
+			Content: protocol.Text("error: the process running this call was killed before it ended")}); err != nil {
+			return err
+		}
+	}
+	return t.append(&session.Terminal{Kind: session.Interrupted, Message: "the process running the turn was killed"})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -58,7 +59,9 @@ func (r *Run) Exec(ctx context.Context, w Workflow, args []string) (Result, erro
 		input += " " + strings.Join(args, " ")
 	}
 	var res Result
-	call := chat.ToolCall{ID: "wf", Name: CallName, Arguments: string(callArgs)}
+	// The call's id is unique in the session, which may hold earlier runs.
+	id := "wf" + strconv.Itoa(r.Session.Snapshot().LastSequence()+1)
+	call := chat.ToolCall{ID: id, Name: CallName, Arguments: string(callArgs)}
 	out, err := r.Session.Program(ctx, protocol.Text(input), call, func(ctx context.Context, c tool.Caller) tool.Result {
 		res.Output, res.Err = script.RunWith(ctx, w.Code, c, r.Limits, script.Options{Filename: w.Name, Extra: r.builtins(ctx, args)})
 		if res.Err != nil {
