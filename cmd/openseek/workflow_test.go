@@ -14,6 +14,7 @@ import (
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/trust"
+	"github.com/openseek/openseek/protocol"
 )
 
 // writeAndFinish is an agent's whole turn in one model answer: write
@@ -440,5 +441,29 @@ func TestKilledWorkflowRunResumes(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "wf1,interrupted,wf4,finished" {
 		t.Errorf("the session records %v; want the killed call answered and its turn ended before the new run", got)
+	}
+}
+
+// With --format jsonl the run's event stream shows its agents live
+// (subrun_started / subrun_finished naming <run>-sr-N), and the turn's
+// summary counts their tokens.
+func TestWorkflowEventStreamShowsAgents(t *testing.T) {
+	ws := fleetRepo(t, nil)
+	srv := llmtest.NewServer(t, writeAndFinish("x.txt", "x\n", "done"))
+	r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", "--format", "jsonl", writeWorkflow(t, "agent(task = 'write x')\n"))...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	run := find[protocol.SessionStarted](r.events)
+	started, finished := find[protocol.SubrunStarted](r.events), find[protocol.SubrunFinished](r.events)
+	sums := find[protocol.TurnSummary](r.events)
+	if len(run) == 0 || len(started) != 1 || len(finished) != 1 || len(sums) != 1 || len(find[protocol.WorkflowFinished](r.events)) != 1 {
+		t.Fatalf("events: %v", names(r.events))
+	}
+	if started[0].ID != run[0].Session+"-sr-1" || started[0].Label != "write x" || finished[0].Status != protocol.SubrunCaptured || finished[0].PromptTokens == 0 {
+		t.Errorf("sub-run events %+v %+v", started[0], finished[0])
+	}
+	if sums[0].Usage.PromptTokens < finished[0].PromptTokens {
+		t.Errorf("the turn's summary %+v leaves out the agent's %d prompt tokens", sums[0].Usage, finished[0].PromptTokens)
 	}
 }

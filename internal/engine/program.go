@@ -60,3 +60,8 @@ func (h *Host) At(ctx context.Context, dir string) (*Host, error) {
 	o.Dir = dir
 	return NewHost(ctx, o)
 }
+
+// Announce publishes an event that a part standing on the host made for
+// the session's running turn (a workflow's sub-runs), as if the engine
+// had: a subrun_finished's usage counts in the turn's totals.
+func (s *Session) Announce(e protocol.Event) { s.emit(e) }

@@ -160,7 +160,7 @@ func (a *agents) start(ctx context.Context, thread *starlark.Thread, task, kind,
 	if err != nil {
 		return nil, agent.Outcome{}, fmt.Errorf("agent: %w", err)
 	}
-	a.run.Session.Publish(protocol.SubrunStarted{ID: id, Kind: kind, Label: label(task)})
+	a.run.Session.Announce(protocol.SubrunStarted{ID: id, Kind: kind, Label: label(task)})
 	out, err := sess.Prompt(ctx, protocol.Text(task), nil)
 	closeErr := sess.Close()
 	status := protocol.SubrunCaptured
@@ -172,7 +172,7 @@ func (a *agents) start(ctx context.Context, thread *starlark.Thread, task, kind,
 	case !out.OK():
 		status = protocol.SubrunNoReport
 	}
-	a.run.Session.Publish(protocol.SubrunFinished{ID: id, Status: status, Steps: out.Steps,
+	a.run.Session.Announce(protocol.SubrunFinished{ID: id, Status: status, Steps: out.Steps,
 		PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens})
 	if err == nil {
 		err = closeErr
