@@ -19,17 +19,19 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-// Limits bound a workflow run: the script tool's step limit (a runaway
-// loop ends with an error naming its line); no wall time of its own, as
-// agents take as long as they take (the run's context ends it); and more
-// output than a script keeps, as the output is the run's report.
-var Limits = script.Limits{Steps: script.DefaultLimits.Steps, Output: 256 << 10}
+// DefaultLimits bound a workflow run: the script tool's step limit (a
+// runaway loop ends with an error naming its line); no wall time of its
+// own, as agents take as long as they take (the run's context ends it);
+// and more output than a script keeps, as the output is the run's report.
+func DefaultLimits() script.Limits {
+	return script.Limits{Steps: script.DefaultLimits.Steps, Output: 256 << 10}
+}
 
 // Run is one workflow run on a host.
 type Run struct {
 	Host    *engine.Host
 	Session *engine.Session // the run's own session
-	Limits  script.Limits
+	Limits  script.Limits // zero: DefaultLimits
 
 	agents agents
 }
@@ -51,7 +53,7 @@ type Result struct {
 func (r *Run) Exec(ctx context.Context, w Workflow, args []string) (Result, error) {
 	r.agents.run = r
 	if r.Limits == (script.Limits{}) {
-		r.Limits = Limits
+		r.Limits = DefaultLimits()
 	}
 	callArgs, _ := json.Marshal(map[string]any{"name": w.Name, "path": w.Path, "args": nonNil(args)})
 	input := "workflow " + w.Name
