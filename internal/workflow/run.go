@@ -31,7 +31,7 @@ func DefaultLimits() script.Limits {
 type Run struct {
 	Host    *engine.Host
 	Session *engine.Session // the run's own session
-	Limits  script.Limits // zero: DefaultLimits
+	Limits  script.Limits   // zero: DefaultLimits
 
 	agents agents
 }
