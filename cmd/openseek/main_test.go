@@ -415,13 +415,7 @@ func TestKilledRunResumes(t *testing.T) {
 		llmtest.Text("resumed fine"),
 	)
 	home := t.TempDir()
-	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "run", "--session", "k", "slow task")...)
-	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitForFile(t, filepath.Join(ws, "started"), cmd.Process)
+	cmd := startUntilStarted(t, ws, home, nil, append(modelArgs(srv), "run", "--session", "k", "slow task")...)
 	cmd.Process.Kill()
 	cmd.Wait()
 

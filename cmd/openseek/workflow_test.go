@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,18 +65,28 @@ func onlySession(t *testing.T, ws string) *session.Session {
 	return s
 }
 
-// waitForFile waits until path exists (a child process got that far),
-// killing proc and failing when it does not within 30 seconds.
-func waitForFile(t *testing.T, path string, proc *os.Process) {
+// startUntilStarted starts openseek with args in ws (HOME=home, its
+// stderr to stderr when not nil) and waits until the file ws/started
+// exists (the run got that far), killing it and failing when it does not
+// within 30 seconds.
+func startUntilStarted(t *testing.T, ws, home string, stderr io.Writer, args ...string) *exec.Cmd {
 	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = ws
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := os.Stat(path); err == nil {
-			return
+		if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
+			return cmd
 		}
 		if time.Now().After(deadline) {
-			proc.Kill()
-			t.Fatalf("%s never appeared", path)
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the run never started its command")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -329,15 +340,8 @@ func TestWorkflowInterruptedEndsCleanly(t *testing.T) {
 	ws := fleetRepo(t, nil)
 	flow := writeWorkflow(t, "shell(cmd = 'touch started; sleep 60', timeout_ms = 120000)\nprint('not reached')\n")
 	srv := llmtest.NewServer(t)
-	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "workflow", "run", flow)...)
-	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitForFile(t, filepath.Join(ws, "started"), cmd.Process)
+	cmd := startUntilStarted(t, ws, t.TempDir(), &stderr, append(modelArgs(srv), "workflow", "run", flow)...)
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	if err == nil || !strings.Contains(stderr.String(), "interrupted") {
@@ -415,13 +419,7 @@ func TestKilledWorkflowRunResumes(t *testing.T) {
 	ws, home := fleetRepo(t, nil), t.TempDir()
 	flow := writeWorkflow(t, "shell(cmd = 'touch started; sleep 60', timeout_ms = 120000)\n")
 	srv := llmtest.NewServer(t)
-	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--session", "wfk", "workflow", "run", flow)...)
-	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitForFile(t, filepath.Join(ws, "started"), cmd.Process)
+	cmd := startUntilStarted(t, ws, home, nil, append(modelArgs(srv), "--session", "wfk", "workflow", "run", flow)...)
 	cmd.Process.Kill()
 	cmd.Wait()
 
