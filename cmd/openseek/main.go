@@ -156,6 +156,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.tuiCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
 	root.AddCommand(c.applyPatchCmd())
 	root.AddCommand(c.rewindCmd(), c.reviewCmd())
+	root.AddCommand(c.workflowCmd())
 	root.AddCommand(c.exportCmd(), c.replayCmd(), c.importCmd())
 	root.AddCommand(c.versionCmd(), c.acpCmd(), c.inspectCmd(), c.subrunCmd(), c.editCmd(), c.tasksCmd(), c.workerCmd())
 	root.SuggestionsMinimumDistance = 2

@@ -415,23 +415,7 @@ func TestKilledRunResumes(t *testing.T) {
 		llmtest.Text("resumed fine"),
 	)
 	home := t.TempDir()
-	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "run", "--session", "k", "slow task")...)
-	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the tool never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	cmd := startUntilStarted(t, ws, home, nil, append(modelArgs(srv), "run", "--session", "k", "slow task")...)
 	cmd.Process.Kill()
 	cmd.Wait()
 

@@ -265,18 +265,10 @@ var ErrBusy = errors.New("a turn is already running")
 func (a *Agent) Turn(ctx context.Context, input protocol.Content, submissionID *string) (Outcome, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a.mu.Lock()
-	if a.active {
-		a.mu.Unlock()
-		return Outcome{}, ErrBusy
+	t, err := a.begin(ctx, cancel)
+	if err != nil {
+		return Outcome{}, err
 	}
-	a.active, a.cancel = true, cancel
-	tools := a.cfg.Tools
-	gate := a.gate
-	a.gate = nil
-	a.mu.Unlock()
-
-	t := &turn{a: a, ctx: ctx, tools: tools, gate: gate}
 	out, err := t.run(input, submissionID)
 
 	a.mu.Lock()
@@ -294,6 +286,20 @@ func (a *Agent) Turn(ctx context.Context, input protocol.Content, submissionID *
 		}
 	}
 	return out, err
+}
+
+// begin marks a turn running (ErrBusy when one already is) and gives
+// it the tools and the gate; cancel stops it.
+func (a *Agent) begin(ctx context.Context, cancel context.CancelFunc) (*turn, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active {
+		return nil, ErrBusy
+	}
+	a.active, a.cancel = true, cancel
+	t := &turn{a: a, ctx: ctx, tools: a.cfg.Tools, gate: a.gate}
+	a.gate = nil
+	return t, nil
 }
 
 // drain removes everything queued.

@@ -234,13 +234,21 @@ func (s *Session) Apply(cmd protocol.Command) error {
 // Prompt runs one turn (after the queued ones) and waits for how it ended.
 // ctx ending cancels the turn.
 func (s *Session) Prompt(ctx context.Context, content protocol.Content, submissionID *string) (agent.Outcome, error) {
+	return s.queue(ctx, func(tctx context.Context) (agent.Outcome, error) {
+		return s.turn(tctx, content, submissionID)
+	})
+}
+
+// queue runs fn on the session's goroutine after the queued work and
+// waits for it; ctx ending cancels it.
+func (s *Session) queue(ctx context.Context, fn func(context.Context) (agent.Outcome, error)) (agent.Outcome, error) {
 	reply := make(chan result, 1)
 	if err := s.enqueue(job{reply: reply, run: func(sctx context.Context) (agent.Outcome, error) {
 		tctx, cancel := context.WithCancel(sctx)
 		defer cancel()
 		stop := context.AfterFunc(ctx, cancel)
 		defer stop()
-		return s.turn(tctx, content, submissionID)
+		return fn(tctx)
 	}}); err != nil {
 		return agent.Outcome{}, err
 	}

@@ -256,3 +256,18 @@ func retryPrompt(err error) string {
 	return "Your answer is not a valid ReviewReport: " + err.Error() +
 		".\nAnswer again with ONLY the JSON object described above: no prose, no code fence."
 }
+
+// Task is the review's task for the changes of dir (base...HEAD, or the
+// uncommitted ones): what Run asks the model, for a caller that runs the
+// turn itself (a workflow's read-only agent) and reads the answer with
+// Parse. It is "" when there is nothing to review.
+func Task(ctx context.Context, dir, base string, uncommitted bool) (string, error) {
+	if base != "" && uncommitted {
+		return "", errors.New("base and uncommitted contradict each other: review either a range or the uncommitted changes")
+	}
+	ch, err := changes(ctx, dir, base, uncommitted)
+	if err != nil || strings.TrimSpace(ch.Diff) == "" {
+		return "", err
+	}
+	return prompt(ch, DefaultMaxDiff), nil
+}

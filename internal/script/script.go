@@ -86,6 +86,23 @@ func fail(text string) tool.Result {
 // uncaught tool error, a limit — names the script's line; out is what was
 // printed before it.
 func Run(ctx context.Context, code string, c tool.Caller, l Limits) (out string, err error) {
+	return RunWith(ctx, code, c, l, Options{})
+}
+
+// Options extend a run for programs other than the script tool (the
+// workflows): the file name errors report and more predeclared names.
+type Options struct {
+	Filename string              // "" = "script"
+	Extra    starlark.StringDict // more builtins; they shadow tools of the same name
+}
+
+// RunWith is Run with o: the same tools, limits and line-named errors,
+// plus o's builtins.
+func RunWith(ctx context.Context, code string, c tool.Caller, l Limits, o Options) (out string, err error) {
+	file := o.Filename
+	if file == "" {
+		file = Name
+	}
 	if l.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, l.Timeout)
@@ -96,10 +113,7 @@ func Run(ctx context.Context, code string, c tool.Caller, l Limits) (out string,
 		Name:  Name,
 		Print: func(_ *starlark.Thread, msg string) { buf.WriteString(msg + "\n") },
 	}
-	if l.Steps > 0 {
-		thread.SetMaxExecutionSteps(l.Steps)
-		thread.OnMaxSteps = stopAtALine()
-	}
+	Bound(thread, l.Steps)
 	stop := context.AfterFunc(ctx, func() {
 		reason := "it was cancelled"
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -119,9 +133,22 @@ func Run(ctx context.Context, code string, c tool.Caller, l Limits) (out string,
 			predeclared[identifier(name)] = toolFunc(ctx, c, name)
 		}
 	}
+	for k, v := range o.Extra {
+		predeclared[k] = v
+	}
 	opts := &syntax.FileOptions{While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true, Set: true}
-	_, err = starlark.ExecFileOptions(opts, thread, "script", code, predeclared)
-	return buf.String(), describe(err, l)
+	_, err = starlark.ExecFileOptions(opts, thread, file, code, predeclared)
+	return buf.String(), describe(err, file, l)
+}
+
+// Bound limits thread to steps execution steps (0 = none): past them it
+// stops at the next instruction that names a line, so the error says
+// where the program looped.
+func Bound(thread *starlark.Thread, steps uint64) {
+	if steps > 0 {
+		thread.SetMaxExecutionSteps(steps)
+		thread.OnMaxSteps = stopAtALine()
+	}
 }
 
 // identifier is name with every character that cannot be in a Starlark
@@ -159,7 +186,7 @@ func samePos(a, b syntax.Position) bool {
 
 // describe turns a Starlark error into one the model can act on: what
 // went wrong and at which line.
-func describe(err error, l Limits) error {
+func describe(err error, file string, l Limits) error {
 	var se syntax.Error
 	var re resolve.ErrorList
 	var ee *starlark.EvalError
@@ -177,7 +204,7 @@ func describe(err error, l Limits) error {
 	case errors.As(err, &ee):
 		line := 0
 		for _, fr := range ee.CallStack {
-			if fr.Pos.Filename() == "script" {
+			if fr.Pos.Filename() == file {
 				line = int(fr.Pos.Line) // the innermost frame of the script itself
 			}
 		}

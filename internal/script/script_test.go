@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.starlark.net/starlark"
+
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/protocol"
 )
@@ -180,5 +182,18 @@ func TestToolIsSmall(t *testing.T) {
 	desc, _ := json.Marshal(tl.Description)
 	if n := len(tl.Name) + len(desc) + len(tl.Schema); n > 1500 {
 		t.Errorf("the script tool costs %d bytes of every request; keep it under 1500", n)
+	}
+}
+
+// RunWith adds builtins (which shadow a tool of the same name) and names
+// the program's file in its errors' lines.
+func TestRunWithExtraBuiltinsAndFilename(t *testing.T) {
+	hello := starlark.NewBuiltin("read", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return starlark.String("from the builtin"), nil
+	})
+	out, err := RunWith(context.Background(), "print(read())\nprint(shell(cmd='x'))\nfail('stop')\n", newFake(), testLimits,
+		Options{Filename: "flow", Extra: starlark.StringDict{"read": hello}})
+	if out != "from the builtin\nran {\"cmd\":\"x\"}\n" || err == nil || err.Error() != "line 3: fail: stop" {
+		t.Errorf("out %q, err %v", out, err)
 	}
 }
