@@ -101,6 +101,8 @@ func TestAttachShowsTheServedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, err := engine.NewHost(context.Background(), engine.Options{
+		// No command runs: the test reads which model the server names, so
+		// the sandbox would only add its build time.
 		Dir: t.TempDir(), Home: home, Model: "local/a", NoSandbox: true, Getenv: func(string) string { return "" },
 	})
 	if err != nil {
