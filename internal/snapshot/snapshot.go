@@ -434,8 +434,14 @@ func isHex(s string) bool {
 // repository's config file in one write rather than set by one git
 // config process each.
 func (r *Repo) init(ctx context.Context) error {
-	if isRepo(r.gitDir) {
+	if ready(r.gitDir) {
 		return nil
+	}
+	// An init cut off earlier (a turn cancelled while git init ran, a
+	// killed process) left a directory git may not read: start it anew.
+	// The caller holds openseek.lock, so no other process is in it.
+	if err := clearBut(r.gitDir, "openseek.lock"); err != nil {
+		return fmt.Errorf("clear the unfinished snapshot repository %s: %w", r.gitDir, err)
 	}
 	if _, _, err := r.run(ctx, false, "init", "--quiet", "--template="); err != nil {
 		return err
@@ -454,6 +460,35 @@ func (r *Repo) init(ctx context.Context) error {
 	if r.legacy != "" && isRepo(r.legacy) {
 		if err := r.adopt(r.legacy); err != nil {
 			return fmt.Errorf("move the snapshots of %s to %s: %w", r.legacy, r.gitDir, err)
+		}
+	}
+	return nil
+}
+
+// ready reports whether dir holds a side repository whose init finished:
+// git's HEAD, objects and refs, and the options init appends last to its
+// config.
+func ready(dir string) bool {
+	for _, n := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
+			return false
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "config"))
+	return err == nil && bytes.Contains(b, []byte(repoConfig))
+}
+
+// clearBut removes everything in dir but the entry named keep.
+func clearBut(dir, keep string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() != keep {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

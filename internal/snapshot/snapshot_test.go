@@ -526,3 +526,37 @@ func BenchmarkTakeSmall(b *testing.B) {
 	}
 	benchTake(b, files, "d0/f00.go")
 }
+
+// A snapshot cancelled while its repository was being created (a turn
+// interrupted at its start) leaves a directory git cannot read; the next
+// snapshot starts the repository anew instead of failing every turn with
+// "not a git repository".
+func TestAnInitCutShortIsStartedAgain(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "a"})
+	r := open(t, ws)
+	// What git init leaves when killed early: HEAD, nothing else.
+	write(t, r.Dir(), map[string]string{"openseek.lock": "", "HEAD": "ref: refs/heads/master\n"})
+	id, err := r.Take(ctx)
+	if err != nil {
+		t.Fatalf("snapshot after a cut-off init: %v", err)
+	}
+	write(t, ws, map[string]string{"a.txt": "changed"})
+	if _, err := r.Restore(ctx, id); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if got := tree(t, ws)["a.txt"]; got != "a" {
+		t.Errorf("restored a.txt = %q, want a", got)
+	}
+	// A cancelled init: the context ends while git init runs.
+	r2 := open(t, ws)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := r2.Take(cctx); err == nil {
+		t.Fatal("a snapshot with a cancelled context succeeded")
+	}
+	if _, err := r2.Take(ctx); err != nil {
+		t.Fatalf("snapshot after a cancelled one: %v", err)
+	}
+}

@@ -408,8 +408,8 @@ func TestCancel(t *testing.T) {
 		t.Errorf("stop reason %q", reason)
 	}
 	r.cl.take()
-	if reason := r.prompt(t, id, "again"); reason != sdk.StopReasonEndTurn || text(r.cl.take(), agentText) != "after" {
-		t.Errorf("the session did not go on after a cancel: %q", reason)
+	if reason, got := r.prompt(t, id, "again"), text(r.cl.take(), agentText); reason != sdk.StopReasonEndTurn || got != "after" {
+		t.Errorf("the session did not go on after a cancel: %q, said %q", reason, got)
 	}
 }
 
