@@ -117,13 +117,15 @@ func (s *Session) worker() {
 		if err == nil {
 			out, err = j.run(s.ctx)
 		}
-		if j.reply != nil {
-			j.reply <- result{out, err}
-		}
+		// Idle first, then the reply (buffered): a caller that has its
+		// outcome never finds the session still busy with it.
 		s.mu.Lock()
 		s.queued--
 		s.idle.Broadcast()
 		s.mu.Unlock()
+		if j.reply != nil {
+			j.reply <- result{out, err}
+		}
 	}
 }
 
