@@ -23,6 +23,9 @@ import (
 // turn streams back.
 func TestAttachToTheRealServer(t *testing.T) {
 	model := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
+	// The turns run no command: what is tested is the HTTP client and the
+	// server's resume, so the sandbox would only add its build time (the
+	// faces suite drives `tui --attach`'s server with the sandbox on).
 	h, err := engine.NewHost(context.Background(), engine.Options{
 		Dir: t.TempDir(), Home: t.TempDir(), Model: "test-model", APIURL: model.URL(), NoSandbox: true,
 		Retry:  llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond},
