@@ -311,8 +311,7 @@ func (s *Session) turn(ctx context.Context, content protocol.Content, submission
 func (s *Session) observe(e protocol.Event) {
 	if f, ok := e.(protocol.SubrunFinished); ok {
 		s.mu.Lock()
-		s.subrun = s.subrun.Add(protocol.Usage{PromptTokens: f.PromptTokens, CompletionTokens: f.CompletionTokens,
-			TotalTokens: f.PromptTokens + f.CompletionTokens, PromptCacheMissTokens: f.PromptTokens})
+		s.subrun = s.subrun.Add(f.Spent())
 		s.mu.Unlock()
 	}
 }
