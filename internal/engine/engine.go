@@ -562,6 +562,10 @@ func (e *Engine) SetGoal(text *string, auto bool) error {
 			return ErrBlankGoal
 		}
 		marker = session.GoalSetPrefix + *text
+		// Its baseline goes just before it (reference §6).
+		if b := goalBaseline(e.opts.Dir); b != "" {
+			e.agent.Notify(b)
+		}
 	}
 	e.agent.Notify(marker)
 	e.mu.Lock()
