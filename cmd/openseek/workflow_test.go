@@ -422,6 +422,13 @@ func TestKilledWorkflowRunResumes(t *testing.T) {
 	cmd := startUntilStarted(t, ws, home, nil, append(modelArgs(srv), "--session", "wfk", "workflow", "run", flow)...)
 	cmd.Process.Kill()
 	cmd.Wait()
+	// What the killed run left loads, whole lines only, and shows.
+	if _, err := session.NewStore(filepath.Join(ws, ".openseek")).Load("wfk"); err != nil {
+		t.Fatalf("the killed run's session does not load: %v", err)
+	}
+	if show := openseek(t, ws, "", []string{"HOME=" + home}, "sessions", "show", "wfk", "--format", "text"); show.code != 0 || !strings.Contains(show.stdout, "→ workflow") {
+		t.Fatalf("sessions show of the killed run: exit %d\n%s%s", show.code, show.stdout, show.stderr)
+	}
 
 	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "--session", "wfk", "workflow", "run", writeWorkflow(t, "print('again')\n"))...)
 	if r.code != 0 || r.stdout != "again\n" {

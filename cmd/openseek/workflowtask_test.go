@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/openseek/openseek/internal/fleet"
@@ -171,5 +172,69 @@ func TestTaskUnknownWorkflow(t *testing.T) {
 // TestTaskWorkflowAsOrdinaryUser runs the workflow task tests again as an
 // ordinary user.
 func TestTaskWorkflowAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestTaskRunsAWorkflow|TestTaskUnknownWorkflow)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestTaskRunsAWorkflow|TestTaskUnknownWorkflow|TestTaskWorkflowResumesAfterAKill)$")
+}
+
+// A worker killed (SIGKILL) in the middle of a workflow task leaves its
+// session whole; the next worker records the killed run's call as failed
+// and its turn as interrupted, runs the workflow again in the same
+// session and workspace, and completes the task once.
+func TestTaskWorkflowResumesAfterAKill(t *testing.T) {
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	home := t.TempDir()
+	repo := fleetRepo(t, nil)
+	// The first run waits in its command; the second finds the mark and goes on.
+	flow := writeWorkflow(t, "shell(cmd = \"test -f mark || { touch mark; sleep 60; }\", timeout_ms = 120000)\nprint(\"done after the kill\")\n")
+	r := openseek(t, repo, "", []string{"HOME=" + home}, "tasks", "add", "--nats", emb.URL, "--workflow", flow)
+	if r.code != 0 {
+		t.Fatalf("tasks add: exit %d: %s", r.code, r.stderr)
+	}
+	id := strings.TrimSpace(r.stdout)
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	srv := llmtest.NewServer(t)
+	a := startWorker(t, home, emb.URL, srv.URL(), "A")
+	var ws string
+	waitFor(t, "the first run to reach its command", func() bool {
+		task, _ := fc.Get(context.Background(), id)
+		if task == nil || task.Workspace == "" {
+			return false
+		}
+		ws = task.Workspace
+		_, err := os.Stat(filepath.Join(ws, "mark"))
+		return err == nil
+	})
+	if err := a.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.Wait()
+	if _, err := session.NewStore(filepath.Join(ws, ".openseek")).Load("task-" + id); err != nil {
+		t.Fatalf("the killed run's session does not load: %v", err)
+	}
+
+	startWorker(t, home, emb.URL, srv.URL(), "B")
+	task := waitTask(t, fc, id)
+	if task.State != fleet.Completed || task.Attempts != 2 || task.Result != "done after the kill\n" {
+		t.Fatalf("task: state %s attempts %d result %q error %q", task.State, task.Attempts, task.Result, task.Error)
+	}
+	s, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(task.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []string
+	for _, e := range s.Events {
+		if term, ok := e.Item.(*session.Terminal); ok {
+			ends = append(ends, string(term.Kind))
+		}
+	}
+	if strings.Join(ends, ",") != "interrupted,finished" {
+		t.Errorf("the session's turns ended %v; want the killed one interrupted, then the resumed one finished", ends)
+	}
 }
