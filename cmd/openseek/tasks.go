@@ -159,7 +159,7 @@ runs that workflow instead of a model turn, with the arguments as its args.`,
 	f.BoolVar(&spec.Judge, "judge", false, "best-of-N: a judging model reads the runs' diffs and picks the best (falling back to --verify, then fewest changed lines)")
 	f.Float64Var(&spec.MaxCost, "max-cost", 0, "stop the task once it has cost this many US dollars (0 = no limit)")
 	f.StringVar(&deadline, "deadline", "", "stop the task at this time: a duration from now (90m) or an RFC 3339 time")
-	f.StringVar(&spec.Workflow, "workflow", "", "run this workflow (a name of `openseek workflow list`, or FILE.star) as the task; the arguments go to it")
+	f.StringVar(&spec.Workflow, "workflow", "", "run this `NAME` (one of openseek workflow list, or a FILE.star) as the task; the arguments go to it")
 	return cmd
 }
 
