@@ -18,6 +18,23 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
+// fleetServer starts a NATS server in process for a test's fleet, and a
+// client of it for the test to read the tasks with.
+func fleetServer(t *testing.T) (*fleet.Embedded, *fleet.Client) {
+	t.Helper()
+	emb, err := fleet.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fc.Close)
+	return emb, fc
+}
+
 // `tasks add --workflow FILE args…` runs the workflow on a worker (the
 // default sandbox on) as the task's session: its tool calls are recorded
 // under the run's call, its agent is the session <task session>-sr-1
@@ -25,11 +42,7 @@ import (
 // the agent's spend counts in the task's cost, and `tasks logs` and `tasks show`
 // show the run. A workflow that fails makes a failed task naming its line.
 func TestTaskRunsAWorkflow(t *testing.T) {
-	emb, err := fleet.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(emb.Close)
+	emb, fc := fleetServer(t)
 	home := t.TempDir()
 	env := []string{"HOME=" + home}
 	repo := fleetRepo(t, map[string]string{"a.txt": "alpha\n"})
@@ -51,11 +64,6 @@ print(json.encode({"read": "alpha" in text, "listed": "a.txt" in listed, "ok": r
 	failID := strings.TrimSpace(failing.stdout)
 
 	startWorker(t, home, emb.URL, srv.URL(), "W")
-	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
 	task := waitTask(t, fc, id)
 	if task.State != fleet.Completed || task.Session != "task-"+id || task.Prompt != "workflow flow one two" {
 		t.Fatalf("task: state %s session %q prompt %q error %q", task.State, task.Session, task.Prompt, task.Error)
@@ -131,11 +139,7 @@ print(json.encode({"read": "alpha" in text, "listed": "a.txt" in listed, "ok": r
 // the API, with no source) fails on the worker with the same words
 // instead of hanging.
 func TestTaskUnknownWorkflow(t *testing.T) {
-	emb, err := fleet.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(emb.Close)
+	emb, fc := fleetServer(t)
 	home := t.TempDir()
 	env := []string{"HOME=" + home}
 	repo := fleetRepo(t, nil)
@@ -143,11 +147,6 @@ func TestTaskUnknownWorkflow(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, `no workflow named "nosuch"; known: check, fix-tests, review`) {
 		t.Fatalf("tasks add --workflow nosuch: exit %d, stderr %q", r.code, r.stderr)
 	}
-	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
 	if ts, _ := fc.List(context.Background()); len(ts) != 0 {
 		t.Fatalf("a refused task was queued: %+v", ts[0])
 	}
@@ -180,11 +179,7 @@ func TestTaskWorkflowAsOrdinaryUser(t *testing.T) {
 // and its turn as interrupted, runs the workflow again in the same
 // session and workspace, and completes the task once.
 func TestTaskWorkflowResumesAfterAKill(t *testing.T) {
-	emb, err := fleet.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(emb.Close)
+	emb, fc := fleetServer(t)
 	home := t.TempDir()
 	repo := fleetRepo(t, nil)
 	// The first run waits in its command; the second finds the mark and goes on.
@@ -194,11 +189,6 @@ func TestTaskWorkflowResumesAfterAKill(t *testing.T) {
 		t.Fatalf("tasks add: exit %d: %s", r.code, r.stderr)
 	}
 	id := strings.TrimSpace(r.stdout)
-	fc, err := fleet.Connect(context.Background(), fleet.Config{URL: emb.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fc.Close()
 	srv := llmtest.NewServer(t)
 	a := startWorker(t, home, emb.URL, srv.URL(), "A")
 	var ws string
