@@ -243,7 +243,7 @@ func TestMaxCostStopsBeforeTheBudget(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("fine"))
 	env := []string{"HOME=" + home}
 	r := openseek(t, ws, "", env, "--api-url", srv.URL(), "--model", "local/priced", "--max-cost", "0.01", "run", "--session", "b", "hi")
-	if r.code != 1 || len(srv.Requests()) != 0 {
+	if r.code != exitLimit || len(srv.Requests()) != 0 {
 		t.Fatalf("exit %d, %d requests sent; stderr %q", r.code, len(srv.Requests()), r.stderr)
 	}
 	failed := find[protocol.TurnFailed](r.events)
