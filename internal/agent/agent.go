@@ -344,7 +344,6 @@ type turn struct {
 	ctx      context.Context
 	steps    int // model requests started (AgentStep numbers, --max-steps)
 	answered int // model answers received (Outcome.Steps)
-	cause    Cause // Outcome.Cause of the end to come
 	usage    protocol.Usage
 	tools    *tool.Registry
 	specs    []llm.ToolSpec
@@ -365,6 +364,9 @@ type turn struct {
 	// notices, appended after the batch like the batch's own.
 	innerMu      sync.Mutex
 	innerNotices []string
+
+	// cause is the Outcome.Cause of the end to come.
+	cause Cause
 }
 
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
