@@ -26,31 +26,11 @@ import (
 // docs/schema to these bytes.
 func schemaFile(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
-	data, err := wireschema.Files()[name]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(name, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(name)
+	s, err := wireschema.Compile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func validateLine(s *jsonschema.Schema, line []byte) error {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
-	if err != nil {
-		return err
-	}
-	return s.Validate(v)
 }
 
 // checkStream validates every stdout line of a JSONL run against the
@@ -60,7 +40,7 @@ func checkStream(t *testing.T, s *jsonschema.Schema, stdout string) {
 	n := 0
 	for line := range strings.Lines(stdout) {
 		n++
-		if err := validateLine(s, []byte(strings.TrimSuffix(line, "\n"))); err != nil {
+		if err := wireschema.Validate(s, []byte(strings.TrimSuffix(line, "\n"))); err != nil {
 			t.Errorf("event line does not validate against events.v1.json: %s\n%v", line, err)
 		}
 	}
@@ -76,7 +56,7 @@ func checkResult(t *testing.T, s *jsonschema.Schema, r result) protocol.RunResul
 	if strings.Count(r.stdout, "\n") != 1 || json.Unmarshal([]byte(r.stdout), &res) != nil {
 		t.Fatalf("stdout is not one JSON result: %q\n%s", r.stdout, r.stderr)
 	}
-	if err := validateLine(s, []byte(strings.TrimSpace(r.stdout))); err != nil {
+	if err := wireschema.Validate(s, []byte(strings.TrimSpace(r.stdout))); err != nil {
 		t.Errorf("the result does not validate against run-result.v1.json: %s\n%v", r.stdout, err)
 	}
 	if res.ExitCode != r.code {

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openseek/openseek/internal/review"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -212,18 +213,7 @@ func taskComment(task string, out []byte, code int) string {
 func reviewComment(out []byte, code int) string {
 	var b strings.Builder
 	b.WriteString(Marker + "\n")
-	var rep struct {
-		Findings []struct {
-			File      string `json:"file"`
-			LineStart int    `json:"line_start"`
-			LineEnd   int    `json:"line_end"`
-			Severity  string `json:"severity"`
-			Title     string `json:"title"`
-			Body      string `json:"body"`
-		} `json:"findings"`
-		Verdict string `json:"verdict"`
-		Summary string `json:"summary"`
-	}
+	var rep review.Report
 	if code != 0 || json.Unmarshal(bytes.TrimSpace(out), &rep) != nil || rep.Verdict == "" {
 		fmt.Fprintf(&b, "### OpenSeek review: no report (exit %d: %s)\n", code, exitMeaning(code))
 		return b.String()

@@ -152,6 +152,22 @@ func objectSchema(zero, full []byte, t reflect.Type) (schema, error) {
 	if err := json.Unmarshal(full, &f); err != nil {
 		return nil, fmt.Errorf("filled value: %w", err)
 	}
+	props, required, err := properties(z, f, t)
+	if err != nil {
+		return nil, err
+	}
+	for key := range z {
+		if _, ok := f[key]; !ok {
+			return nil, fmt.Errorf("key %s is written for the zero value but not when filled", key)
+		}
+	}
+	return schema{"type": "object", "required": required, "properties": props}, nil
+}
+
+// properties types each key of the filled object f: required when the
+// zero object z writes it too, nullable when z writes null there. t is
+// the Go type, for its Content fields (nil for a nested object).
+func properties(z, f map[string]json.RawMessage, t reflect.Type) (schema, []string, error) {
 	props := schema{}
 	required := []string{}
 	for key, v := range f {
@@ -161,7 +177,7 @@ func objectSchema(zero, full []byte, t reflect.Type) (schema, error) {
 		} else {
 			var err error
 			if s, err = valueSchema(z[key], v); err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
+				return nil, nil, fmt.Errorf("%s: %w", key, err)
 			}
 		}
 		if zv, ok := z[key]; ok {
@@ -172,15 +188,11 @@ func objectSchema(zero, full []byte, t reflect.Type) (schema, error) {
 		}
 		props[key] = s
 	}
-	for key := range z {
-		if _, ok := f[key]; !ok {
-			return nil, fmt.Errorf("key %s is written for the zero value but not when filled", key)
-		}
-	}
 	sort.Strings(required)
-	return schema{"type": "object", "required": required, "properties": props}, nil
+	return props, required, nil
 }
 
+// nullable lets s be null too.
 func nullable(s schema) schema {
 	if ty, ok := s["type"].(string); ok {
 		c := schema{}
@@ -225,22 +237,10 @@ func valueSchema(zero, v json.RawMessage) (schema, error) {
 		if err := json.Unmarshal(v, &f); err != nil {
 			return nil, err
 		}
-		props := schema{}
-		required := []string{}
-		for key, fv := range f {
-			s, err := valueSchema(z[key], fv)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
-			}
-			if zv, ok := z[key]; ok {
-				required = append(required, key)
-				if string(zv) == "null" {
-					s = nullable(s)
-				}
-			}
-			props[key] = s
+		props, required, err := properties(z, f, nil)
+		if err != nil {
+			return nil, err
 		}
-		sort.Strings(required)
 		return schema{"type": "object", "required": required, "properties": props}, nil
 	case bytes.ContainsAny(v, ".eE"):
 		return schema{"type": "number"}, nil
@@ -252,7 +252,7 @@ func valueSchema(zero, v json.RawMessage) (schema, error) {
 // fieldType finds the field of struct t written under key (snake_case
 // of its name, or its json tag).
 func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
-	if t.Kind() != reflect.Struct {
+	if t == nil || t.Kind() != reflect.Struct {
 		return nil, false
 	}
 	want := strings.ReplaceAll(key, "_", "")

@@ -70,23 +70,15 @@ func TestEveryEventIsInTheSchema(t *testing.T) {
 	}
 }
 
-// compile loads a schema file with the validator used as the oracle.
+// compile loads a schema (the same bytes as docs/schema, as
+// TestSchemaFilesMatchTheCode holds them).
 func compile(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
-	c := jsonschema.NewCompiler()
-	s, err := c.Compile(filepath.Join(schemaDir, name))
+	s, err := Compile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func validate(s *jsonschema.Schema, line []byte) error {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
-	if err != nil {
-		return err
-	}
-	return s.Validate(v)
 }
 
 // Every event, empty and filled, and every event line of the reference's
@@ -96,7 +88,7 @@ func TestEventsValidate(t *testing.T) {
 	for _, zero := range EventTypes() {
 		filled := fill(reflect.TypeOf(zero)).Interface().(protocol.Event)
 		for _, e := range []protocol.Event{zero, filled} {
-			if err := validate(s, protocol.Emit(e)); err != nil {
+			if err := Validate(s, protocol.Emit(e)); err != nil {
 				t.Errorf("%s does not validate: %v", protocol.Emit(e), err)
 			}
 		}
@@ -115,7 +107,7 @@ func TestEventsValidate(t *testing.T) {
 			continue // the file's malformed lines test the parser
 		}
 		n++
-		if err := validate(s, line); err != nil {
+		if err := Validate(s, line); err != nil {
 			t.Errorf("reference line does not validate: %s\n%v", line, err)
 		}
 	}
@@ -129,7 +121,7 @@ func TestEventsValidate(t *testing.T) {
 		`{"event":"no_such_event"}`,
 		`{"event":"steer_applied","kind":"prompt","content":42}`,
 	} {
-		if validate(s, []byte(bad)) == nil {
+		if Validate(s, []byte(bad)) == nil {
 			t.Errorf("%s validates", bad)
 		}
 	}
@@ -143,12 +135,12 @@ func TestRunResultValidates(t *testing.T) {
 		{Version: 1, Session: &id, Status: "finished", Answer: &answer, Steps: 2, Warnings: []string{"w"}},
 	} {
 		b, _ := json.Marshal(r)
-		if err := validate(s, b); err != nil {
+		if err := Validate(s, b); err != nil {
 			t.Errorf("%s: %v", b, err)
 		}
 	}
 	for _, bad := range []string{`{"version":2}`, `{"version":1,"status":"finished"}`} {
-		if validate(s, []byte(bad)) == nil {
+		if Validate(s, []byte(bad)) == nil {
 			t.Errorf("%s validates", bad)
 		}
 	}
