@@ -153,6 +153,9 @@ func oneLine(s string) string {
 // Classify says whether a shell command line runs tests (Tests), builds
 // (Build) or neither (0): the strongest of its simple commands.
 func Classify(cmdline string) Kind {
+	if !mentionsRunner(cmdline) {
+		return 0 // most commands (ls, cat, grep…) are not parsed at all
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmdline), "")
 	if err != nil {
 		return 0
@@ -169,6 +172,19 @@ func Classify(cmdline string) Kind {
 		return true
 	})
 	return k
+}
+
+// runners are substrings one of which every recognised command holds.
+var runners = []string{"go", "cargo", "npm", "pnpm", "yarn", "bun", "npx", "pnpx", "test", "jest", "mocha", "tox", "nox", "rspec", "phpunit",
+	"python", "make", "just", "task", "tsc", "gcc", "g++", "clang", "javac", "rustc", "mvn", "gradle", "dotnet"}
+
+func mentionsRunner(s string) bool {
+	for _, r := range runners {
+		if strings.Contains(s, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // classifyArgv recognises one simple command.

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/openseek/openseek/internal/chat"
@@ -171,4 +172,26 @@ func TestCheck(t *testing.T) {
 	if _, ok := Check("I renamed it.", rec("u:fix", "call write", "ok")); ok {
 		t.Error("an answer without a claim was flagged")
 	}
+}
+
+// BenchmarkCheck is the turn-end cost: an answer without a claim (the
+// common case: the record is not read), and a claim checked against a
+// 10,000-event session.
+func BenchmarkCheck(b *testing.B) {
+	var lines []string
+	for range 1000 {
+		lines = append(lines, "u:go on", "call write", "ok", "call shell:go test ./...", "ok", "a:Done.")
+	}
+	s := rec(lines...)
+	answer := strings.Repeat("I changed the parser so that it reads nested lists. ", 20)
+	b.Run("no claim", func(b *testing.B) {
+		for b.Loop() {
+			Check(answer, s)
+		}
+	})
+	b.Run("claim, 10k events", func(b *testing.B) {
+		for b.Loop() {
+			Check(answer+" All tests pass.", s)
+		}
+	})
 }
