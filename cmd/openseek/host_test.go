@@ -130,8 +130,8 @@ func TestClosedStdoutEndsTheRunRecorded(t *testing.T) {
 	err = cmd.Run()
 	w.Close()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("exit: %v (want status 1, not a signal)\n%s", err, stderr.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit: %v (want status %d, interrupted, not a signal)\n%s", err, exitInterrupted, stderr.String())
 	}
 	show := openseek(t, ws, "", nil, "sessions", "show", "piped", "--format", "text")
 	if !strings.Contains(show.stdout, "■ interrupted") && !strings.Contains(show.stdout, "■ aborted") {
@@ -330,8 +330,8 @@ func TestSighupEndsTheRunAndItsCommand(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGHUP)
 	err = cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("exit after SIGHUP: %v, want status 1 (not killed by the signal)", err)
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit after SIGHUP: %v, want status %d (interrupted, not killed by the signal)", err, exitInterrupted)
 	}
 	show := openseek(t, ws, "", nil, "sessions", "show", "hup", "--format", "text")
 	if !strings.Contains(show.stdout, "■ interrupted") {
