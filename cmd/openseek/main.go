@@ -73,7 +73,8 @@ type cli struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	g              globals
-	envErrs        []error // environment values that did not parse
+	envErrs        []error    // environment values that did not parse
+	report         *runReport // run --format json: the result gathered from the events
 }
 
 // globals are the options every subcommand accepts.

@@ -256,8 +256,8 @@ func TestRunCommandLineErrors(t *testing.T) {
 func TestRunReportsARefusedKey(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Fail{Status: 401, Body: `{"error":{"message":"Authentication Fails"}}`})
 	r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), "--api-key", "sk-secret-value", "run", "hi")...)
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1", r.code)
+	if r.code != exitModel {
+		t.Fatalf("exit %d, want %d (the provider failed)", r.code, exitModel)
 	}
 	fails := find[protocol.TurnFailed](r.events)
 	if len(fails) != 1 || !strings.Contains(strings.ToLower(fails[0].Error), "key") {
@@ -289,8 +289,8 @@ func TestRunMaxSteps(t *testing.T) {
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "b", Name: "shell", Args: `{"cmd":"true"}`}}},
 	)
 	r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), "--max-steps", "2", "run", "loop")...)
-	if r.code != 1 {
-		t.Errorf("exit %d, want 1", r.code)
+	if r.code != exitLimit {
+		t.Errorf("exit %d, want %d (a limit was hit)", r.code, exitLimit)
 	}
 	if got := names(r.events); got[len(got)-2] != "max_steps_exhausted" {
 		t.Errorf("terminal event %q", got[len(got)-2])

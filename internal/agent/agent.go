@@ -134,7 +134,21 @@ type Outcome struct {
 	// result reports "steps":0 for a run cancelled while it retried).
 	Steps int
 	Usage protocol.Usage
+	// Cause says why a turn that did not finish ended, where its kind
+	// does not: the model could not be reached, a limit was hit, or the
+	// prompt was refused. "" otherwise.
+	Cause Cause
 }
+
+// Cause is why a turn ended early (Outcome.Cause).
+type Cause string
+
+// Causes.
+const (
+	CauseModel   Cause = "model"   // a model request failed (after its retries)
+	CauseLimit   Cause = "limit"   // the budget, the context window or the loop guard stopped it
+	CauseRefused Cause = "refused" // a hook refused the prompt
+)
 
 // OK reports whether the turn finished normally.
 func (o Outcome) OK() bool { return o.Kind == session.Finished }
@@ -350,6 +364,9 @@ type turn struct {
 	// notices, appended after the batch like the batch's own.
 	innerMu      sync.Mutex
 	innerNotices []string
+
+	// cause is the Outcome.Cause of the end to come.
+	cause Cause
 }
 
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
@@ -370,6 +387,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 	if cfg.Hooks != nil {
 		block, reason, extra := cfg.Hooks.UserPromptSubmit(t.ctx, input.Text())
 		if block {
+			t.cause = CauseRefused
 			return t.end(session.Aborted, "prompt refused by a UserPromptSubmit hook: "+reason)
 		}
 		if extra != "" {
@@ -416,10 +434,12 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			est = t.meter.tokens(hist)
 		}
 		if t.meter.overHard(est) && t.compactFailed {
+			t.cause = CauseLimit
 			return t.end(session.Failed, fmt.Sprintf("the conversation no longer fits the model's context window (about %d of %d tokens) and could not be summarised", est, cfg.Window))
 		}
 		if cfg.Budget != nil {
 			if err := cfg.Budget(est); err != nil {
+				t.cause = CauseLimit
 				return t.end(session.Failed, err.Error())
 			}
 		}
@@ -433,6 +453,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			if t.ctx.Err() != nil {
 				return t.end(session.Interrupted, "cancelled")
 			}
+			t.cause = CauseModel
 			return t.end(session.Failed, failureText(err))
 		}
 		t.answered++
@@ -485,6 +506,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		case ctl == tool.Abort:
 			return t.end(session.Aborted, answer)
 		case stop != "":
+			t.cause = CauseLimit
 			return t.end(session.Aborted, stop)
 		case notice != "":
 			if err := t.append(&session.Notice{Content: notice}); err != nil {
@@ -899,7 +921,7 @@ func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
 	// Nothing runs after this: a gate's error changes nothing here.
 	_ = t.passGate()
-	out := Outcome{Kind: kind, Answer: msg, Steps: t.answered, Usage: t.usage}
+	out := Outcome{Kind: kind, Answer: msg, Steps: t.answered, Usage: t.usage, Cause: t.cause}
 	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
 		return out, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/evidence"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/telemetry"
 	"github.com/openseek/openseek/protocol"
@@ -301,6 +302,13 @@ func (s *Session) turn(ctx context.Context, content protocol.Content, submission
 	}
 	if traced != nil {
 		traced.End(sum)
+	}
+	if out.Kind == session.Finished {
+		// An answer that says the tests pass must have a passing run
+		// after the last edit in the record; else every face warns.
+		if f, ok := evidence.Check(out.Answer, s.eng.Session()); ok {
+			s.hub.Publish(protocol.UnverifiedClaim{Session: s.ID(), Claim: f.Claim.Kind.String(), Quote: f.Claim.Quote, Message: f.Message})
+		}
 	}
 	s.hub.Publish(sum)
 	return out, nil

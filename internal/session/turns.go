@@ -174,7 +174,7 @@ func (s *Session) rewound() []bool {
 	return hidden
 }
 
-// IsMarker reports whether a notice is a snapshot, rewind or approval
+// IsMarker reports whether a notice is a snapshot, rewind, fork or approval
 // marker: bookkeeping that the projection never shows the model. A
 // conversation view shows approvals (ParseApproval first) and hides the
 // rest.
@@ -183,6 +183,9 @@ func IsMarker(c string) bool {
 		return true
 	}
 	if _, ok := parseRewind(c); ok {
+		return true
+	}
+	if _, _, ok := parseFork(c); ok {
 		return true
 	}
 	_, ok := ParseApproval(c)

@@ -81,7 +81,7 @@ func (t *translator) translate(ev protocol.Event) []sdk.SessionUpdate {
 		return []sdk.SessionUpdate{notice(fmt.Sprintf("%d events of this session were not shown (%s); reload the session to see them.", e.Resume-e.Since-1, e.Reason))}
 	}
 	if w, ok := protocol.Warning(ev); ok {
-		if t.warned[w] {
+		if _, claim := ev.(protocol.UnverifiedClaim); t.warned[w] && !claim { // a claim is about its turn: shown each time
 			return nil
 		}
 		t.warned[w] = true

@@ -607,13 +607,15 @@
         case "agent_setup_failed": return "the agent could not start: " + ev.error;
         case "compaction_failed": case "auto_compaction_failed": return "compaction failed: " + ev.error;
         case "tool_call_decode_error": return "tool call " + ev.tool_name + " could not be read: " + ev.error;
+        case "unverified_claim": return ev.message;
       }
       return null;
     }
     const warnings = ["background_notice", "mcp_config_ignored", "mcp_config_unreadable", "mcp_config_invalid",
       "mcp_connect_failed", "mcp_list_tools_failed", "mcp_list_tools_timeout", "mcp_no_tools", "mcp_tool_duplicate",
       "mcp_tools_capped", "mcp_server_skipped_over_cap", "stream_retry", "command_error", "session_error",
-      "agent_setup_failed", "compaction_failed", "auto_compaction_failed", "tool_call_decode_error"];
+      "agent_setup_failed", "compaction_failed", "auto_compaction_failed", "tool_call_decode_error",
+      "unverified_claim"];
 
     const handlers = {
       agent_step: () => { endStep(); setBusy(true); },
