@@ -1,0 +1,342 @@
+package netproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Conn is one connection (a CONNECT tunnel or one proxied HTTP request)
+// as Log receives it when it ends.
+type Conn struct {
+	Host    string
+	Port    int
+	Allowed bool
+	// Sent is what the command sent to the host, Received what came back.
+	Sent, Received int64
+	// Err says why a connection was refused or failed ("" when it worked).
+	Err string
+}
+
+// String is the connection as one line of the session log.
+func (c Conn) String() string {
+	hp := net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
+	if !c.Allowed {
+		return "network: refused " + hp + ": " + c.Err
+	}
+	s := fmt.Sprintf("network: %s allowed, %d bytes sent, %d received", hp, c.Sent, c.Received)
+	if c.Err != "" {
+		s += " (" + c.Err + ")"
+	}
+	return s
+}
+
+// Proxy serves the listeners the sandbox hands it.
+type Proxy struct {
+	Allow *Allowlist
+	// Resolve looks a name up (nil: the system's resolver). Tests map
+	// names with it.
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Log gets every connection once it ends; nil logs nothing.
+	Log func(Conn)
+	// DialTimeout bounds a connection's set-up (0: 30 s).
+	DialTimeout time.Duration
+
+	once      sync.Once
+	transport *http.Transport
+	rp        *httputil.ReverseProxy
+}
+
+// Addr is where a sandboxed command finds the proxy: in the command's
+// own network namespace, so the port is free whatever the host uses.
+const Addr = "127.0.0.1:3128"
+
+// Env is the variables that point a command's tools at the proxy.
+func Env() []string {
+	u := "http://" + Addr
+	return []string{
+		"HTTP_PROXY=" + u, "HTTPS_PROXY=" + u, "http_proxy=" + u, "https_proxy=" + u,
+		"ALL_PROXY=" + u, "all_proxy=" + u,
+		"NO_PROXY=", "no_proxy=",
+	}
+}
+
+// RefusedText is the message a refused host:port gets.
+func RefusedText(host string, port int) string {
+	return "openseek: network access to " + net.JoinHostPort(host, strconv.Itoa(port)) +
+		" is not allowed; add it to [sandbox] network in config"
+}
+
+// Serve answers proxy requests on l until l is closed.
+func (p *Proxy) Serve(l net.Listener) error {
+	p.init()
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
+	err := srv.Serve(l)
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+func (p *Proxy) init() {
+	p.once.Do(func() {
+		p.transport = &http.Transport{
+			Proxy:                 nil,
+			DialContext:           p.dialChecked,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       30 * time.Second,
+			ResponseHeaderTimeout: 5 * time.Minute,
+		}
+		p.rp = &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.Out.URL = pr.In.URL
+				pr.Out.Host = pr.In.Host
+			},
+			Transport:     p.transport,
+			FlushInterval: -1,
+			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				c, _ := r.Context().Value(connKey{}).(*Conn)
+				if c != nil {
+					c.Err = err.Error()
+				}
+				if errors.Is(err, errSpecial) {
+					if c != nil {
+						c.Allowed = false
+					}
+					http.Error(w, "openseek: network access to "+r.URL.Host+" is not allowed: "+err.Error(), http.StatusForbidden)
+					return
+				}
+				http.Error(w, "openseek: "+err.Error(), http.StatusBadGateway)
+			},
+		}
+	})
+}
+
+// ServeHTTP is the proxy's one handler: CONNECT tunnels, absolute-URI
+// requests forwarded.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.init()
+	if r.Method == http.MethodConnect {
+		p.connect(w, r)
+		return
+	}
+	if !r.URL.IsAbs() || r.URL.Scheme != "http" {
+		http.Error(w, "openseek: this is the sandbox's network proxy: send absolute http:// URLs or CONNECT", http.StatusBadRequest)
+		return
+	}
+	host, port := r.URL.Hostname(), 80
+	if s := r.URL.Port(); s != "" {
+		port, _ = strconv.Atoi(s)
+	}
+	c := Conn{Host: host, Port: port}
+	if msg := p.check(host, port); msg != "" {
+		p.refuse(w, c, msg)
+		return
+	}
+	c.Allowed = true
+	sent := &countReader{r: r.Body}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = sent
+	}
+	cw := &countWriter{ResponseWriter: w}
+	p.rp.ServeHTTP(cw, r.WithContext(withConn(r.Context(), &c)))
+	c.Sent, c.Received = sent.n.Load(), cw.n
+	p.log(c)
+}
+
+// connect opens a tunnel to r.Host for the command.
+func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
+	host, ps, err := net.SplitHostPort(r.Host)
+	port, perr := strconv.Atoi(ps)
+	if err != nil || perr != nil {
+		http.Error(w, "openseek: CONNECT needs host:port, not "+r.Host, http.StatusBadRequest)
+		return
+	}
+	c := Conn{Host: host, Port: port}
+	if msg := p.check(host, port); msg != "" {
+		p.refuse(w, c, msg)
+		return
+	}
+	c.Allowed = true
+	up, err := p.dial(r.Context(), host, port)
+	if err != nil {
+		c.Err = err.Error()
+		if errors.Is(err, errSpecial) {
+			c.Allowed = false
+			p.refuse(w, c, err.Error())
+			return
+		}
+		http.Error(w, "openseek: "+err.Error(), http.StatusBadGateway)
+		p.log(c)
+		return
+	}
+	defer up.Close()
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "openseek: cannot tunnel here", http.StatusInternalServerError)
+		return
+	}
+	down, rw, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer down.Close()
+	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// What the client sent after its request (already buffered) first.
+		n, _ := io.Copy(up, rw.Reader)
+		c.Sent = n
+		closeWrite(up)
+	}()
+	c.Received, _ = io.Copy(down, up)
+	closeWrite(down)
+	wg.Wait()
+	p.log(c)
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	} else {
+		c.Close()
+	}
+}
+
+// check says why host:port may not be reached ("" when it may).
+func (p *Proxy) check(host string, port int) string {
+	if ok, _ := p.Allow.Allows(host, port); !ok {
+		return RefusedText(normHost(host), port)
+	}
+	return ""
+}
+
+func (p *Proxy) refuse(w http.ResponseWriter, c Conn, msg string) {
+	c.Allowed, c.Err = false, msg
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusForbidden)
+	io.WriteString(w, msg+"\n")
+	p.log(c)
+}
+
+func (p *Proxy) log(c Conn) {
+	if p.Log != nil {
+		p.Log(c)
+	}
+}
+
+// errSpecial marks an address a wildcard may not lead to.
+var errSpecial = errors.New("address not allowed")
+
+type connKey struct{}
+
+func withConn(ctx context.Context, c *Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// dialChecked is the HTTP transport's dial: addr is host:port of an
+// allowed request.
+func (p *Proxy) dialChecked(ctx context.Context, _, addr string) (net.Conn, error) {
+	host, ps, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	port, _ := strconv.Atoi(ps)
+	if msg := p.check(host, port); msg != "" {
+		return nil, errors.New(msg)
+	}
+	return p.dial(ctx, host, port)
+}
+
+// dial resolves host (here, outside the sandbox) and connects to the
+// first address that answers, refusing special addresses unless host
+// is listed exactly.
+func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, error) {
+	timeout := p.DialTimeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	addrs, err := p.lookup(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	_, exact := p.Allow.Allows(host, port)
+	var d net.Dialer
+	var last error
+	for _, a := range addrs {
+		a = a.Unmap()
+		if special(a) && !exact {
+			last = fmt.Errorf("%w: %s resolves to %s (loopback, link-local or metadata); name it exactly in [sandbox] network to allow it", errSpecial, host, a)
+			continue
+		}
+		conn, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String())
+		if err == nil {
+			return conn, nil
+		}
+		last = err
+	}
+	if last == nil {
+		last = fmt.Errorf("%s has no address", host)
+	}
+	return nil, last
+}
+
+func (p *Proxy) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(normHost(host)); err == nil {
+		return []netip.Addr{a}, nil
+	}
+	if p.Resolve != nil {
+		return p.Resolve(ctx, host)
+	}
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// metadataV6 is the cloud metadata service's IPv6 address (AWS).
+var metadataV6 = netip.MustParseAddr("fd00:ec2::254")
+
+// special reports whether a is an address no wildcard may lead to.
+func special(a netip.Addr) bool {
+	return a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsUnspecified() || a.IsInterfaceLocalMulticast() || a == metadataV6
+}
+
+type countReader struct {
+	r io.ReadCloser
+	n atomic.Int64
+}
+
+func (c *countReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (c *countReader) Close() error { return c.r.Close() }
+
+type countWriter struct {
+	http.ResponseWriter
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
