@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -340,3 +341,20 @@ func (c *countWriter) Write(b []byte) (int, error) {
 }
 
 func (c *countWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// loopbackNames are the names a command's own loopback answers to.
+var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
+
+// NoProxy is the NO_PROXY of a sandboxed command: the loopback names
+// stay the sandbox's own (a test server a command started), except those
+// the allowlist names exactly, which mean the host's and go through the
+// proxy.
+func (p *Proxy) NoProxy() string {
+	var out []string
+	for _, n := range loopbackNames {
+		if !p.Allow.Names(n) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ",")
+}

@@ -139,3 +139,16 @@ func (a *Allowlist) Allows(host string, port int) (ok, exact bool) {
 	}
 	return ok, exact
 }
+
+// Names reports whether an entry names host exactly, on any port.
+func (a *Allowlist) Names(host string) bool {
+	host = normHost(host)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, r := range a.rules {
+		if ok, _ := (Rule{Host: r.Host}).match(host, 0); ok && !r.Wildcard {
+			return true
+		}
+	}
+	return false
+}

@@ -34,6 +34,9 @@ type payload struct {
 	// Helper asks for a sandbox that runs many commands, which arrive
 	// over the control socket at helperFD (see helper_linux.go).
 	Helper bool `json:"helper,omitempty"`
+	// ProxyFD is the descriptor a wrapped command's init sends the
+	// network proxy's listener on (Policy.Proxied).
+	ProxyFD int `json:"proxy_fd,omitempty"`
 }
 
 // Wrap rewrites cmd, not yet started, to run inside the sandbox: it starts
@@ -56,6 +59,7 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if err != nil {
 		return err
 	}
+	pol.Proxied = pol.Proxied && pol.Proxy != nil
 	if cmd.Path == "" || len(cmd.Args) == 0 {
 		return errors.New("sandbox: command has no path")
 	}
@@ -63,13 +67,20 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: assemble the seccomp filter: %w", err)
 	}
-	data, err := json.Marshal(payload{Policy: pol, Path: cmd.Path, Seccomp: prog})
-	if err != nil {
-		return fmt.Errorf("sandbox: encode policy: %w", err)
-	}
+	pl := payload{Policy: pol, Path: cmd.Path, Seccomp: prog}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
+	}
+	if pol.Proxied {
+		env = proxyEnv(env, pol.Proxy)
+		if pl.ProxyFD, err = wrapProxy(cmd, pol.Proxy); err != nil {
+			return err
+		}
+	}
+	data, err := json.Marshal(pl)
+	if err != nil {
+		return fmt.Errorf("sandbox: encode policy: %w", err)
 	}
 	env = withoutVar(env, childEnv)
 	cmd.Env = append(env, childEnv+"="+string(data))
@@ -83,6 +94,7 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 		flags |= syscall.CLONE_NEWNET
 	}
 	setNamespaces(cmd.SysProcAttr, flags)
+	proxyCaps(cmd.SysProcAttr, pol)
 	// Should this program die without ending the command (kill -9), the
 	// sandbox's init dies too, and with it every process of the command.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
@@ -114,6 +126,15 @@ func setNamespaces(a *syscall.SysProcAttr, flags uintptr) {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+}
+
+// proxyCaps adds, for an ordinary user, the capability the sandbox's
+// init needs to bring up loopback for the proxy (valid only in the new
+// namespaces, dropped before the command starts like the others).
+func proxyCaps(a *syscall.SysProcAttr, pol Policy) {
+	if pol.Proxied && a.AmbientCaps != nil {
+		a.AmbientCaps = append(a.AmbientCaps, unix.CAP_NET_ADMIN)
+	}
 }
 
 // withoutVar is env without entries for name.
