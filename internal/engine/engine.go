@@ -25,6 +25,7 @@ import (
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
+	"github.com/openseek/openseek/internal/netproxy"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/sandbox"
@@ -127,6 +128,7 @@ type Engine struct {
 	// turn's gate does, and sandboxBuild starts the build once the first
 	// request is on its way.
 	sandboxPolicy  *sandbox.Policy
+	netProxy       *netproxy.Proxy // the allowlist's proxy, nil without one
 	sandboxReady   <-chan error
 	sandboxBuild   func()
 	sandboxStarted atomic.Bool

@@ -32,9 +32,9 @@ type Conn struct {
 func (c Conn) String() string {
 	hp := net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
 	if !c.Allowed {
-		return "network: refused " + hp + ": " + c.Err
+		return hp + " refused: " + c.Err
 	}
-	s := fmt.Sprintf("network: %s allowed, %d bytes sent, %d received", hp, c.Sent, c.Received)
+	s := fmt.Sprintf("%s allowed, %d bytes sent, %d received", hp, c.Sent, c.Received)
 	if c.Err != "" {
 		s += " (" + c.Err + ")"
 	}

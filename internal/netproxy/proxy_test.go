@@ -144,7 +144,7 @@ func TestProxyConnect(t *testing.T) {
 	if len(got) != 3 || !got[0].Allowed || got[0].Sent != 5 || got[0].Received != 5 || got[1].Allowed || got[2].Allowed {
 		t.Fatalf("log = %+v", got)
 	}
-	if s := got[0].String(); s != "network: localhost:"+port+" allowed, 5 bytes sent, 5 received" {
+	if s := got[0].String(); s != "localhost:"+port+" allowed, 5 bytes sent, 5 received" {
 		t.Errorf("log line %q", s)
 	}
 }

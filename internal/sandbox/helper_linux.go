@@ -208,10 +208,14 @@ func (p Policy) start(cmd *exec.Cmd, probe bool) (*Process, error) {
 	if probe {
 		p.CacheDir = ""
 	}
-	if err := p.Wrap(cmd); err != nil {
+	started, err := p.wrap(cmd)
+	if err != nil {
+		started()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	started()
+	if err != nil {
 		return nil, err
 	}
 	return &Process{pid: cmd.Process.Pid, cmd: cmd}, nil

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -110,18 +109,15 @@ func receivedListener(oob []byte) (net.Listener, error) {
 }
 
 // serveWrapped serves the proxy for a wrapped command: its init sends
-// the listener on conn, then holds conn open until it exits, when the
-// listener is closed. child is this program's copy of the init's end,
-// closed once the listener came (or the setup took too long).
-func serveWrapped(conn *net.UnixConn, child *os.File, px NetworkProxy) {
+// the listener on conn, then holds its end open until it exits, when the
+// listener is closed.
+func serveWrapped(conn *net.UnixConn, px NetworkProxy) {
 	defer conn.Close()
 	buf := make([]byte, 64)
 	oob := make([]byte, unix.CmsgSpace(4))
-	conn.SetReadDeadline(time.Now().Add(helperSetupTimeout))
 	_, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
-	child.Close()
 	if err != nil {
-		return
+		return // the init ended before it listened
 	}
 	l, err := receivedListener(oob[:oobn])
 	if err != nil {
@@ -129,7 +125,6 @@ func serveWrapped(conn *net.UnixConn, child *os.File, px NetworkProxy) {
 	}
 	defer l.Close()
 	go px.Serve(l)
-	conn.SetReadDeadline(time.Time{})
 	for {
 		if _, err := conn.Read(buf); err != nil {
 			return // the command's init ended
@@ -138,20 +133,21 @@ func serveWrapped(conn *net.UnixConn, child *os.File, px NetworkProxy) {
 }
 
 // wrapProxy gives a wrapped command the proxy: the pair its init sends
-// the listener on, at the descriptor it returns.
-func wrapProxy(cmd *exec.Cmd, px NetworkProxy) (int, error) {
+// the listener on, at the descriptor it returns; started closes this
+// program's copy of the init's end once the command started.
+func wrapProxy(cmd *exec.Cmd, px NetworkProxy) (fd int, started func(), err error) {
 	parent, child, err := socketPair("sandbox-proxy")
 	if err != nil {
-		return 0, err
+		return 0, func() {}, err
 	}
 	fc, err := net.FileConn(parent)
 	parent.Close()
 	if err != nil {
 		child.Close()
-		return 0, fmt.Errorf("sandbox: proxy socket: %w", err)
+		return 0, func() {}, fmt.Errorf("sandbox: proxy socket: %w", err)
 	}
-	fd := 3 + len(cmd.ExtraFiles)
+	fd = 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, child)
-	go serveWrapped(fc.(*net.UnixConn), child, px)
-	return fd, nil
+	go serveWrapped(fc.(*net.UnixConn), px)
+	return fd, func() { child.Close() }, nil
 }
