@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/openseek/openseek/internal/e2etest"
+	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
+)
+
+// hostServers starts, on the host's loopback (outside any sandbox), an
+// HTTP server answering "hello-from-host" and a TCP echo server; it
+// returns their ports.
+func hostServers(t *testing.T) (httpPort, echoPort string) {
+	t.Helper()
+	hl, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello-from-host\n")
+	})}
+	go srv.Serve(hl)
+	t.Cleanup(func() { srv.Close() })
+	el, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { el.Close() })
+	go func() {
+		for {
+			c, err := el.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				io.Copy(c, c)
+			}()
+		}
+	}()
+	return strconv.Itoa(hl.Addr().(*net.TCPAddr).Port), strconv.Itoa(el.Addr().(*net.TCPAddr).Port)
+}
+
+// TestNetworkAllowlistEndToEnd drives `openseek run` with the default
+// sandbox and [sandbox] network listing two ports of localhost: curl
+// reaches the listed HTTP server through the proxy (plain and through a
+// CONNECT tunnel), an unlisted host is refused with the message naming
+// the config key, curl told to bypass the proxy finds no route, and
+// `openseek proxy-connect` (ssh's ProxyCommand) tunnels raw TCP to the
+// echo server. The session log records each connection.
+func TestNetworkAllowlistEndToEnd(t *testing.T) {
+	e2etest.Need(t, "apt-get install curl", "curl")
+	httpPort, echoPort := hostServers(t)
+	ws, home := t.TempDir(), t.TempDir()
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n"})
+	writeTree(t, home, map[string]string{".openseek/config.toml": fmt.Sprintf("[sandbox]\nnetwork = [\"localhost:%s\", \"localhost:%s\"]\n", httpPort, echoPort)})
+	listed := "http://localhost:" + httpPort + "/"
+	// The command's /tmp is private, and this test binary (the openseek
+	// under test) lives there: put it in the workspace.
+	bin := filepath.Join(ws, "openseek")
+	linkOrCopy(t, os.Args[0], bin)
+	calls := []llmtest.Call{
+		{ID: "listed", Name: "shell", Args: `{"cmd":` + quoteJSON("curl -sS --max-time 20 "+listed) + `}`},
+		{ID: "connect", Name: "shell", Args: `{"cmd":` + quoteJSON("curl -sS --max-time 20 --proxytunnel "+listed) + `}`},
+		{ID: "refused", Name: "shell", Args: `{"cmd":` + quoteJSON("curl -sS --max-time 20 http://unlisted.invalid:"+httpPort+"/") + `}`},
+		{ID: "direct", Name: "shell", Args: `{"cmd":` + quoteJSON("curl -sS --max-time 5 --noproxy '*' "+listed+"; echo direct-exit=$?") + `}`},
+		{ID: "tunnel", Name: "shell", Args: `{"cmd":` + quoteJSON("echo ping-through-tunnel | "+bin+" proxy-connect localhost "+echoPort) + `}`},
+		{ID: "tunnel-refused", Name: "shell", Args: `{"cmd":` + quoteJSON(bin+" proxy-connect example.invalid 22 </dev/null") + `}`},
+	}
+	srv := llmtest.NewServer(t, llmtest.Reply{Calls: calls}, llmtest.Text("done"))
+	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "run", "use the network")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	results := map[string]string{}
+	for _, tr := range find[protocol.ToolResult](r.events) {
+		results[tr.ToolCallID] = tr.Content
+	}
+	refusal := "openseek: network access to unlisted.invalid:" + httpPort + " is not allowed; add it to [sandbox] network in config"
+	for id, want := range map[string]string{
+		"listed":         "hello-from-host",
+		"connect":        "hello-from-host",
+		"refused":        refusal,
+		"tunnel":         "ping-through-tunnel",
+		"tunnel-refused": "openseek: network access to example.invalid:22 is not allowed",
+	} {
+		if !strings.Contains(results[id], want) {
+			t.Errorf("%s: result %q, want %q", id, results[id], want)
+		}
+	}
+	if c := results["direct"]; strings.Contains(c, "hello-from-host") || strings.Contains(c, "direct-exit=0") {
+		t.Errorf("a connection that bypassed the proxy reached the host: %q", c)
+	}
+
+	// Every face sees each connection as a notice; the log keeps it.
+	var notices []string
+	for _, n := range find[protocol.BackgroundNotice](r.events) {
+		notices = append(notices, n.Content)
+	}
+	id := find[protocol.SessionStarted](r.events)[0].Session
+	s, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	for _, e := range s.Events {
+		if n, ok := e.Item.(*session.Notice); ok && session.IsNetworkMarker(n.Content) {
+			logged = append(logged, n.Content)
+		}
+	}
+	for _, want := range []string{
+		"[network] localhost:" + httpPort + " allowed, ",
+		"[network] localhost:" + echoPort + " allowed, 20 bytes sent, 20 received",
+		"[network] unlisted.invalid:" + httpPort + " refused: " + refusal,
+	} {
+		if !containsPrefix(logged, want) {
+			t.Errorf("session log lacks %q; network notices: %q", want, logged)
+		}
+		if !containsPrefix(notices, want) {
+			t.Errorf("events lack %q; background notices: %q", want, notices)
+		}
+	}
+}
+
+// TestNetworkAllowlistFromRepositoryOnceTrusted: a repository's
+// [sandbox] network counts only once the repository is trusted; without
+// an allowlist no proxy runs and commands have no network.
+func TestNetworkAllowlistFromRepositoryOnceTrusted(t *testing.T) {
+	e2etest.Need(t, "apt-get install curl", "curl")
+	httpPort, _ := hostServers(t)
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		".git/config":           "[core]\n",
+		".openseek/config.toml": fmt.Sprintf("[sandbox]\nnetwork = [\"localhost:%s\"]\n", httpPort),
+	})
+	cmd := "echo proxy=${HTTP_PROXY:-none}; curl -sS --max-time 10 http://localhost:" + httpPort + "/"
+	for _, trusted := range []bool{false, true} {
+		srv := llmtest.NewServer(t, llmtest.Reply{Calls: []llmtest.Call{{ID: "c", Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}}}, llmtest.Text("done"))
+		args := append(modelArgs(srv), "run", "--no-session", "fetch")
+		if trusted {
+			args = append([]string{"--trust-workspace"}, args...)
+		}
+		r := openseek(t, ws, "", nil, args...)
+		if r.code != 0 {
+			t.Fatalf("trusted=%v: exit %d\nstderr: %s", trusted, r.code, r.stderr)
+		}
+		out := find[protocol.ToolResult](r.events)[0].Content
+		if trusted != strings.Contains(out, "hello-from-host") {
+			t.Errorf("trusted=%v: %q", trusted, out)
+		}
+		if !trusted && (!strings.Contains(out, "proxy=none") || !strings.Contains(r.stdout+r.stderr, "sandbox.network")) {
+			t.Errorf("untrusted: a proxy was set up (%q), or the held key was not named:\n%s", out, r.stderr)
+		}
+	}
+}
+
+func containsPrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// linkOrCopy makes dst the executable src: a hard link where the file
+// system allows it, else a copy.
+func linkOrCopy(t *testing.T, src, dst string) {
+	t.Helper()
+	if os.Link(src, dst) == nil {
+		return
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
