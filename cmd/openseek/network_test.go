@@ -188,3 +188,44 @@ func linkOrCopy(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestNetworkAllowCommand: over the protocol (`serve`), network_allow
+// adds a host to the session's allowlist — a command then reaches it —
+// and lists the allowlist; a session without an allowlist refuses it
+// with a command_error that says how to get one.
+func TestNetworkAllowCommand(t *testing.T) {
+	e2etest.Need(t, "apt-get install curl", "curl")
+	httpPort, _ := hostServers(t)
+	ws, home := t.TempDir(), t.TempDir()
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n"})
+	writeTree(t, home, map[string]string{".openseek/config.toml": "[sandbox]\nnetwork = [\"*.example.com\"]\n"})
+	cmd := "curl -sS --max-time 20 http://localhost:" + httpPort + "/"
+	srv := llmtest.NewServer(t, llmtest.Reply{Calls: []llmtest.Call{{ID: "c", Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}}}, llmtest.Text("done"))
+	in := `{"command":"network_allow","host":"localhost:` + httpPort + `"}` + "\n" +
+		`{"command":"prompt","content":"fetch"}` + "\n"
+	r := openseek(t, ws, in, []string{"HOME=" + home}, append(modelArgs(srv), "serve")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if errs := find[protocol.CommandError](r.events); len(errs) != 0 {
+		t.Fatalf("command errors: %+v", errs)
+	}
+	var list bool
+	for _, n := range find[protocol.BackgroundNotice](r.events) {
+		list = list || n.Content == "[network] commands may reach: *.example.com, localhost:"+httpPort
+	}
+	if !list {
+		t.Errorf("no notice listing the allowlist: %+v", find[protocol.BackgroundNotice](r.events))
+	}
+	if out := find[protocol.ToolResult](r.events)[0].Content; !strings.Contains(out, "hello-from-host") {
+		t.Errorf("the host allowed for the session was not reached: %q", out)
+	}
+
+	// Without an allowlist the sandbox has no proxy to add hosts to.
+	os.Remove(filepath.Join(home, ".openseek", "config.toml"))
+	r = openseek(t, ws, `{"command":"network_allow","host":"localhost"}`+"\n", []string{"HOME=" + home}, append(modelArgs(srv), "--session", "none", "serve")...)
+	errs := find[protocol.CommandError](r.events)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error, "no network allowlist") || !strings.Contains(errs[0].Error, "[sandbox] network") {
+		t.Errorf("network_allow without an allowlist: %+v", errs)
+	}
+}
