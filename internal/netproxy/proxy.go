@@ -102,8 +102,7 @@ func (p *Proxy) init() {
 				pr.Out.URL = pr.In.URL
 				pr.Out.Host = pr.In.Host
 			},
-			Transport:     p.transport,
-			FlushInterval: -1,
+			Transport: p.transport,
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 				c, _ := r.Context().Value(connKey{}).(*Conn)
 				if c != nil {
