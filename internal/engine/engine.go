@@ -662,6 +662,9 @@ func (e *Engine) Close() error {
 	if e.sandboxPolicy != nil {
 		e.sandboxPolicy.Release()
 	}
+	if e.netProxy != nil {
+		e.netProxy.CloseIdle()
+	}
 	for i := len(e.cleanup) - 1; i >= 0; i-- {
 		e.cleanup[i]()
 	}

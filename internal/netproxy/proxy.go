@@ -121,6 +121,13 @@ func (p *Proxy) init() {
 	})
 }
 
+// CloseIdle closes the kept-alive connections of proxied HTTP requests
+// (a session that ends calls it; tunnels end with their commands).
+func (p *Proxy) CloseIdle() {
+	p.init()
+	p.transport.CloseIdleConnections()
+}
+
 // ServeHTTP is the proxy's one handler: CONNECT tunnels, absolute-URI
 // requests forwarded.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
