@@ -54,8 +54,8 @@ func TestSandboxNetworkAllowlist(t *testing.T) {
 
 	for body, want := range map[string]string{
 		"[sandbox]\nnetwork = [\"host:99999\"]\n": "[sandbox] network: network rule \"host:99999\"",
-		"[sandbox]\nnetwork = [1]\n":             "sandbox.network: 1 is not a string",
-		"[sandbox]\nnetwork = \"github.com\"\n":  "want true, false or a list",
+		"[sandbox]\nnetwork = [1]\n":              "sandbox.network: 1 is not a string",
+		"[sandbox]\nnetwork = \"github.com\"\n":   "want true, false or a list",
 	} {
 		os.WriteFile(cfg, []byte(body), 0o644)
 		if _, err := newE(); err == nil || !strings.Contains(err.Error(), want) {
