@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/e2etest"
 	"github.com/openseek/openseek/internal/llm/llmtest"
@@ -62,7 +67,8 @@ func TestNetworkAllowlistEndToEnd(t *testing.T) {
 	e2etest.Need(t, "apt-get install curl", "curl")
 	httpPort, echoPort := hostServers(t)
 	ws, home := t.TempDir(), t.TempDir()
-	writeTree(t, ws, map[string]string{".git/config": "[core]\n"})
+	// (ignored: the snapshot before the turn would store the binary)
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n", ".gitignore": "/openseek\n"})
 	writeTree(t, home, map[string]string{".openseek/config.toml": fmt.Sprintf("[sandbox]\nnetwork = [\"localhost:%s\", \"localhost:%s\"]\n", httpPort, echoPort)})
 	listed := "http://localhost:" + httpPort + "/"
 	// The command's /tmp is private, and this test binary (the openseek
@@ -227,5 +233,64 @@ func TestNetworkAllowCommand(t *testing.T) {
 	errs := find[protocol.CommandError](r.events)
 	if len(errs) != 1 || !strings.Contains(errs[0].Error, "no network allowlist") || !strings.Contains(errs[0].Error, "[sandbox] network") {
 		t.Errorf("network_allow without an allowlist: %+v", errs)
+	}
+}
+
+// TestNetworkAskedInAutoMode: where someone answers (auto mode, here over
+// the protocol), a host the allowlist lacks is asked about while the
+// command's connection waits; allowed for the session, the next command
+// reaches it unasked, and both stay in the sandbox.
+func TestNetworkAskedInAutoMode(t *testing.T) {
+	e2etest.Need(t, "apt-get install curl", "curl")
+	httpPort, _ := hostServers(t)
+	ws, home := t.TempDir(), t.TempDir()
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n"})
+	writeTree(t, home, map[string]string{".openseek/config.toml": "[sandbox]\nnetwork = [\"*.example.com\"]\n"})
+	// --noproxy '': localhost goes to the proxy although NO_PROXY keeps
+	// it the sandbox's own while the allowlist does not name it.
+	cmd := "curl -sS --max-time 60 --noproxy '' http://localhost:" + httpPort + "/"
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "c1", Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}),
+		llmtest.Calls(llmtest.Call{ID: "c2", Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}),
+		llmtest.Text("done"))
+	proc := exec.Command(os.Args[0], append(modelArgs(srv), "--approval", "auto", "serve")...)
+	proc.Dir = ws
+	proc.Env = append([]string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1"}, startPathEnv()...)
+	in, _ := proc.StdinPipe()
+	outp, _ := proc.StdoutPipe()
+	var errb bytes.Buffer
+	proc.Stderr = &errb
+	if err := proc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(90*time.Second, func() { proc.Process.Kill() })
+	defer timer.Stop()
+	in.Write([]byte(`{"command":"prompt","content":"fetch twice"}` + "\n"))
+	var asked []protocol.ApprovalRequested
+	var events []protocol.Event
+	sc := bufio.NewScanner(outp)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		ev, _ := protocol.ParseEvent(sc.Bytes())
+		events = append(events, ev)
+		switch ev := ev.(type) {
+		case protocol.ApprovalRequested:
+			asked = append(asked, ev)
+			line, _ := json.Marshal(map[string]any{"command": "approval", "id": ev.ID, "allow": true, "remember": true})
+			in.Write(append(line, '\n'))
+		case protocol.TurnSummary:
+			in.Close()
+		}
+	}
+	in.Close()
+	if err := proc.Wait(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, errb.String())
+	}
+	if len(asked) != 1 || asked[0].ToolName != "network" || !strings.Contains(asked[0].Detail, "localhost:"+httpPort) {
+		t.Fatalf("approvals asked: %+v; events %+v", asked, events)
+	}
+	results := find[protocol.ToolResult](events)
+	if len(results) != 2 || !strings.Contains(results[0].Content, "hello-from-host") || !strings.Contains(results[1].Content, "hello-from-host") {
+		t.Errorf("results: %+v", results)
 	}
 }

@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/openseek/openseek/internal/netproxy"
+	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -53,7 +57,7 @@ func (e *Engine) newNetProxy(hosts []string) (*netproxy.Proxy, error) {
 func (e *Engine) logConnection(c netproxy.Conn) {
 	text := session.NetworkPrefix + c.String()
 	if !c.Allowed {
-		text += fmt.Sprintf(" — to allow it for this session: /network %s (protocol: network_allow)", c.Host)
+		text += fmt.Sprintf(" — to allow it for this session: /network %s (protocol: network_allow)", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	}
 	if e.log != nil {
 		if _, err := e.log.Append(&session.Notice{Content: text}); err != nil {
@@ -61,6 +65,25 @@ func (e *Engine) logConnection(c netproxy.Conn) {
 		}
 	}
 	e.opts.Emit(protocol.BackgroundNotice{Content: text})
+}
+
+// askNetwork asks the controller about a host:port the allowlist does
+// not cover, while a command's connection waits: allowed for the
+// session, it joins the allowlist.
+func (e *Engine) askNetwork(ctx context.Context, host string, port int) bool {
+	hp := net.JoinHostPort(host, strconv.Itoa(port))
+	a, err := e.broker.Ask(ctx, policy.Question{
+		Tool:     "network",
+		Detail:   "a sandboxed command wants to reach " + hp + ", which [sandbox] network does not list",
+		Patterns: []string{"network " + hp},
+	})
+	if err != nil || !a.Allow {
+		return false
+	}
+	if a.Remember {
+		_ = e.netProxy.Allow.Add(hp)
+	}
+	return true
 }
 
 // AllowNetwork lets the session's commands reach host (an allowlist

@@ -76,6 +76,9 @@ func (e *Engine) setupSafety() error {
 	if mode.Asks() {
 		e.broker = policy.NewBroker(e.recordApproval)
 		guard.Broker = e.broker
+		if e.netProxy != nil {
+			e.netProxy.SetAsk(e.askNetwork)
+		}
 	}
 	e.env.Guard = guard
 

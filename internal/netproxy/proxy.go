@@ -26,6 +26,8 @@ type Conn struct {
 	Sent, Received int64
 	// Err says why a connection was refused or failed ("" when it worked).
 	Err string
+
+	exact bool // host:port was named exactly (see checkOrAsk)
 }
 
 // String is the connection as one line of the session log.
@@ -55,6 +57,18 @@ type Proxy struct {
 	once      sync.Once
 	transport *http.Transport
 	rp        *httputil.ReverseProxy
+
+	askMu sync.Mutex
+	ask   func(ctx context.Context, host string, port int) bool
+}
+
+// SetAsk makes the proxy ask fn about a host:port no entry covers
+// (someone may be there to answer: the approval dialog) before refusing
+// it; the connection waits for the answer. nil refuses at once.
+func (p *Proxy) SetAsk(fn func(ctx context.Context, host string, port int) bool) {
+	p.askMu.Lock()
+	p.ask = fn
+	p.askMu.Unlock()
 }
 
 // Addr is where a sandboxed command finds the proxy: in the command's
@@ -145,11 +159,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		port, _ = strconv.Atoi(s)
 	}
 	c := Conn{Host: host, Port: port}
-	if msg := p.check(host, port); msg != "" {
+	msg, exact := p.checkOrAsk(r.Context(), host, port)
+	if msg != "" {
 		p.refuse(w, c, msg)
 		return
 	}
-	c.Allowed = true
+	c.Allowed, c.exact = true, exact
 	sent := &countReader{r: r.Body}
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = sent
@@ -169,12 +184,13 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := Conn{Host: host, Port: port}
-	if msg := p.check(host, port); msg != "" {
+	msg, exact := p.checkOrAsk(r.Context(), host, port)
+	if msg != "" {
 		p.refuse(w, c, msg)
 		return
 	}
 	c.Allowed = true
-	up, err := p.dial(r.Context(), host, port)
+	up, err := p.dial(r.Context(), host, port, exact)
 	if err != nil {
 		c.Err = err.Error()
 		if errors.Is(err, errSpecial) {
@@ -231,6 +247,24 @@ func (p *Proxy) check(host string, port int) string {
 	return ""
 }
 
+// checkOrAsk is check, asking about what no entry covers when someone
+// may answer. exact: host:port was named exactly (an entry, or the
+// answer), which a loopback or link-local address needs.
+func (p *Proxy) checkOrAsk(ctx context.Context, host string, port int) (msg string, exact bool) {
+	msg = p.check(host, port)
+	if msg == "" {
+		_, exact = p.Allow.Allows(host, port)
+		return "", exact
+	}
+	p.askMu.Lock()
+	ask := p.ask
+	p.askMu.Unlock()
+	if ask != nil && ask(ctx, normHost(host), port) {
+		return "", true
+	}
+	return msg, false
+}
+
 func (p *Proxy) refuse(w http.ResponseWriter, c Conn, msg string) {
 	c.Allowed, c.Err = false, msg
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -254,24 +288,26 @@ func withConn(ctx context.Context, c *Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
 
-// dialChecked is the HTTP transport's dial: addr is host:port of an
-// allowed request.
+// dialChecked is the HTTP transport's dial: addr is the host:port of
+// the request whose Conn, in ctx, was allowed (listed, or allowed when
+// asked); any other dial is refused.
 func (p *Proxy) dialChecked(ctx context.Context, _, addr string) (net.Conn, error) {
 	host, ps, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
 	port, _ := strconv.Atoi(ps)
-	if msg := p.check(host, port); msg != "" {
-		return nil, errors.New(msg)
+	c, _ := ctx.Value(connKey{}).(*Conn)
+	if c == nil || !c.Allowed || normHost(c.Host) != normHost(host) || c.Port != port {
+		return nil, errors.New(RefusedText(normHost(host), port))
 	}
-	return p.dial(ctx, host, port)
+	return p.dial(ctx, host, port, c.exact)
 }
 
 // dial resolves host (here, outside the sandbox) and connects to the
 // first address that answers, refusing special addresses unless host
-// is listed exactly.
-func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, error) {
+// was named exactly.
+func (p *Proxy) dial(ctx context.Context, host string, port int, exact bool) (net.Conn, error) {
 	timeout := p.DialTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
@@ -282,7 +318,6 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	_, exact := p.Allow.Allows(host, port)
 	var d net.Dialer
 	var last error
 	for _, a := range addrs {

@@ -162,3 +162,59 @@ func waitConns(t *testing.T, conns func() []Conn, n int) []Conn {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A host no entry covers is asked about when someone may answer: the
+// request waits for the answer, and goes through (plain HTTP and
+// CONNECT) or is refused by it.
+func TestProxyAsks(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "asked-and-allowed") }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	a, _ := NewAllowlist([]string{"other.example"})
+	var mu sync.Mutex
+	var asked []string
+	allow := true
+	p := &Proxy{Allow: a}
+	p.SetAsk(func(_ context.Context, host string, port int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, fmt.Sprintf("%s:%d", host, port))
+		return allow
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go p.Serve(l)
+	c := proxiedClient(l.Addr().String())
+	get := func(u string) (int, string) {
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("http://localhost:" + port + "/"); code != 200 || body != "asked-and-allowed" {
+		t.Errorf("allowed when asked: %d %q", code, body)
+	}
+	// CONNECT, the way curl --proxytunnel and proxy-connect go.
+	tc, err := Connect(context.Background(), l.Addr().String(), "localhost:"+port)
+	if err != nil {
+		t.Fatalf("CONNECT allowed when asked: %v", err)
+	}
+	tc.Close()
+	mu.Lock()
+	allow = false
+	mu.Unlock()
+	if code, body := get("http://localhost:" + port + "/x"); code != 403 || !strings.Contains(body, "is not allowed") {
+		t.Errorf("refused when asked: %d %q", code, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 3 || asked[0] != "localhost:"+port {
+		t.Errorf("asked %q", asked)
+	}
+}
