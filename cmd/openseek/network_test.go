@@ -170,6 +170,19 @@ func TestNetworkAllowlistFromRepositoryOnceTrusted(t *testing.T) {
 	}
 }
 
+// otherHostsListed is a workspace and a home whose config lists
+// *.example.com only, and the port of the host's HTTP server, which it
+// does not list.
+func otherHostsListed(t *testing.T) (ws, home, httpPort string) {
+	t.Helper()
+	e2etest.Need(t, "apt-get install curl", "curl")
+	httpPort, _ = hostServers(t)
+	ws, home = t.TempDir(), t.TempDir()
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n"})
+	writeTree(t, home, map[string]string{".openseek/config.toml": "[sandbox]\nnetwork = [\"*.example.com\"]\n"})
+	return ws, home, httpPort
+}
+
 func containsPrefix(list []string, prefix string) bool {
 	for _, s := range list {
 		if strings.HasPrefix(s, prefix) {
@@ -200,11 +213,7 @@ func linkOrCopy(t *testing.T, src, dst string) {
 // and lists the allowlist; a session without an allowlist refuses it
 // with a command_error that says how to get one.
 func TestNetworkAllowCommand(t *testing.T) {
-	e2etest.Need(t, "apt-get install curl", "curl")
-	httpPort, _ := hostServers(t)
-	ws, home := t.TempDir(), t.TempDir()
-	writeTree(t, ws, map[string]string{".git/config": "[core]\n"})
-	writeTree(t, home, map[string]string{".openseek/config.toml": "[sandbox]\nnetwork = [\"*.example.com\"]\n"})
+	ws, home, httpPort := otherHostsListed(t)
 	cmd := "curl -sS --max-time 20 http://localhost:" + httpPort + "/"
 	srv := llmtest.NewServer(t, llmtest.Reply{Calls: []llmtest.Call{{ID: "c", Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}}}, llmtest.Text("done"))
 	in := `{"command":"network_allow","host":"localhost:` + httpPort + `"}` + "\n" +
@@ -241,11 +250,7 @@ func TestNetworkAllowCommand(t *testing.T) {
 // command's connection waits; allowed for the session, the next command
 // reaches it unasked, and both stay in the sandbox.
 func TestNetworkAskedInAutoMode(t *testing.T) {
-	e2etest.Need(t, "apt-get install curl", "curl")
-	httpPort, _ := hostServers(t)
-	ws, home := t.TempDir(), t.TempDir()
-	writeTree(t, ws, map[string]string{".git/config": "[core]\n"})
-	writeTree(t, home, map[string]string{".openseek/config.toml": "[sandbox]\nnetwork = [\"*.example.com\"]\n"})
+	ws, home, httpPort := otherHostsListed(t)
 	// --noproxy '': localhost goes to the proxy although NO_PROXY keeps
 	// it the sandbox's own while the allowlist does not name it.
 	cmd := "curl -sS --max-time 60 --noproxy '' http://localhost:" + httpPort + "/"
