@@ -54,10 +54,32 @@ func ParseRule(s string) (Rule, error) {
 	if rest, ok := strings.CutPrefix(host, "*."); ok {
 		r.Host, r.Wildcard = rest, true
 	}
-	if r.Host == "" || strings.ContainsAny(r.Host, "*/ @") {
+	if !validHost(r.Host) || (r.Wildcard && isIP(r.Host)) {
 		return Rule{}, fmt.Errorf("network rule %q: want host, *.domain or host:port", s)
 	}
 	return r, nil
+}
+
+// validHost reports whether h is an IP address or a name of letters,
+// digits, '-', '_' and inner dots.
+func validHost(h string) bool {
+	if isIP(h) {
+		return true
+	}
+	if h == "" || strings.HasPrefix(h, ".") || strings.HasSuffix(h, ".") || strings.Contains(h, "..") {
+		return false
+	}
+	for _, c := range h {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func isIP(h string) bool {
+	_, err := netip.ParseAddr(h)
+	return err == nil
 }
 
 // normHost is host in lower case without a trailing dot or brackets.

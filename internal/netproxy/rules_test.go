@@ -38,9 +38,27 @@ func TestAllowlistMatch(t *testing.T) {
 }
 
 func TestParseRuleRefuses(t *testing.T) {
-	for _, s := range []string{"", "host:0", "host:99999", "host:http", "*", "a/b", "user@host"} {
+	for _, s := range []string{"", "host:0", "host:99999", "host:http", "*", "a/b", "user@host", "[:", "*.10.0.0.1", "a..b", ".a"} {
 		if _, err := ParseRule(s); err == nil {
 			t.Errorf("ParseRule(%q) accepted", s)
 		}
 	}
+}
+
+// FuzzParseRule: whatever a config holds, a rule that parses prints as
+// an entry that parses back to itself.
+func FuzzParseRule(f *testing.F) {
+	for _, s := range []string{"github.com", "*.example.org:443", "[::1]:8080", "10.0.0.1", "Host.Test.", "a:b:c", "*"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRule(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseRule(r.String())
+		if err != nil || back != r {
+			t.Fatalf("ParseRule(%q) = %+v, printed %q, parsed back %+v, %v", s, r, r.String(), back, err)
+		}
+	})
 }
