@@ -299,3 +299,47 @@ func TestNetworkAskedInAutoMode(t *testing.T) {
 		t.Errorf("results: %+v", results)
 	}
 }
+
+// TestSSHThroughProxyConnect: ssh with `openseek proxy-connect %h %p` as
+// its ProxyCommand reaches a listed host:port from the sandbox — here a
+// server on the host that only trades SSH banners, the server's of which
+// ssh -v reports.
+func TestSSHThroughProxyConnect(t *testing.T) {
+	e2etest.Need(t, "apt-get install openssh-client", "ssh")
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			// The banner, then the end once ssh said its own: ssh -v has
+			// reported the server's version by then.
+			io.WriteString(c, "SSH-2.0-openseektest\r\n")
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(30 * time.Second))
+				bufio.NewReader(c).ReadString('\n')
+			}()
+		}
+	}()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	ws, home := t.TempDir(), t.TempDir()
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n", ".gitignore": "/openseek\n"})
+	writeTree(t, home, map[string]string{".openseek/config.toml": "[sandbox]\nnetwork = [\"localhost:" + port + "\"]\n"})
+	bin := filepath.Join(ws, "openseek")
+	linkOrCopy(t, os.Args[0], bin)
+	cmd := "ssh -v -o ProxyCommand='" + bin + " proxy-connect %h %p' -o BatchMode=yes -o ConnectTimeout=20 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -p " + port + " me@localhost true 2>&1 | grep -o 'remote software version [a-z]*'"
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "ssh", Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}), llmtest.Text("done"))
+	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "run", "ssh")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if out := find[protocol.ToolResult](r.events)[0].Content; !strings.Contains(out, "remote software version openseektest") {
+		t.Errorf("ssh did not reach the server through proxy-connect: %q", out)
+	}
+}
