@@ -343,3 +343,17 @@ func TestSSHThroughProxyConnect(t *testing.T) {
 		t.Errorf("ssh did not reach the server through proxy-connect: %q", out)
 	}
 }
+
+// proxy-connect outside a sandbox with an allowlist says why it cannot
+// tunnel, and a port that is no number is refused before anything.
+func TestProxyConnectNeedsAProxy(t *testing.T) {
+	ws := t.TempDir()
+	r := openseek(t, ws, "", nil, "proxy-connect", "github.com", "22")
+	if r.code != 1 || !strings.Contains(r.stderr, "no proxy to tunnel through") || !strings.Contains(r.stderr, "[sandbox] network") {
+		t.Errorf("without a proxy: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = openseek(t, ws, "", []string{"HTTPS_PROXY=http://127.0.0.1:1"}, "proxy-connect", "github.com", "ssh")
+	if r.code != 1 || !strings.Contains(r.stderr, "PORT must be a number") {
+		t.Errorf("a port by name: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
