@@ -174,8 +174,8 @@ func (s *Session) rewound() []bool {
 	return hidden
 }
 
-// IsMarker reports whether a notice is a snapshot, rewind, approval or
-// network marker: bookkeeping that the projection never shows the model. A
+// IsMarker reports whether a notice is a snapshot, rewind or approval
+// marker: bookkeeping that the projection never shows the model. A
 // conversation view shows approvals (ParseApproval first) and hides the
 // rest.
 func IsMarker(c string) bool {
@@ -183,9 +183,6 @@ func IsMarker(c string) bool {
 		return true
 	}
 	if _, ok := parseRewind(c); ok {
-		return true
-	}
-	if IsNetworkMarker(c) {
 		return true
 	}
 	_, ok := ParseApproval(c)
