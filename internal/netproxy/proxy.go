@@ -72,20 +72,6 @@ func (p *Proxy) SetAsk(fn func(ctx context.Context, host string, port int) bool)
 	p.askMu.Unlock()
 }
 
-// Addr is where a sandboxed command finds the proxy: in the command's
-// own network namespace, so the port is free whatever the host uses.
-const Addr = "127.0.0.1:3128"
-
-// Env is the variables that point a command's tools at the proxy.
-func Env() []string {
-	u := "http://" + Addr
-	return []string{
-		"HTTP_PROXY=" + u, "HTTPS_PROXY=" + u, "http_proxy=" + u, "https_proxy=" + u,
-		"ALL_PROXY=" + u, "all_proxy=" + u,
-		"NO_PROXY=", "no_proxy=",
-	}
-}
-
 // RefusedText is the message a refused host:port gets.
 func RefusedText(host string, port int) string {
 	return "openseek: network access to " + net.JoinHostPort(host, strconv.Itoa(port)) +
