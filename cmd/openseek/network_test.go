@@ -36,24 +36,33 @@ func hostServers(t *testing.T) (httpPort, echoPort string) {
 	})}
 	go srv.Serve(hl)
 	t.Cleanup(func() { srv.Close() })
-	el, err := net.Listen("tcp4", "127.0.0.1:0")
+	echo := serveTCP(t, func(c net.Conn) { io.Copy(c, c) })
+	return strconv.Itoa(hl.Addr().(*net.TCPAddr).Port), echo
+}
+
+// serveTCP serves each connection to a port of the host's loopback with
+// handle (which need not close it) until the test ends; it returns the
+// port.
+func serveTCP(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { el.Close() })
+	t.Cleanup(func() { l.Close() })
 	go func() {
 		for {
-			c, err := el.Accept()
+			c, err := l.Accept()
 			if err != nil {
 				return
 			}
 			go func() {
 				defer c.Close()
-				io.Copy(c, c)
+				handle(c)
 			}()
 		}
 	}()
-	return strconv.Itoa(hl.Addr().(*net.TCPAddr).Port), strconv.Itoa(el.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 // TestNetworkAllowlistEndToEnd drives `openseek run` with the default
@@ -306,28 +315,13 @@ func TestNetworkAskedInAutoMode(t *testing.T) {
 // ssh -v reports.
 func TestSSHThroughProxyConnect(t *testing.T) {
 	e2etest.Need(t, "apt-get install openssh-client", "ssh")
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			// The banner, then the end once ssh said its own: ssh -v has
-			// reported the server's version by then.
-			io.WriteString(c, "SSH-2.0-openseektest\r\n")
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(30 * time.Second))
-				bufio.NewReader(c).ReadString('\n')
-			}()
-		}
-	}()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	// The banner, then the end once ssh said its own: ssh -v has
+	// reported the server's version by then.
+	port := serveTCP(t, func(c net.Conn) {
+		io.WriteString(c, "SSH-2.0-openseektest\r\n")
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		bufio.NewReader(c).ReadString('\n')
+	})
 	ws, home := t.TempDir(), t.TempDir()
 	writeTree(t, ws, map[string]string{".git/config": "[core]\n", ".gitignore": "/openseek\n"})
 	writeTree(t, home, map[string]string{".openseek/config.toml": "[sandbox]\nnetwork = [\"localhost:" + port + "\"]\n"})
