@@ -67,7 +67,7 @@ func Keys() []Key {
 		{"rules.pattern", Anywhere, "allow rules count only once trusted (ask and deny always): see [[rules]]"},
 		{"rules.decision", Anywhere, "allow rules count only once trusted (ask and deny always): see [[rules]]"},
 		{"sandbox.enabled", UserOnly, "turns the sandbox off"},
-		{"sandbox.network", UserOnly, "lets commands reach the network"},
+		{"sandbox.network", OnceTrusted, "lets commands reach the network: every host, or those listed"},
 		{"sandbox.writable_roots", UserOnly, "lets commands write outside the workspace"},
 		{"sandbox.allow_env", UserOnly, "passes secrets to commands"},
 		{"telemetry.otlp_endpoint", OnceTrusted, "where traces and metrics of your sessions are sent"},

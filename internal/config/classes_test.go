@@ -32,7 +32,7 @@ var samples = map[string]struct{ toml, probe string }{
 	"rules.pattern":               {"[[rules]]\npattern = [\"w4242\"]\ndecision = \"deny\"", "w4242"},
 	"rules.decision":              {"[[rules]]\npattern = [\"x\"]\ndecision = \"deny\"", "deny"},
 	"sandbox.enabled":             {"[sandbox]\nenabled = false", "enabled:"},
-	"sandbox.network":             {"[sandbox]\nnetwork = true", "network:"},
+	"sandbox.network":             {"[sandbox]\nnetwork = [\"h4242:22\"]", "h4242"},
 	"sandbox.writable_roots":      {"[sandbox]\nwritable_roots = [\"/w4242\"]", "w4242"},
 	"sandbox.allow_env":           {"[sandbox]\nallow_env = [\"V4242\"]", "V4242"},
 	"telemetry.otlp_endpoint":     {"[telemetry]\notlp_endpoint = \"http://h4242:4318\"", "h4242"},

@@ -25,6 +25,7 @@ import (
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
+	"github.com/openseek/openseek/internal/netproxy"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/sandbox"
@@ -127,6 +128,7 @@ type Engine struct {
 	// turn's gate does, and sandboxBuild starts the build once the first
 	// request is on its way.
 	sandboxPolicy  *sandbox.Policy
+	netProxy       *netproxy.Proxy // the allowlist's proxy, nil without one
 	sandboxReady   <-chan error
 	sandboxBuild   func()
 	sandboxStarted atomic.Bool
@@ -663,6 +665,9 @@ func (e *Engine) Close() error {
 	// The session's helper, and its private /tmp, end with it.
 	if e.sandboxPolicy != nil {
 		e.sandboxPolicy.Release()
+	}
+	if e.netProxy != nil {
+		e.netProxy.CloseIdle()
 	}
 	for i := len(e.cleanup) - 1; i >= 0; i-- {
 		e.cleanup[i]()

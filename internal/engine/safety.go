@@ -68,12 +68,17 @@ func (e *Engine) setupSafety() error {
 		return err
 	}
 	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles(),
-		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && e.sandboxPolicy.Network}
+		// With an allowlist the sandbox's proxy decides, so commands
+		// that use the network are not asked about (and run outside).
+		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && (e.sandboxPolicy.Network || e.netProxy != nil)}
 	pol.Pin() // now, before any command of the session can rename a protected directory
 	guard := &policy.Guard{Policy: pol}
 	if mode.Asks() {
 		e.broker = policy.NewBroker(e.recordApproval)
 		guard.Broker = e.broker
+		if e.netProxy != nil {
+			e.netProxy.SetAsk(e.askNetwork)
+		}
 	}
 	e.env.Guard = guard
 
@@ -100,7 +105,16 @@ func (e *Engine) startSandbox() error {
 		return nil
 	}
 	sp := sandbox.DefaultPolicy(e.opts.Dir)
-	sp.Network = e.opts.Network || (sc.Network != nil && *sc.Network)
+	sp.Network = e.opts.Network || sc.Network.all
+	if !sp.Network {
+		px, err := e.newNetProxy(sc.Network.hosts)
+		if err != nil {
+			return err
+		}
+		if px != nil {
+			e.netProxy, sp.Proxy = px, px
+		}
+	}
 	// Plan mode's promise is kept by the sandbox, not by judging commands.
 	sp.ReadOnlyWorkspace = mode == policy.ModePlan
 	for _, f := range e.configFiles() {
@@ -231,8 +245,8 @@ func sandboxMark(home string, sp sandbox.Policy) markFile {
 		return markFile{}
 	}
 	release, _ := os.ReadFile("/proc/sys/kernel/osrelease")
-	key := fmt.Sprintf("openseek sandbox built: kernel %s, program %s (%d bytes, %d), uid %d, network %v, read-only workspace %v\n",
-		strings.TrimSpace(string(release)), exe, fi.Size(), fi.ModTime().UnixNano(), os.Getuid(), sp.Network, sp.ReadOnlyWorkspace)
+	key := fmt.Sprintf("openseek sandbox built: kernel %s, program %s (%d bytes, %d), uid %d, network %v, proxy %v, read-only workspace %v\n",
+		strings.TrimSpace(string(release)), exe, fi.Size(), fi.ModTime().UnixNano(), os.Getuid(), sp.Network, sp.Proxy != nil, sp.ReadOnlyWorkspace)
 	return markFile{path: filepath.Join(home, ".openseek", "run", "sandbox-ok"), key: key}
 }
 
@@ -352,10 +366,10 @@ func droppedRulesNotice(dropped int, dir string) protocol.Event {
 // the agent there, so the config loader leaves a [sandbox] table there out
 // and reports it (the sandbox keys are "never" in config.Keys).
 type sandboxConfig struct {
-	Enabled       *bool    `toml:"enabled"`
-	Network       *bool    `toml:"network"`
-	WritableRoots []string `toml:"writable_roots"`
-	AllowEnv      []string `toml:"allow_env"`
+	Enabled       *bool          `toml:"enabled"`
+	Network       networkSetting `toml:"network"`
+	WritableRoots []string       `toml:"writable_roots"`
+	AllowEnv      []string       `toml:"allow_env"`
 }
 
 func (e *Engine) sandboxConfig() (sandboxConfig, error) {

@@ -223,6 +223,8 @@ func (s *Session) Apply(cmd protocol.Command) error {
 		}})
 	case protocol.ApprovalCmd:
 		return s.eng.ResolveApproval(c.ID, c.Allow, c.Remember, c.Reason)
+	case protocol.NetworkAllowCmd:
+		return s.eng.AllowNetwork(c.Host)
 	case protocol.JobsSnapshotCmd:
 		s.hub.Publish(protocol.JobsSnapshot{RequestID: c.RequestID, Jobs: s.eng.Jobs()})
 	case protocol.JobStopCmd:
