@@ -18,6 +18,11 @@ const (
 	// rewinds the conversation: the projection drops the events from
 	// sequence n up to the marker itself.
 	RewindPrefix = "[rewind] from_sequence="
+	// UnchangedPrefix starts the notice "[snapshot] unchanged
+	// turn=<sequence>" appended at the end of a turn that ran nothing
+	// able to change the workspace's files, and so took no snapshot: the
+	// files before it are those before the next snapshot.
+	UnchangedPrefix = "[snapshot] unchanged turn="
 )
 
 // SnapshotMarker is the notice recording that snapshot id was taken
@@ -30,6 +35,23 @@ func SnapshotMarker(id string) string { return SnapshotPrefix + id }
 // it is done, after the prompt (and before anything the turn changed).
 func SnapshotMarkerFor(id string, turn int) string {
 	return SnapshotPrefix + id + " turn=" + strconv.Itoa(turn)
+}
+
+// UnchangedMarkerFor is the notice recording that the turn whose prompt
+// is the user item at sequence turn changed no files (UnchangedPrefix).
+func UnchangedMarkerFor(turn int) string { return UnchangedPrefix + strconv.Itoa(turn) }
+
+// parseUnchanged returns the prompt sequence an unchanged marker names.
+func parseUnchanged(c string) (int, bool) {
+	rest, ok := strings.CutPrefix(c, UnchangedPrefix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 || strconv.Itoa(n) != rest {
+		return 0, false
+	}
+	return n, true
 }
 
 // RewindMarker is the notice that hides events from sequence from on.
@@ -82,6 +104,9 @@ type Turn struct {
 	// Snapshot is the id of the workspace snapshot taken before the turn,
 	// "" when none was recorded.
 	Snapshot string `json:"snapshot"`
+	// Unchanged: the turn ran nothing that could change the files, so it
+	// took no snapshot (UnchangedPrefix).
+	Unchanged bool `json:"unchanged,omitempty"`
 	// Prompt is the text of the prompt that started the turn.
 	Prompt string `json:"prompt"`
 }
@@ -97,7 +122,11 @@ func (s *Session) Turns() []Turn {
 	var named map[int]bool
 	for _, e := range s.Events {
 		if n, ok := e.Item.(*Notice); ok {
-			if _, turn, ok := parseSnapshot(n.Content); ok && turn > 0 {
+			turn, ok := parseUnchanged(n.Content)
+			if !ok {
+				_, turn, ok = parseSnapshot(n.Content)
+			}
+			if ok && turn > 0 {
 				if named == nil {
 					named = map[int]bool{}
 				}
@@ -123,6 +152,13 @@ func (s *Session) Turns() []Turn {
 				}
 			} else if ok {
 				snap, snapSeq = id, e.Sequence
+			} else if turn, ok := parseUnchanged(it.Content); ok {
+				for i := len(turns) - 1; i >= 0; i-- {
+					if turns[i].Sequence == turn {
+						turns[i].Unchanged = true
+						break
+					}
+				}
 			} else if _, ok := parseRewind(it.Content); ok {
 				open = false
 			}
@@ -183,6 +219,9 @@ func IsMarker(c string) bool {
 		return true
 	}
 	if _, ok := parseRewind(c); ok {
+		return true
+	}
+	if _, ok := parseUnchanged(c); ok {
 		return true
 	}
 	_, ok := ParseApproval(c)
