@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openseek/openseek/internal/beneath"
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
@@ -261,10 +262,7 @@ func (m markFile) record(ok bool) {
 	if err := os.MkdirAll(filepath.Dir(m.path), 0o700); err != nil {
 		return
 	}
-	tmp := m.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(m.key), 0o600); err == nil {
-		_ = os.Rename(tmp, m.path)
-	}
+	_ = beneath.WriteFile(m.path, []byte(m.key), 0o600)
 }
 
 // secrets are the credentials this process holds — every provider's key
