@@ -112,6 +112,9 @@ func writeAtomic(env *tool.Env, real string, data []byte, mode iofs.FileMode) er
 	})
 }
 
+// newFileMode is the mode of a file write creates.
+const newFileMode iofs.FileMode = 0o644
+
 // fileMode is the permission bits of the existing file at real, or the
 // default for a new file.
 func fileMode(env *tool.Env, real string) iofs.FileMode {
