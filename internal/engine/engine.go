@@ -155,6 +155,9 @@ type Engine struct {
 	children       childCounter
 	cleanup        []func()
 
+	guard    *policy.Guard    // the tools' permission check (env.Guard)
+	withheld *sandbox.Secrets // the credentials commands never get (env.Secrets)
+
 	starting turnStart // a turn's snapshot in progress (Cancel reaches it)
 	// beforeCheck takes the running turn's snapshot, if it has not,
 	// before its check runs a command (see snapshotTurn).

@@ -76,10 +76,13 @@ func (e *Engine) setupSafety() error {
 		e.broker = policy.NewBroker(e.recordApproval)
 		guard.Broker = e.broker
 	}
-	e.env.Guard = guard
+	e.env.Guard, e.guard = guard, guard
 
-	e.env.Secrets = e.secrets()
-	e.env.Sandbox = e.sandboxPolicy
+	e.withheld = e.secrets()
+	e.env.Secrets = e.withheld
+	if e.sandboxPolicy != nil {
+		e.env.Sandbox = e.sandboxPolicy
+	}
 	return nil
 }
 

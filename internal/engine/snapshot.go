@@ -142,13 +142,13 @@ func (e *Engine) cannotWrite(calls []chat.ToolCall) bool {
 		if readOnlyTools[c.Name] {
 			continue
 		}
-		if c.Name != "shell" || e.env.Guard == nil || e.env.Guard.Policy == nil {
+		if c.Name != "shell" || e.guard == nil || e.guard.Policy == nil {
 			return false
 		}
 		var a struct {
 			Cmd string `json:"cmd"`
 		}
-		if json.Unmarshal([]byte(c.Arguments), &a) != nil || !e.env.Guard.Policy.CheckCommand(a.Cmd).ReadOnly {
+		if json.Unmarshal([]byte(c.Arguments), &a) != nil || !e.guard.Policy.CheckCommand(a.Cmd).ReadOnly {
 			return false
 		}
 	}

@@ -36,11 +36,7 @@ func rootFor(env *tool.Env, real string) (*beneath.Root, string, error) {
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		var avoid beneath.Set
-		if env.Guard != nil && env.Guard.Policy != nil {
-			avoid = env.Guard.Policy.Pinned
-		}
-		root, err := beneath.Open(rr, avoid)
+		root, err := beneath.Open(rr, env.Avoided())
 		if err != nil {
 			return nil, "", err
 		}
