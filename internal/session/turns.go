@@ -42,17 +42,7 @@ func SnapshotMarkerFor(id string, turn int) string {
 func UnchangedMarkerFor(turn int) string { return UnchangedPrefix + strconv.Itoa(turn) }
 
 // parseUnchanged returns the prompt sequence an unchanged marker names.
-func parseUnchanged(c string) (int, bool) {
-	rest, ok := strings.CutPrefix(c, UnchangedPrefix)
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n <= 0 || strconv.Itoa(n) != rest {
-		return 0, false
-	}
-	return n, true
-}
+func parseUnchanged(c string) (int, bool) { return parseSequence(c, UnchangedPrefix) }
 
 // RewindMarker is the notice that hides events from sequence from on.
 func RewindMarker(from int) string { return RewindPrefix + strconv.Itoa(from) }
@@ -79,8 +69,12 @@ func parseSnapshot(c string) (string, int, bool) {
 }
 
 // parseRewind returns the first hidden sequence of a rewind marker.
-func parseRewind(c string) (int, bool) {
-	rest, ok := strings.CutPrefix(c, RewindPrefix)
+func parseRewind(c string) (int, bool) { return parseSequence(c, RewindPrefix) }
+
+// parseSequence returns the sequence that follows prefix in c, written
+// canonically (no sign, no leading zero).
+func parseSequence(c, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(c, prefix)
 	if !ok {
 		return 0, false
 	}
