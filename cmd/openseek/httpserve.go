@@ -15,14 +15,8 @@ import (
 	"github.com/openseek/openseek/internal/server/web"
 )
 
-// httpFlags are the flags of the HTTP transport.
 // httpDefaultAddr is where serve --http listens without an address.
 const httpDefaultAddr = httpapi.DefaultAddr
-
-type httpFlags struct {
-	addr        string
-	allowRemote bool
-}
 
 // serveHTTP is `openseek serve --http`: the HTTP + SSE API and the web app
 // over the workspace host, until a signal ends ctx.

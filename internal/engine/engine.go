@@ -157,10 +157,16 @@ type Engine struct {
 	children       childCounter
 	cleanup        []func()
 
-	starting  turnStart  // a turn's snapshot in progress (Cancel reaches it)
-	mu        sync.Mutex // guards the goal's auto-continuation state
-	autoGoal  bool
-	goalTurns int
+	guard    *policy.Guard    // the tools' permission check (env.Guard)
+	withheld *sandbox.Secrets // the credentials commands never get (env.Secrets)
+
+	starting turnStart // a turn's snapshot in progress (Cancel reaches it)
+	// beforeCheck takes the running turn's snapshot, if it has not,
+	// before its check runs a command (see snapshotTurn).
+	beforeCheck atomic.Pointer[func()]
+	mu          sync.Mutex // guards the goal's auto-continuation state
+	autoGoal    bool
+	goalTurns   int
 }
 
 // Resolve loads the configuration (built-in providers, then

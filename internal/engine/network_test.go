@@ -31,10 +31,10 @@ func TestSandboxNetworkAllowlist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.netProxy != nil || e.env.Sandbox.Proxy != nil {
+	if e.netProxy != nil || e.sandboxPolicy.Proxy != nil {
 		t.Fatalf("a proxy without an allowlist")
 	}
-	if v := e.env.Guard.Policy.CheckCommand(curl); v.Decision.String() != "ask" {
+	if v := e.guard.Policy.CheckCommand(curl); v.Decision.String() != "ask" {
 		t.Errorf("no network: curl is %s, want ask", v.Decision)
 	}
 
@@ -42,10 +42,10 @@ func TestSandboxNetworkAllowlist(t *testing.T) {
 	if e, err = newE(); err != nil {
 		t.Fatal(err)
 	}
-	if e.env.Sandbox.Network || e.env.Sandbox.Proxy == nil || strings.Join(e.netProxy.Allow.List(), " ") != "github.com *.example.com:443" {
-		t.Fatalf("allowlist not applied: network %v, proxy %v", e.env.Sandbox.Network, e.env.Sandbox.Proxy)
+	if e.sandboxPolicy.Network || e.sandboxPolicy.Proxy == nil || strings.Join(e.netProxy.Allow.List(), " ") != "github.com *.example.com:443" {
+		t.Fatalf("allowlist not applied: network %v, proxy %v", e.sandboxPolicy.Network, e.sandboxPolicy.Proxy)
 	}
-	if v := e.env.Guard.Policy.CheckCommand(curl); v.Decision.String() != "allow" {
+	if v := e.guard.Policy.CheckCommand(curl); v.Decision.String() != "allow" {
 		t.Errorf("allowlist: curl is %s, want allow (in the sandbox, through the proxy)", v.Decision)
 	}
 	if err := e.AllowNetwork("bad host"); err == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openseek/openseek/internal/beneath"
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
@@ -80,10 +81,13 @@ func (e *Engine) setupSafety() error {
 			e.netProxy.SetAsk(e.askNetwork)
 		}
 	}
-	e.env.Guard = guard
+	e.env.Guard, e.guard = guard, guard
 
-	e.env.Secrets = e.secrets()
-	e.env.Sandbox = e.sandboxPolicy
+	e.withheld = e.secrets()
+	e.env.Secrets = e.withheld
+	if e.sandboxPolicy != nil {
+		e.env.Sandbox = e.sandboxPolicy
+	}
 	return nil
 }
 
@@ -275,10 +279,7 @@ func (m markFile) record(ok bool) {
 	if err := os.MkdirAll(filepath.Dir(m.path), 0o700); err != nil {
 		return
 	}
-	tmp := m.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(m.key), 0o600); err == nil {
-		_ = os.Rename(tmp, m.path)
-	}
+	_ = beneath.WriteFile(m.path, []byte(m.key), 0o600)
 }
 
 // secrets are the credentials this process holds — every provider's key

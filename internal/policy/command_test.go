@@ -275,3 +275,35 @@ func BenchmarkCheckCommandAuto(b *testing.B) {
 		p.CheckCommand(script)
 	}
 }
+
+// TestVerdictReadOnly: ReadOnly (a turn runs such commands before its
+// snapshot) holds only when every command is a known read-only one and
+// none writes its output to a file, whatever the mode.
+func TestVerdictReadOnly(t *testing.T) {
+	tests := []struct {
+		script string
+		want   bool
+	}{
+		{"echo step 1", true},
+		{"ls -la; cat a.txt | wc -l", true},
+		{"find . -name '*.go'", true},
+		{"echo hi >&2", true},
+		{"echo x > made.txt", false},
+		{"echo x >> made.txt", false},
+		{"rm -rf build", false},
+		{"go test ./...", false},
+		{"find . -delete", false},
+		{"ls; touch x", false},
+		{"bash -c 'echo hi > f'", false},
+		{"make", false}, // allowed by a rule, not known to be read-only
+		{"", false},
+	}
+	for _, mode := range []Mode{ModeAuto, ModeNever, ModeAsk} {
+		p := &Policy{Mode: mode, Rules: testRules(), Workspace: "/ws"}
+		for _, tc := range tests {
+			if got := p.CheckCommand(tc.script).ReadOnly; got != tc.want {
+				t.Errorf("mode %v: %q: ReadOnly %v, want %v", mode, tc.script, got, tc.want)
+			}
+		}
+	}
+}

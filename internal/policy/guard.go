@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Guard is what the tools consult before acting: the policy, and the
@@ -79,6 +81,15 @@ func (g *Guard) Shell(ctx context.Context, tool, script string, esc Escalation) 
 		return false, &Refusal{Verdict: v, Text: text}
 	}
 	return v.Outside, nil
+}
+
+// Avoided are the protected directories by device and inode
+// (Policy.Pinned): the file tools' roots never enter them.
+func (g *Guard) Avoided() beneath.Set {
+	if g == nil || g.Policy == nil {
+		return beneath.Set{}
+	}
+	return g.Policy.Pinned
 }
 
 // Write decides whether tool may write the resolved absolute path: nil

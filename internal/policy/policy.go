@@ -59,6 +59,10 @@ type Verdict struct {
 	// model's escalate request), so once allowed it runs outside the
 	// sandbox.
 	Outside bool
+	// ReadOnly: every command is a known read-only one (the list plan
+	// mode allows) and none writes its output to a file, so running it
+	// cannot change the workspace's files.
+	ReadOnly bool
 }
 
 // finding is the judgement of one simple command.

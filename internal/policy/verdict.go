@@ -34,6 +34,7 @@ func (c *checker) verdict() Verdict {
 		v.Matches = append(v.Matches, f.matches...)
 		v.Commands = append(v.Commands, f.argv)
 	}
+	v.ReadOnly = readOnly
 	worst := c.findings[top]
 	switch {
 	case worst.need == needDeny:

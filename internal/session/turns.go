@@ -18,6 +18,11 @@ const (
 	// rewinds the conversation: the projection drops the events from
 	// sequence n up to the marker itself.
 	RewindPrefix = "[rewind] from_sequence="
+	// UnchangedPrefix starts the notice "[snapshot] unchanged
+	// turn=<sequence>" appended at the end of a turn that ran nothing
+	// able to change the workspace's files, and so took no snapshot: the
+	// files before it are those before the next snapshot.
+	UnchangedPrefix = "[snapshot] unchanged turn="
 )
 
 // SnapshotMarker is the notice recording that snapshot id was taken
@@ -31,6 +36,13 @@ func SnapshotMarker(id string) string { return SnapshotPrefix + id }
 func SnapshotMarkerFor(id string, turn int) string {
 	return SnapshotPrefix + id + " turn=" + strconv.Itoa(turn)
 }
+
+// UnchangedMarkerFor is the notice recording that the turn whose prompt
+// is the user item at sequence turn changed no files (UnchangedPrefix).
+func UnchangedMarkerFor(turn int) string { return UnchangedPrefix + strconv.Itoa(turn) }
+
+// parseUnchanged returns the prompt sequence an unchanged marker names.
+func parseUnchanged(c string) (int, bool) { return parseSequence(c, UnchangedPrefix) }
 
 // RewindMarker is the notice that hides events from sequence from on.
 func RewindMarker(from int) string { return RewindPrefix + strconv.Itoa(from) }
@@ -57,8 +69,12 @@ func parseSnapshot(c string) (string, int, bool) {
 }
 
 // parseRewind returns the first hidden sequence of a rewind marker.
-func parseRewind(c string) (int, bool) {
-	rest, ok := strings.CutPrefix(c, RewindPrefix)
+func parseRewind(c string) (int, bool) { return parseSequence(c, RewindPrefix) }
+
+// parseSequence returns the sequence that follows prefix in c, written
+// canonically (no sign, no leading zero).
+func parseSequence(c, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(c, prefix)
 	if !ok {
 		return 0, false
 	}
@@ -82,6 +98,9 @@ type Turn struct {
 	// Snapshot is the id of the workspace snapshot taken before the turn,
 	// "" when none was recorded.
 	Snapshot string `json:"snapshot"`
+	// Unchanged: the turn ran nothing that could change the files, so it
+	// took no snapshot (UnchangedPrefix).
+	Unchanged bool `json:"unchanged,omitempty"`
 	// Prompt is the text of the prompt that started the turn.
 	Prompt string `json:"prompt"`
 }
@@ -97,7 +116,11 @@ func (s *Session) Turns() []Turn {
 	var named map[int]bool
 	for _, e := range s.Events {
 		if n, ok := e.Item.(*Notice); ok {
-			if _, turn, ok := parseSnapshot(n.Content); ok && turn > 0 {
+			turn, ok := parseUnchanged(n.Content)
+			if !ok {
+				_, turn, ok = parseSnapshot(n.Content)
+			}
+			if ok && turn > 0 {
 				if named == nil {
 					named = map[int]bool{}
 				}
@@ -123,6 +146,13 @@ func (s *Session) Turns() []Turn {
 				}
 			} else if ok {
 				snap, snapSeq = id, e.Sequence
+			} else if turn, ok := parseUnchanged(it.Content); ok {
+				for i := len(turns) - 1; i >= 0; i-- {
+					if turns[i].Sequence == turn {
+						turns[i].Unchanged = true
+						break
+					}
+				}
 			} else if _, ok := parseRewind(it.Content); ok {
 				open = false
 			}
@@ -186,6 +216,9 @@ func IsMarker(c string) bool {
 		return true
 	}
 	if _, _, ok := parseFork(c); ok {
+		return true
+	}
+	if _, ok := parseUnchanged(c); ok {
 		return true
 	}
 	_, ok := ParseApproval(c)

@@ -299,6 +299,8 @@ func timeline(s *session.Session) []row {
 				r.Kind, r.What = "rewind", "later events hidden"
 				if strings.HasPrefix(it.Content, session.SnapshotPrefix) {
 					r.Kind, r.What = "snapshot", "workspace snapshot"
+				} else if strings.HasPrefix(it.Content, session.UnchangedPrefix) {
+					r.Kind, r.What = "snapshot", "no snapshot: the turn changed no files"
 				}
 			}
 		case *session.Summary:

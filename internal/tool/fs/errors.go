@@ -8,9 +8,6 @@ import (
 	"github.com/openseek/openseek/internal/beneath"
 )
 
-// newFileMode is the mode of a file write creates.
-const newFileMode iofs.FileMode = 0o644
-
 // describeErr shortens the common file-system errors to what the model
 // needs; others keep their text.
 func describeErr(err error) string {
