@@ -59,6 +59,10 @@ type Verdict struct {
 	// model's escalate request), so once allowed it runs outside the
 	// sandbox.
 	Outside bool
+	// Destructive says what the first destructive command of the script
+	// destroys ("`rm -rf src` deletes recursively"), "" when none: the
+	// guard takes a snapshot before such a command runs.
+	Destructive string
 }
 
 // finding is the judgement of one simple command.
@@ -72,6 +76,8 @@ type finding struct {
 	// outside says why the command needs more than the sandbox gives
 	// (auto mode only): the network, or a write outside the workspace.
 	outside string
+	// destroys says what a destructive command destroys (destructive.go).
+	destroys string
 }
 
 // maxDepth bounds nesting of bash -c, eval, find -exec and the like.
@@ -81,10 +87,22 @@ const maxDepth = 8
 // command in it — in pipelines, lists, subshells, $(…), `…`, <(…),
 // functions, bash -c '…', eval, find -exec, xargs — is judged, and the
 // strictest judgement wins.
-func (p *Policy) CheckCommand(script string) Verdict {
-	c := &checker{p: p}
+func (p *Policy) CheckCommand(script string) Verdict { return p.CheckCommandIn("", script) }
+
+// CheckCommandIn is CheckCommand for a script that starts in dir (""
+// the workspace root): the targets of destructive commands are judged
+// from there.
+func (p *Policy) CheckCommandIn(dir, script string) Verdict {
+	c := p.checker(dir)
 	c.script(script, 0)
 	return c.verdict()
+}
+
+func (p *Policy) checker(dir string) *checker {
+	if dir == "" {
+		dir = p.Workspace
+	}
+	return &checker{p: p, dir: dir}
 }
 
 // CheckEscalation judges a script the model asks to run outside the
@@ -92,7 +110,13 @@ func (p *Policy) CheckCommand(script string) Verdict {
 // mode ask, always grants it, never and plan refuse it, and the script's
 // own commands are judged as by CheckCommand (a deny rule still wins).
 func (p *Policy) CheckEscalation(script, why string) Verdict {
-	c := &checker{p: p, escalate: true, why: why}
+	return p.CheckEscalationIn("", script, why)
+}
+
+// CheckEscalationIn is CheckEscalation for a script that starts in dir.
+func (p *Policy) CheckEscalationIn(dir, script, why string) Verdict {
+	c := p.checker(dir)
+	c.escalate, c.why = true, why
 	c.script(script, 0)
 	return c.verdict()
 }
@@ -102,6 +126,9 @@ type checker struct {
 	findings []finding
 	escalate bool   // the model asks to leave the sandbox
 	why      string // and says why
+	// dir is where the next command runs, followed through cd; "" once
+	// it is only known at run time.
+	dir string
 }
 
 // script parses and walks a script (the top level, or the text of a
