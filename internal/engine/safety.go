@@ -71,6 +71,9 @@ func (e *Engine) setupSafety() error {
 		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && e.sandboxPolicy.Network}
 	pol.Pin() // now, before any command of the session can rename a protected directory
 	guard := &policy.Guard{Policy: pol}
+	if getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") != "off" {
+		guard.Snapshot = e.commandSnapshot
+	}
 	if mode.Asks() {
 		e.broker = policy.NewBroker(e.recordApproval)
 		guard.Broker = e.broker

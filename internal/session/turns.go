@@ -18,6 +18,11 @@ const (
 	// rewinds the conversation: the projection drops the events from
 	// sequence n up to the marker itself.
 	RewindPrefix = "[rewind] from_sequence="
+	// CommandSnapshotPrefix starts the notice
+	// "[snapshot] before_command commit=<id>": the snapshot taken just
+	// before a destructive command (rm -r, git clean, …) ran, which
+	// `openseek rewind --snapshot <id>` restores. It starts no turn.
+	CommandSnapshotPrefix = "[snapshot] before_command commit="
 )
 
 // SnapshotMarker is the notice recording that snapshot id was taken
@@ -183,6 +188,9 @@ func IsMarker(c string) bool {
 		return true
 	}
 	if _, ok := parseRewind(c); ok {
+		return true
+	}
+	if strings.HasPrefix(c, CommandSnapshotPrefix) {
 		return true
 	}
 	_, ok := ParseApproval(c)
