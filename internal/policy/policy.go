@@ -7,6 +7,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/openseek/openseek/internal/beneath"
+	"github.com/openseek/openseek/internal/secretfile"
 )
 
 // Policy is the permission policy of one session: the approval mode, the
@@ -33,6 +34,9 @@ type Policy struct {
 	// Network: the sandbox lets commands reach the network, so auto mode
 	// need not ask about the programs that use it.
 	Network bool
+	// Secrets say which files hold secrets: the file tools neither read
+	// nor write them (CheckRead, CheckWrite). nil checks none.
+	Secrets *secretfile.Rules
 }
 
 // Match is a rule that matched a command.
