@@ -28,6 +28,22 @@ func maskSecrets(p Policy) error {
 	if p.Secrets == nil {
 		return nil
 	}
+	for _, path := range secretPaths(p) {
+		if err := unix.Mount("/dev/null", path, "", unix.MS_BIND, ""); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue // gone since the walk
+			}
+			return fmt.Errorf("hide the secret file %s: %w", path, err)
+		}
+		if err := readOnly(path); err != nil {
+			return fmt.Errorf("hide the secret file %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// secretPaths are the files maskSecrets hides.
+func secretPaths(p Policy) []string {
 	var paths []string
 	_ = filepath.WalkDir(p.Workspace, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -43,6 +59,9 @@ func maskSecrets(p Policy) error {
 			return nil
 		}
 		if !d.Type().IsRegular() {
+			return nil
+		}
+		if secret, token := secretfile.Named(d.Name()); !secret && !token {
 			return nil
 		}
 		rel, _ := filepath.Rel(p.Workspace, path)
@@ -68,18 +87,7 @@ func maskSecrets(p Policy) error {
 			}
 		}
 	}
-	for _, path := range paths {
-		if err := unix.Mount("/dev/null", path, "", unix.MS_BIND, ""); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				continue // gone since the walk
-			}
-			return fmt.Errorf("hide the secret file %s: %w", path, err)
-		}
-		if err := readOnly(path); err != nil {
-			return fmt.Errorf("hide the secret file %s: %w", path, err)
-		}
-	}
-	return nil
+	return paths
 }
 
 // regular reports whether path is a regular file (not following a link).
