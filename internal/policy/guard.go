@@ -106,15 +106,27 @@ func (g *Guard) snapshot(ctx context.Context, v Verdict) error {
 
 // Write decides whether tool may write the resolved absolute path: nil
 // means go ahead. Writes are never asked about: they are allowed, or
-// refused with a *Refusal (protected path, plan mode).
+// refused with a *Refusal (protected path, a secret file, plan mode).
 func (g *Guard) Write(ctx context.Context, tool, path string) error {
+	return g.file(ctx, tool, path, (*Policy).CheckWrite)
+}
+
+// Read decides whether tool may read the resolved absolute path: nil
+// means go ahead, a *Refusal names the secret file and what the user can
+// do.
+func (g *Guard) Read(ctx context.Context, tool, path string) error {
+	return g.file(ctx, tool, path, (*Policy).CheckRead)
+}
+
+// file applies a file check of the policy for tool.
+func (g *Guard) file(ctx context.Context, tool, path string, check func(*Policy, string) Verdict) error {
 	if g == nil || g.Policy == nil {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	v := g.Policy.CheckWrite(path)
+	v := check(g.Policy, path)
 	if v.Decision == Allow {
 		return nil
 	}

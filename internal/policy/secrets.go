@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 
@@ -40,21 +39,4 @@ func (p *Policy) CheckRead(path string) Verdict {
 		return Verdict{Decision: Deny, Reason: why}
 	}
 	return Verdict{Reason: "readable"}
-}
-
-// Read decides whether tool may read the resolved absolute path: nil
-// means go ahead, a *Refusal names the secret file and what the user can
-// do.
-func (g *Guard) Read(ctx context.Context, tool, path string) error {
-	if g == nil || g.Policy == nil {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	v := g.Policy.CheckRead(path)
-	if v.Decision == Allow {
-		return nil
-	}
-	return &Refusal{Verdict: v, Text: fmt.Sprintf("refused (%s): %s", tool, v.Reason)}
 }
