@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
@@ -187,7 +191,67 @@ func TestScriptShellIsGuarded(t *testing.T) {
 	}
 }
 
+// TestAutoModeRefusesDestructiveOutside: in auto mode (`serve`, the
+// interactive faces' default) a destructive command that reaches outside
+// the workspace is refused, not asked about; one inside runs unasked in
+// the sandbox.
+func TestAutoModeRefusesDestructiveOutside(t *testing.T) {
+	ws, other := guardWorkspace(t)
+	home := t.TempDir()
+	writeTree(t, home, map[string]string{"keep.txt": "keep\n"})
+	srv := llmtest.NewServer(t, llmtest.Calls(
+		llmtest.Call{ID: "home", Name: "shell", Args: `{"cmd":"rm -rf \"$HOME\""}`},
+		llmtest.Call{ID: "other", Name: "shell", Args: `{"cmd":"rm -rf ../other"}`},
+		llmtest.Call{ID: "src", Name: "shell", Args: `{"cmd":"rm -rf src"}`},
+	), llmtest.Text("done"))
+	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--approval", "auto", "serve")...)
+	cmd.Dir = ws
+	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	deadline := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	io.WriteString(stdin, `{"command":"prompt","content":"clean up"}`+"\n")
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<24)
+	results := map[string]string{}
+	for sc.Scan() {
+		ev, ok := protocol.ParseEvent(sc.Bytes())
+		if !ok {
+			continue
+		}
+		switch e := ev.(type) {
+		case protocol.ApprovalRequested:
+			t.Errorf("asked about %q: auto mode refuses it", e.Detail)
+			fmt.Fprintf(stdin, `{"command":"approval","id":%q,"allow":false}`+"\n", e.ID)
+		case protocol.ToolResult:
+			results[e.ToolCallID] = e.Content
+		}
+		if ev.EventName() == "agent_finished" {
+			break
+		}
+	}
+	stdin.Close()
+	cmd.Wait()
+	for id, why := range map[string]string{"home": "home directory", "other": "outside the workspace"} {
+		if c := results[id]; !strings.Contains(c, "refused") || !strings.Contains(c, why) {
+			t.Errorf("%s: %q", id, c)
+		}
+	}
+	if !exists(filepath.Join(home, "keep.txt")) || !exists(filepath.Join(other, "keep.txt")) {
+		t.Errorf("a refused command deleted files outside the workspace")
+	}
+	if exists(filepath.Join(ws, "src")) {
+		t.Errorf("rm -rf src did not run: %q", results["src"])
+	}
+}
+
 // TestGuardsAsOrdinaryUser runs the guard tests again as an ordinary user.
 func TestGuardsAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestDestructiveCommandsAreGuarded|TestFullAccessRunsDestructiveCommands|TestScriptShellIsGuarded)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestDestructiveCommandsAreGuarded|TestFullAccessRunsDestructiveCommands|TestScriptShellIsGuarded|TestAutoModeRefusesDestructiveOutside)$")
 }
