@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -111,7 +112,7 @@ func (c *checker) git(argv []arg) (what, outside string, ok bool) {
 			return "deletes untracked files (git clean)", worktree(), true
 		}
 	case "push":
-		force := hasFlag(opts, "f", "force", "force-with-lease", "force-if-includes", "mirror", "delete", "prune")
+		force := hasFlag(opts, "fd", "force", "force-with-lease", "force-if-includes", "mirror", "delete", "prune")
 		for _, o := range ops {
 			if o.static && (strings.HasPrefix(o.s, "+") || strings.HasPrefix(o.s, ":")) {
 				force = true
@@ -210,6 +211,16 @@ func (c *checker) outsideWorkspace(t arg) string {
 	glob := false
 	if i := strings.IndexAny(s, "*?[{"); i >= 0 {
 		glob = true
+		// A later .., or a pattern that matches .. (.* in older bash;
+		// only a pattern with a leading dot matches a dot name), climbs
+		// out of that directory.
+		j := strings.LastIndexByte(s[:i], '/') + 1
+		for _, comp := range strings.Split(s[j:], "/") {
+			dots, _ := path.Match(comp, "..")
+			if dots && strings.HasPrefix(comp, ".") || strings.Contains(comp, "{") && strings.Contains(comp, "..") {
+				return fmt.Sprintf("its target %s may expand to a parent directory, outside the workspace", t.s)
+			}
+		}
 		s = s[:i]
 		if j := strings.LastIndexByte(s, '/'); j >= 0 {
 			s = s[:j+1]

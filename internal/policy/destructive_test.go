@@ -26,6 +26,7 @@ func TestDestructiveCommands(t *testing.T) {
 		{"rm -rf src", false, ""},
 		{"rm -r -f ./src/sub", false, ""},
 		{"rm --recursive src/*", false, ""},
+		{"rm -rf src/*.o build/.cache*", false, ""},
 		{"cd src && rm -rf ../src/sub", false, ""},
 		{"git clean -fdx", false, ""},
 		{"git reset --hard HEAD~1", false, ""},
@@ -62,6 +63,10 @@ func TestDestructiveCommands(t *testing.T) {
 		{"git clean -fdx && cd / && git clean -fdx", true, "root directory"},
 		{"git push --force origin main", true, "remote"},
 		{"git push origin +main", true, "remote"},
+		{"git push -d origin old", true, "remote"},
+		{"rm -rf */../..", true, "parent directory"},
+		{"rm -rf .*", true, "parent directory"},
+		{"rm -rf src/{a,../../x}", true, "parent directory"},
 	}
 	for _, mode := range []Mode{ModeAuto, ModeNever, ModeAlways, ModeFullAccess} {
 		p := &Policy{Mode: mode, Workspace: ws, Sandboxed: mode != ModeFullAccess, Network: true}
