@@ -155,8 +155,22 @@ func (c *checker) add(f finding) { c.findings = append(c.findings, f) }
 // walk judges every command under n.
 func (c *checker) walk(n syntax.Node, depth int) {
 	stmtOf := map[*syntax.CallExpr]*syntax.Stmt{}
+	// A cd inside a subshell, $(…) or <(…) ends with it (c.dir).
+	var open []syntax.Node
+	var dirs []string
 	syntax.Walk(n, func(n syntax.Node) bool {
+		if n == nil { // the end of the last node opened
+			switch open[len(open)-1].(type) {
+			case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+				c.dir, dirs = dirs[len(dirs)-1], dirs[:len(dirs)-1]
+			}
+			open = open[:len(open)-1]
+			return true
+		}
+		open = append(open, n)
 		switch n := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+			dirs = append(dirs, c.dir)
 		case *syntax.Stmt:
 			if call, ok := n.Cmd.(*syntax.CallExpr); ok {
 				stmtOf[call] = n
