@@ -112,10 +112,13 @@ func TestDestructiveCommandsAreGuarded(t *testing.T) {
 			if b, err := os.ReadFile(filepath.Join(ws, "src/new.go")); err != nil || string(b) != "package main // untracked\n" || !exists(filepath.Join(ws, "notes.txt")) {
 				t.Errorf("rewind to before git clean did not restore the untracked files: %v", err)
 			}
-			// The session log records both, as markers the model never sees.
-			log, _ := os.ReadFile(filepath.Join(ws, ".openseek/sessions/g1/openseek_session-g1.jsonl"))
-			if n := strings.Count(string(log), "[snapshot] before_command commit="); n != 2 {
-				t.Errorf("the session log records %d command snapshots, want 2", n)
+			// The session log records both (markers the model never sees):
+			// rewind --list shows them under their turn.
+			rl := openseek(t, ws, "", env, "rewind", "--list")
+			for _, want := range []string{"snapshot " + snaps[0][:12], "before `git clean -fdx` deletes untracked files", "rewind --snapshot " + snaps[1]} {
+				if !strings.Contains(rl.stdout, want) {
+					t.Errorf("rewind --list lacks %q:\n%s%s", want, rl.stdout, rl.stderr)
+				}
 			}
 		})
 	}

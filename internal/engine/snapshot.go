@@ -82,7 +82,7 @@ func (e *Engine) commandSnapshot(ctx context.Context, what string) error {
 		return err
 	}
 	if e.writer != nil {
-		if _, err := e.log.Append(&session.Notice{Content: session.CommandSnapshotPrefix + id}); err != nil {
+		if _, err := e.log.Append(&session.Notice{Content: session.CommandSnapshotMarker(id, what)}); err != nil {
 			return err
 		}
 	}

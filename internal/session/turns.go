@@ -19,11 +19,36 @@ const (
 	// sequence n up to the marker itself.
 	RewindPrefix = "[rewind] from_sequence="
 	// CommandSnapshotPrefix starts the notice
-	// "[snapshot] before_command commit=<id>": the snapshot taken just
-	// before a destructive command (rm -r, git clean, …) ran, which
-	// `openseek rewind --snapshot <id>` restores. It starts no turn.
+	// "[snapshot] before_command commit=<id> <what>": the snapshot taken
+	// just before a destructive command (rm -r, git clean, …) ran, which
+	// `openseek rewind --snapshot <id>` restores. It starts no turn; it
+	// belongs to the turn it is in (Turn.Commands).
 	CommandSnapshotPrefix = "[snapshot] before_command commit="
 )
+
+// CommandSnapshotMarker is the notice recording that snapshot id was
+// taken before a destructive command; what says what the command
+// destroys, on one line.
+func CommandSnapshotMarker(id, what string) string {
+	return CommandSnapshotPrefix + id + " " + strings.Join(strings.Fields(what), " ")
+}
+
+func parseCommandSnapshot(c string) (id, what string, ok bool) {
+	rest, ok := strings.CutPrefix(c, CommandSnapshotPrefix)
+	if !ok {
+		return "", "", false
+	}
+	id, what, _ = strings.Cut(rest, " ")
+	return id, what, id != "" && !strings.Contains(id, "\n")
+}
+
+// CommandSnapshot is a snapshot taken within a turn, just before a
+// destructive command ran.
+type CommandSnapshot struct {
+	Snapshot string `json:"snapshot"`
+	Sequence int    `json:"sequence"` // of its marker
+	What     string `json:"what"`     // the command and what it destroys
+}
 
 // SnapshotMarker is the notice recording that snapshot id was taken
 // before the turn whose prompt follows.
@@ -89,6 +114,9 @@ type Turn struct {
 	Snapshot string `json:"snapshot"`
 	// Prompt is the text of the prompt that started the turn.
 	Prompt string `json:"prompt"`
+	// Commands are the snapshots taken before the turn's destructive
+	// commands, in order.
+	Commands []CommandSnapshot `json:"commands,omitempty"`
 }
 
 // Turns lists the session's turns. A turn starts with a user item that
@@ -128,6 +156,9 @@ func (s *Session) Turns() []Turn {
 				}
 			} else if ok {
 				snap, snapSeq = id, e.Sequence
+			} else if id, what, ok := parseCommandSnapshot(it.Content); ok && len(turns) > 0 {
+				t := &turns[len(turns)-1]
+				t.Commands = append(t.Commands, CommandSnapshot{Snapshot: id, Sequence: e.Sequence, What: what})
 			} else if _, ok := parseRewind(it.Content); ok {
 				open = false
 			}
@@ -190,7 +221,7 @@ func IsMarker(c string) bool {
 	if _, ok := parseRewind(c); ok {
 		return true
 	}
-	if strings.HasPrefix(c, CommandSnapshotPrefix) {
+	if _, _, ok := parseCommandSnapshot(c); ok {
 		return true
 	}
 	_, ok := ParseApproval(c)
