@@ -18,13 +18,15 @@ import (
 )
 
 // guardWorkspace is a git repository with committed and untracked files
-// at base/ws, beside base/other (a directory a command must not reach).
-func guardWorkspace(t *testing.T) (ws, other string) {
+// at base/ws, beside base/other (a directory a command must not reach),
+// and a throwaway home directory (HOME for the run) holding keep.txt.
+func guardWorkspace(t *testing.T) (ws, other, home string) {
 	t.Helper()
 	base := t.TempDir()
-	ws, other = filepath.Join(base, "ws"), filepath.Join(base, "other")
+	ws, other, home = filepath.Join(base, "ws"), filepath.Join(base, "other"), t.TempDir()
 	writeTree(t, ws, map[string]string{"src/main.go": "package main\n", "src/lib/lib.go": "package lib\n"})
 	writeTree(t, other, map[string]string{"keep.txt": "keep\n"})
+	writeTree(t, home, map[string]string{"keep.txt": "keep\n"})
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
 		cmd.Dir = ws
@@ -36,7 +38,7 @@ func guardWorkspace(t *testing.T) (ws, other string) {
 	git("add", "src")
 	git("commit", "-q", "-m", "init")
 	writeTree(t, ws, map[string]string{"notes.txt": "untracked\n", "src/new.go": "package main // untracked\n"})
-	return ws, other
+	return ws, other, home
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -50,9 +52,7 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 func TestDestructiveCommandsAreGuarded(t *testing.T) {
 	for _, mode := range []string{"never", "always"} {
 		t.Run(mode, func(t *testing.T) {
-			ws, other := guardWorkspace(t)
-			home := t.TempDir()
-			writeTree(t, home, map[string]string{"keep.txt": "keep\n"})
+			ws, other, home := guardWorkspace(t)
 			env := []string{"HOME=" + home}
 			srv := llmtest.NewServer(t, llmtest.Calls(
 				llmtest.Call{ID: "clean", Name: "shell", Args: `{"cmd":"git clean -fdx"}`},
@@ -128,9 +128,7 @@ func TestDestructiveCommandsAreGuarded(t *testing.T) {
 // that reaches outside the workspace runs (HOME is a throwaway directory
 // here), after a snapshot.
 func TestFullAccessRunsDestructiveCommands(t *testing.T) {
-	ws, other := guardWorkspace(t)
-	home := t.TempDir()
-	writeTree(t, home, map[string]string{"keep.txt": "keep\n"})
+	ws, other, home := guardWorkspace(t)
 	srv := llmtest.NewServer(t, llmtest.Calls(
 		llmtest.Call{ID: "other", Name: "shell", Args: `{"cmd":"rm -rf ../other"}`},
 		llmtest.Call{ID: "home", Name: "shell", Args: `{"cmd":"rm -rf \"$HOME\""}`},
@@ -164,11 +162,11 @@ func TestFullAccessRunsDestructiveCommands(t *testing.T) {
 // TestScriptShellIsGuarded: a script's shell(...) calls get the same
 // guard — a snapshot before rm -rf src, a refusal for rm -rf ../other.
 func TestScriptShellIsGuarded(t *testing.T) {
-	ws, other := guardWorkspace(t)
+	ws, other, home := guardWorkspace(t)
 	code := "print(shell(cmd='rm -rf ../other', check=False))\n" +
 		"print(shell(cmd='rm -rf src'))\n"
 	srv := llmtest.NewServer(t, scriptTurn("s1", code), llmtest.Text("done"))
-	env := []string{"HOME=" + t.TempDir()} // the snapshots live there
+	env := []string{"HOME=" + home} // the snapshots live there
 	r := openseek(t, ws, "", env, append(modelArgs(srv), "run", "clean")...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
@@ -199,35 +197,14 @@ func TestScriptShellIsGuarded(t *testing.T) {
 // the workspace is refused, not asked about; one inside runs unasked in
 // the sandbox.
 func TestAutoModeRefusesDestructiveOutside(t *testing.T) {
-	ws, other := guardWorkspace(t)
-	home := t.TempDir()
-	writeTree(t, home, map[string]string{"keep.txt": "keep\n"})
+	ws, other, home := guardWorkspace(t)
 	srv := llmtest.NewServer(t, llmtest.Calls(
 		llmtest.Call{ID: "home", Name: "shell", Args: `{"cmd":"rm -rf \"$HOME\""}`},
 		llmtest.Call{ID: "other", Name: "shell", Args: `{"cmd":"rm -rf ../other"}`},
 		llmtest.Call{ID: "src", Name: "shell", Args: `{"cmd":"rm -rf src"}`},
 	), llmtest.Text("done"))
-	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--approval", "auto", "serve")...)
-	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	deadline := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer deadline.Stop()
-	io.WriteString(stdin, `{"command":"prompt","content":"clean up"}`+"\n")
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<24)
 	results := map[string]string{}
-	for sc.Scan() {
-		ev, ok := protocol.ParseEvent(sc.Bytes())
-		if !ok {
-			continue
-		}
+	serveTurn(t, ws, []string{"HOME=" + home}, append(modelArgs(srv), "--approval", "auto"), func(ev protocol.Event, stdin io.Writer) {
 		switch e := ev.(type) {
 		case protocol.ApprovalRequested:
 			t.Errorf("asked about %q: auto mode refuses it", e.Detail)
@@ -235,12 +212,7 @@ func TestAutoModeRefusesDestructiveOutside(t *testing.T) {
 		case protocol.ToolResult:
 			results[e.ToolCallID] = e.Content
 		}
-		if ev.EventName() == "agent_finished" {
-			break
-		}
-	}
-	stdin.Close()
-	cmd.Wait()
+	}, `{"command":"prompt","content":"clean up"}`)
 	for id, why := range map[string]string{"home": "home directory", "other": "outside the workspace"} {
 		if c := results[id]; !strings.Contains(c, "refused") || !strings.Contains(c, why) {
 			t.Errorf("%s: %q", id, c)
@@ -257,4 +229,41 @@ func TestAutoModeRefusesDestructiveOutside(t *testing.T) {
 // TestGuardsAsOrdinaryUser runs the guard tests again as an ordinary user.
 func TestGuardsAsOrdinaryUser(t *testing.T) {
 	sandboxtest.AsOrdinaryUser(t, "^(TestDestructiveCommandsAreGuarded|TestFullAccessRunsDestructiveCommands|TestScriptShellIsGuarded|TestAutoModeRefusesDestructiveOutside)$")
+}
+
+// serveTurn runs `openseek serve` (args before "serve") in dir with env,
+// writes lines to it, and hands every event to on — which may answer on
+// the engine's stdin — until the turn has finished.
+func serveTurn(t *testing.T, dir string, env, args []string, on func(ev protocol.Event, stdin io.Writer), lines ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append(args, "serve")...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// A hung engine is killed, which ends the scan below.
+	deadline := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	for _, l := range lines {
+		io.WriteString(stdin, l+"\n")
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		ev, ok := protocol.ParseEvent(sc.Bytes())
+		if !ok {
+			continue
+		}
+		on(ev, stdin)
+		if ev.EventName() == "agent_finished" {
+			break
+		}
+	}
+	stdin.Close()
+	cmd.Wait()
 }
