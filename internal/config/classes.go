@@ -63,6 +63,7 @@ func Keys() []Key {
 		{"models.*.price", OnceTrusted, "what [budget] max_cost counts; a repository could make every request look free"},
 		{"profiles.*.candidates", Anywhere, "names configured models only"},
 		{"budget.max_cost", OnceTrusted, "how much a session may spend"},
+		{"files.allow_secrets", UserOnly, "lets the model read secret files (.env, keys, credentials); a repository could hand its owner your credentials"},
 		{"fleet.nats", OnceTrusted, "where tasks and their prompts are sent"},
 		{"rules.pattern", Anywhere, "allow rules count only once trusted (ask and deny always): see [[rules]]"},
 		{"rules.decision", Anywhere, "allow rules count only once trusted (ask and deny always): see [[rules]]"},

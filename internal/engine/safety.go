@@ -15,6 +15,7 @@ import (
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/secretfile"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/trust"
 	"github.com/openseek/openseek/protocol"
@@ -68,12 +69,19 @@ func (e *Engine) setupSafety() error {
 	if err != nil {
 		return err
 	}
+	secrets, err := e.secretFiles()
+	if err != nil {
+		return err
+	}
 	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles(),
 		// With an allowlist the sandbox's proxy decides, so commands
 		// that use the network are not asked about (and run outside).
-		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && (e.sandboxPolicy.Network || e.netProxy != nil)}
+		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && (e.sandboxPolicy.Network || e.netProxy != nil), Secrets: secrets}
 	pol.Pin() // now, before any command of the session can rename a protected directory
 	guard := &policy.Guard{Policy: pol}
+	if getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") != "off" {
+		guard.Snapshot = e.commandSnapshot
+	}
 	if mode.Asks() {
 		e.broker = policy.NewBroker(e.recordApproval)
 		guard.Broker = e.broker
@@ -127,6 +135,9 @@ func (e *Engine) startSandbox() error {
 		}
 	}
 	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
+	if sp.Secrets, err = e.secretFiles(); err != nil {
+		return err
+	}
 	// The session's own sandbox helper: its commands share a private
 	// /tmp that no other session of this process sees; Close ends it.
 	sp.Session = rand.Text()
@@ -371,6 +382,35 @@ type sandboxConfig struct {
 	Network       networkSetting `toml:"network"`
 	WritableRoots []string       `toml:"writable_roots"`
 	AllowEnv      []string       `toml:"allow_env"`
+}
+
+// filesConfig is the [files] table of the user's config file:
+//
+//	[files]
+//	allow_secrets = ["config/dev.env", "certs/*.pem"]  # secret files the model may use
+//
+// Only the user's own file may allow secret files (config.Keys: a
+// repository's config could otherwise hand its owner the credentials of
+// whoever runs the agent there, trusted or not).
+type filesConfig struct {
+	AllowSecrets []string `toml:"allow_secrets"`
+}
+
+// secretFiles are the session's secret-file rules (package secretfile).
+func (e *Engine) secretFiles() (*secretfile.Rules, error) {
+	cfg, err := e.config()
+	if err != nil {
+		return nil, err
+	}
+	var fc filesConfig
+	if err := cfg.Section("files", &fc); err != nil {
+		return nil, err
+	}
+	r := &secretfile.Rules{Allow: fc.AllowSecrets}
+	if p, ok := r.Validate(); !ok {
+		return nil, fmt.Errorf("%s: files.allow_secrets: %q is not a pattern relative to the workspace", e.configFiles()[0], p)
+	}
+	return r, nil
 }
 
 func (e *Engine) sandboxConfig() (sandboxConfig, error) {

@@ -155,6 +155,24 @@ func (e *Engine) cannotWrite(calls []chat.ToolCall) bool {
 	return true
 }
 
+// commandSnapshot snapshots the workspace just before a destructive
+// command runs (policy.Guard.Snapshot), records its id in the session log
+// (session.CommandSnapshotPrefix, a marker the model never sees) and tells
+// the user how to undo the command.
+func (e *Engine) commandSnapshot(ctx context.Context, what string) error {
+	id, err := takeSnapshot(ctx, e.opts.Home, e.opts.Dir, e.root)
+	if err != nil {
+		return err
+	}
+	if e.writer != nil {
+		if _, err := e.log.Append(&session.Notice{Content: session.CommandSnapshotMarker(id, what)}); err != nil {
+			return err
+		}
+	}
+	e.opts.Emit(protocol.BackgroundNotice{Content: fmt.Sprintf("[snapshot] before %s: `openseek rewind --snapshot %s` puts the files back", what, id)})
+	return nil
+}
+
 // setGate gives the next turn its gate (Agent.SetGate): the sandbox's
 // first build, if New did not wait for it, then snap, if any, which
 // reports whether it is done (see Agent.Gate). It returns the function to

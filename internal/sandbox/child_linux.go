@@ -98,6 +98,10 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 			return err
 		}
 	}
+	// Before privateTmp, whose copy of a workspace in /tmp carries them.
+	if err := maskSecrets(pol); err != nil {
+		return err
+	}
 	if err := privateProc(); err != nil {
 		return err
 	}

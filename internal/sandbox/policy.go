@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/openseek/openseek/internal/secretfile"
 )
 
 // Policy is what a sandboxed command may do. Paths are absolute.
@@ -52,6 +54,11 @@ type Policy struct {
 	// is there for the next. Commands of different sessions never share
 	// one. [Policy.Release] ends the session's helper and its /tmp.
 	Session string `json:"session,omitempty"`
+	// Secrets, when set, hides the secret files (package secretfile) of
+	// the workspace and the usual ones of the user's home from commands:
+	// each reads as empty and cannot be written. Files created after the
+	// sandbox started are not hidden.
+	Secrets *secretfile.Rules `json:"secrets,omitempty"`
 }
 
 // DefaultPolicy is the policy for a workspace: write in the workspace,

@@ -23,7 +23,37 @@ const (
 	// able to change the workspace's files, and so took no snapshot: the
 	// files before it are those before the next snapshot.
 	UnchangedPrefix = "[snapshot] unchanged turn="
+	// CommandSnapshotPrefix starts the notice
+	// "[snapshot] before_command commit=<id> <what>": the snapshot taken
+	// just before a destructive command (rm -r, git clean, …) ran, which
+	// `openseek rewind --snapshot <id>` restores. It starts no turn; it
+	// belongs to the turn it is in (Turn.Commands).
+	CommandSnapshotPrefix = "[snapshot] before_command commit="
 )
+
+// CommandSnapshotMarker is the notice recording that snapshot id was
+// taken before a destructive command; what says what the command
+// destroys, on one line.
+func CommandSnapshotMarker(id, what string) string {
+	return CommandSnapshotPrefix + id + " " + strings.Join(strings.Fields(what), " ")
+}
+
+func parseCommandSnapshot(c string) (id, what string, ok bool) {
+	rest, ok := strings.CutPrefix(c, CommandSnapshotPrefix)
+	if !ok {
+		return "", "", false
+	}
+	id, what, _ = strings.Cut(rest, " ")
+	return id, what, id != "" && !strings.Contains(id, "\n")
+}
+
+// CommandSnapshot is a snapshot taken within a turn, just before a
+// destructive command ran.
+type CommandSnapshot struct {
+	Snapshot string `json:"snapshot"`
+	Sequence int    `json:"sequence"` // of its marker
+	What     string `json:"what"`     // the command and what it destroys
+}
 
 // SnapshotMarker is the notice recording that snapshot id was taken
 // before the turn whose prompt follows.
@@ -103,6 +133,9 @@ type Turn struct {
 	Unchanged bool `json:"unchanged,omitempty"`
 	// Prompt is the text of the prompt that started the turn.
 	Prompt string `json:"prompt"`
+	// Commands are the snapshots taken before the turn's destructive
+	// commands, in order.
+	Commands []CommandSnapshot `json:"commands,omitempty"`
 }
 
 // Turns lists the session's turns. A turn starts with a user item that
@@ -153,6 +186,9 @@ func (s *Session) Turns() []Turn {
 						break
 					}
 				}
+			} else if id, what, ok := parseCommandSnapshot(it.Content); ok && len(turns) > 0 {
+				t := &turns[len(turns)-1]
+				t.Commands = append(t.Commands, CommandSnapshot{Snapshot: id, Sequence: e.Sequence, What: what})
 			} else if _, ok := parseRewind(it.Content); ok {
 				open = false
 			}
@@ -219,6 +255,9 @@ func IsMarker(c string) bool {
 		return true
 	}
 	if _, ok := parseUnchanged(c); ok {
+		return true
+	}
+	if _, _, ok := parseCommandSnapshot(c); ok {
 		return true
 	}
 	_, ok := ParseApproval(c)

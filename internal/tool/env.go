@@ -31,6 +31,9 @@ type (
 	Guard interface {
 		// Write decides whether tool may write the resolved path.
 		Write(ctx context.Context, tool, path string) error
+		// Read decides whether tool may read the resolved path (secret
+		// files are refused unless the user's config allows them).
+		Read(ctx context.Context, tool, path string) error
 		// Avoided are the protected directories no write may enter,
 		// by device and inode (beneath.Open).
 		Avoided() beneath.Set
@@ -91,6 +94,15 @@ func (e *Env) CheckWrite(ctx context.Context, tool, path string) error {
 		return nil
 	}
 	return e.Guard.Write(ctx, tool, path)
+}
+
+// CheckRead asks the guard whether tool may read the resolved path; nil
+// (go ahead) when there is no guard.
+func (e *Env) CheckRead(ctx context.Context, tool, path string) error {
+	if e.Guard == nil {
+		return nil
+	}
+	return e.Guard.Read(ctx, tool, path)
 }
 
 // Avoided are the guard's protected directories (none without a guard).

@@ -29,13 +29,13 @@ func runtimeOf(env *tool.Env) jobRuntime {
 
 // commandGuard is the permission check judging a command (policy.Guard).
 type commandGuard interface {
-	Shell(ctx context.Context, tool, script string, esc policy.Escalation) (outside bool, err error)
+	ShellIn(ctx context.Context, tool, dir, script string, esc policy.Escalation) (outside bool, err error)
 }
 
-// checkCommand asks env's guard whether script may run, and whether
-// outside the sandbox. Without a guard everything runs; a guard that
+// checkCommand asks env's guard whether script, run from dir, may run,
+// and whether outside the sandbox. Without a guard everything runs; a guard that
 // cannot judge commands refuses them.
-func checkCommand(ctx context.Context, env *tool.Env, script string, esc policy.Escalation) (bool, error) {
+func checkCommand(ctx context.Context, env *tool.Env, dir, script string, esc policy.Escalation) (bool, error) {
 	if env.Guard == nil {
 		return false, nil
 	}
@@ -43,7 +43,7 @@ func checkCommand(ctx context.Context, env *tool.Env, script string, esc policy.
 	if !ok {
 		return false, errors.New("refused: the session's permission check cannot judge commands")
 	}
-	return g.Shell(ctx, "shell", script, esc)
+	return g.ShellIn(ctx, "shell", dir, script, esc)
 }
 
 // sandboxOf is the sandbox env's commands run in (nil: none); a sandbox

@@ -95,7 +95,7 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	}
 	// The permission check: a refusal (or a rejected approval) is an error
 	// result that tells the model why and what the user can do.
-	outside, err := checkCommand(ctx, env, a.Cmd, policy.Escalation{Requested: a.Escalate, Why: a.Justification})
+	outside, err := checkCommand(ctx, env, dir, a.Cmd, policy.Escalation{Requested: a.Escalate, Why: a.Justification})
 	if err != nil {
 		return fail("error: shell command %v", err)
 	}
