@@ -92,6 +92,7 @@ const httpDefaultAddr = "127.0.0.1:7878"
 type httpFlags struct {
 	addr        string
 	allowRemote bool
+	workspaces  []string
 }
 
 func (c *cli) serveHTTP(*cobra.Command, httpFlags, string, string) error {

@@ -26,7 +26,7 @@ func Standalone(w io.Writer, s *session.Session) error {
 	if err != nil {
 		return err
 	}
-	p := sessionPage{ReadOnly: true, ID: s.ID, Title: s.ID, Parent: parentOf(s.ID)}
+	p := sessionPage{chrome: chrome{ReadOnly: true}, ID: s.ID, Title: s.ID, Parent: parentOf(s.ID)}
 	p.fill(s)
 	p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
 	return t.Execute(w, struct {

@@ -10,8 +10,12 @@
 // itself with `Authorization: Bearer`. The event stream is read with
 // fetch for the same reason (an EventSource cannot send that header).
 //
-//   - "/" lists the workspace's sessions, newest first, with a button that
-//     starts a new one (POST /v1/sessions).
+//   - Every page has the sidebar: New session (POST /v1/sessions), a search
+//     over the sessions' titles, the sessions with the shown one and the
+//     running ones marked (the script refreshes the marks from GET
+//     /v1/sessions), and, when the server holds several workspaces
+//     (Options.Workspaces, each served under its Base), a picker.
+//   - "/" lists the workspace's sessions, newest first.
 //   - "/sessions/{id}" renders the session's history from its log (user
 //     prompts, answers, folded reasoning, tool calls as cards with their
 //     results and colored diffs), then follows the live turn on
@@ -39,6 +43,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/openseek/openseek/internal/engine"
@@ -50,6 +55,19 @@ import (
 // Options configure the pages.
 type Options struct {
 	ReadOnly bool // the session viewer: nothing that changes a session
+	// Base is the path prefix the pages (and their API) are served under
+	// when one server holds several workspaces ("" or "/w/1"): links and
+	// the script's requests start with it.
+	Base string
+	// Workspaces are all the workspaces the server holds, in order, for
+	// the sidebar's picker; fewer than two shows no picker.
+	Workspaces []Workspace
+}
+
+// Workspace is one workspace of the server, as the picker lists it.
+type Workspace struct {
+	Path string // the workspace directory
+	Base string // where its pages are served ("" for the first)
 }
 
 //go:embed templates/*.html
@@ -123,20 +141,49 @@ type listed struct {
 	Parent      string
 }
 
-type indexPage struct {
-	ReadOnly  bool
-	Warnings  []string
-	Workspace string
-	Sessions  []listed
+// chrome is what every page shows around its content: the workspace's
+// warnings and the sidebar (the workspace picker and its sessions).
+type chrome struct {
+	ReadOnly   bool
+	Warnings   []string // the workspace's (its sessions' streams start with them, before the page's head)
+	Base       string
+	Workspace  string
+	Workspaces []pick
+	Sessions   []listed // the sidebar's: the user's sessions, newest first, without sub-agents
+	Current    string   // the session the page shows, or ""
 }
 
-func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
+// pick is one workspace of the picker.
+type pick struct {
+	Workspace
+	Name    string // the directory's last element
+	Current bool
+}
+
+// chrome builds the frame of a page for session current ("" for none);
+// all are the workspace's sessions, newest first.
+func (a *app) chrome(all []listed, current string) chrome {
+	c := chrome{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), Base: a.o.Base, Workspace: a.host.Workspace(), Current: current}
+	if len(a.o.Workspaces) > 1 {
+		for _, ws := range a.o.Workspaces {
+			c.Workspaces = append(c.Workspaces, pick{Workspace: ws, Name: filepath.Base(ws.Path), Current: ws.Base == a.o.Base})
+		}
+	}
+	for _, l := range all {
+		if l.Parent == "" && !l.Review {
+			c.Sessions = append(c.Sessions, l)
+		}
+	}
+	return c
+}
+
+// listAll is the workspace's sessions as the pages list them.
+func (a *app) listAll() ([]listed, error) {
 	rows, err := a.host.SessionInfos()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		a.fail(w, http.StatusInternalServerError, "listing the sessions failed: "+err.Error())
-		return
+		return nil, err
 	}
-	p := indexPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), Workspace: a.host.Workspace()}
+	out := make([]listed, 0, len(rows))
 	for _, row := range rows {
 		l := listed{SessionInfo: row, Title: "(no prompt yet)", Parent: parentOf(row.ID)}
 		if row.Title != nil {
@@ -145,14 +192,27 @@ func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
 		if row.UpdatedAtMs != nil {
 			l.When = time.UnixMilli(*row.UpdatedAtMs).Local().Format(time.DateTime)
 		}
-		p.Sessions = append(p.Sessions, l)
+		out = append(out, l)
 	}
-	a.render(w, a.index, p)
+	return out, nil
+}
+
+type indexPage struct {
+	chrome
+	All []listed
+}
+
+func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
+	all, err := a.listAll()
+	if err != nil {
+		a.fail(w, http.StatusInternalServerError, "listing the sessions failed: "+err.Error())
+		return
+	}
+	a.render(w, a.index, indexPage{chrome: a.chrome(all, ""), All: all})
 }
 
 type sessionPage struct {
-	ReadOnly  bool
-	Warnings  []string // the workspace's (its sessions' streams start with them, before the page's head)
+	chrome
 	ID        string
 	Title     string
 	Since     int64 // the stream sequence the page was rendered at
@@ -178,7 +238,8 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	p := sessionPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), ID: id, Title: id, Parent: parentOf(id)}
+	all, _ := a.listAll() // a sidebar that cannot be listed is empty; the session still shows
+	p := sessionPage{chrome: a.chrome(all, id), ID: id, Title: id, Parent: parentOf(id)}
 	var s *session.Session
 	if open, ok := a.host.Get(id); ok {
 		// The head first, then the snapshot: an event in between is shown
@@ -199,12 +260,10 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 	p.fill(s)
 	if a.o.ReadOnly {
 		p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
-		if rows, err := a.host.SessionInfos(); err == nil {
-			for _, row := range rows {
-				if parentOf(row.ID) == id {
-					l := listed{SessionInfo: row, Title: cmp.Or(deref(row.Title), row.ID)}
-					p.Children = append(p.Children, l)
-				}
+		for _, l := range all {
+			if l.Parent == id {
+				l.Title = cmp.Or(deref(l.SessionInfo.Title), l.ID)
+				p.Children = append(p.Children, l)
 			}
 		}
 	}
@@ -237,7 +296,7 @@ func (a *app) fail(w http.ResponseWriter, status int, msg string) {
 	pageHeaders(w.Header())
 	w.WriteHeader(status)
 	a.index.ExecuteTemplate(w, "error", struct {
-		ReadOnly bool
-		Error    string
-	}{a.o.ReadOnly, msg})
+		ReadOnly    bool
+		Base, Error string
+	}{a.o.ReadOnly, a.o.Base, msg})
 }

@@ -82,6 +82,10 @@
   }
   const token = () => sessionStorage.getItem(TOKEN_KEY) || "";
 
+  // base is the path this workspace's pages and API are served under
+  // ("" unless the server holds several workspaces).
+  const base = () => document.body.dataset.base || "";
+
   // api is fetch with the token; no cookie is ever sent.
   function api(url, init = {}) {
     const headers = Object.assign({ Authorization: "Bearer " + token() }, init.headers || {});
@@ -252,6 +256,65 @@
   // clock is a time of day as the server renders it (15:04:05).
   const clock = (d = new Date()) => [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
 
+  // --- the sidebar: new, search, switch, the running ones marked ---
+  function sidebar() {
+    const nav = $("#nav");
+    if (!nav) return;
+    // A phone shows the conversation first; the list folds under its title.
+    if (matchMedia("(max-width: 760px)").matches) nav.open = false;
+    const search = $("#session-search");
+    const list = $("#session-nav");
+    const filter = () => {
+      const q = search.value.trim().toLowerCase();
+      let shown = 0;
+      for (const li of list.children) {
+        const hit = !q || li.textContent.toLowerCase().includes(q) || li.dataset.id.toLowerCase().includes(q);
+        li.hidden = !hit;
+        if (hit) shown++;
+      }
+      $("#no-match").hidden = shown > 0 || !q;
+    };
+    search.addEventListener("input", filter);
+    // The running marks follow the server (a GET changes nothing); a
+    // session started elsewhere joins the list.
+    const refresh = async () => {
+      if (document.hidden) return;
+      let rows;
+      try {
+        const res = await api(base() + "/v1/sessions");
+        if (!res.ok) return;
+        rows = await res.json();
+      } catch (_) { return; }
+      const current = $("#chat")?.dataset.session;
+      for (const r of rows.reverse()) {
+        if (r.review || /-sr-\d+$/.test(r.id)) continue;
+        let li = list.querySelector(`li[data-id="${CSS.escape(r.id)}"]`);
+        if (!li) {
+          li = el("li");
+          li.dataset.id = r.id;
+          const a = el("a");
+          a.href = base() + "/sessions/" + encodeURIComponent(r.id);
+          if (r.id === current) a.setAttribute("aria-current", "page");
+          const dot = el("span", "running", "●");
+          dot.title = "running";
+          dot.setAttribute("aria-label", "running");
+          a.append(el("span", "title", clip(r.title || "(no prompt yet)", 120)), dot);
+          li.append(a);
+          list.prepend(li);
+        } else if (r.title && $(".title", li).textContent === "(no prompt yet)") {
+          $(".title", li).textContent = clip(r.title.replace(/\s+/g, " ").trim(), 120);
+        }
+        li.classList.toggle("busy", !!r.busy);
+        $(".running", li).hidden = !r.busy;
+      }
+      filter();
+    };
+    setInterval(refresh, 3000);
+    document.addEventListener("visibilitychange", refresh);
+    nav.refresh = refresh;
+  }
+  const clip = (s, n) => s.length <= n ? s : s.slice(0, n - 1) + "…";
+
   // --- the session list ---
   function sessionsPage() {
     const btn = $("#new-session");
@@ -259,8 +322,8 @@
     btn.addEventListener("click", async () => {
       btn.disabled = true;
       try {
-        const made = await post("/v1/sessions", {});
-        location.assign("/sessions/" + encodeURIComponent(made.id));
+        const made = await post(base() + "/v1/sessions", {});
+        location.assign(base() + "/sessions/" + encodeURIComponent(made.id));
       } catch (e) {
         banner("Could not start a session: " + e.message, "error");
         btn.disabled = false;
@@ -272,7 +335,7 @@
   function chatPage(chat) {
     const id = chat.dataset.session;
     const log = $("#log");
-    const cmdURL = "/v1/sessions/" + encodeURIComponent(id) + "/commands";
+    const cmdURL = base() + "/v1/sessions/" + encodeURIComponent(id) + "/commands";
     const state = $("#state");
     const input = $("#prompt");
     const cancel = $("#cancel");
@@ -289,6 +352,7 @@
         state.classList.toggle("busy", b);
       }
       if (cancel) cancel.hidden = !b;
+      $("#nav")?.refresh?.();
       if (input) input.placeholder = b ? "Steer the running turn (Enter sends)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
     }
     const scroll = () => window.scrollTo(0, document.body.scrollHeight);
@@ -366,7 +430,6 @@
     // contentText is the text of protocol content: a string or parts.
     const contentText = (c) => typeof c === "string" ? c
       : Array.isArray(c) ? c.filter((p) => p && p.type === "text").map((p) => p.text).join("\n") : JSON.stringify(c);
-    const clip = (s, n) => s.length <= n ? s : s.slice(0, n - 1) + "…";
 
     function diffBlock(diff) {
       const pre = el("pre", "diff");
@@ -670,7 +733,7 @@
         if (w) banner(w, name.endsWith("error") || name.endsWith("failed") ? "error" : "warn");
       };
       let lost = false;
-      events("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since), {
+      events(base() + "/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since), {
         event: (name, data, seq) => {
           if (seq !== null) chat.dataset.seq = seq; // the newest event read (tests wait on it)
           const fn = on[name];
@@ -724,7 +787,7 @@
     else {
       // A session on disk is resumed by a POST (reading its stream changes
       // nothing), then followed from the start of its live window.
-      post("/v1/sessions", { id }).then(follow, (e) => banner("Could not resume the session: " + e.message, "error"));
+      post(base() + "/v1/sessions", { id }).then(follow, (e) => banner("Could not resume the session: " + e.message, "error"));
     }
   }
 
@@ -757,6 +820,7 @@
     document.title = doc.title;
     document.body.replaceWith(document.importNode(doc.body, true));
     banners();
+    sidebar();
     sessionsPage();
     const chat = $("#chat");
     if (chat) chatPage(chat);
@@ -781,6 +845,7 @@
     else {
       takeToken();
       banners();
+      sidebar();
       sessionsPage();
       const chat = $("#chat");
       if (chat) chatPage(chat);

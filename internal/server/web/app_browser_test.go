@@ -1,0 +1,121 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/llm/llmtest"
+)
+
+// evalBool evaluates js in the tab.
+func evalBool(t *testing.T, ctx context.Context, js string) bool {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// The sidebar beside the conversation: it lists the workspace's sessions
+// with the open one marked, search narrows it, a link switches to another
+// session, "New session" starts one that joins the list, and a session
+// whose turn runs (here: waiting for an approval) is marked running in a
+// page that shows another session.
+func TestBrowserSidebar(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a1", Name: "shell", Args: `{"cmd":"touch x"}`}),
+		llmtest.Text("done"),
+	)
+	h := newHost(t, srv, func(o *engine.Options) { o.Approval = "ask" })
+	seed(t, h, "diffdemo")
+	seed(t, h, "shelldemo")
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open a session", chromedp.Navigate(url+"/sessions/diffdemo#token="+testToken),
+		chromedp.WaitVisible(`#session-nav li[data-id="shelldemo"]`))
+	if cur := textOf(t, ctx, `#session-nav a[aria-current="page"]`); cur == "" || !evalBool(t, ctx, `document.querySelector('#session-nav a[aria-current="page"]').closest("li").dataset.id === "diffdemo"`) {
+		t.Errorf("the open session is not marked in the sidebar (%q)", cur)
+	}
+	shell := textOf(t, ctx, `#session-nav li[data-id="shelldemo"] .title`)
+	word := strings.Fields(shell)[0]
+	do(t, ctx, "search", chromedp.SendKeys("#session-search", word),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#session-nav li[data-id="diffdemo"]').hidden`))
+	if evalBool(t, ctx, `document.querySelector('#session-nav li[data-id="shelldemo"]').hidden`) {
+		t.Errorf("searching %q hides the session titled %q", word, shell)
+	}
+	do(t, ctx, "search for nothing", chromedp.SendKeys("#session-search", "zzz-no-such"), chromedp.WaitVisible("#no-match"))
+	do(t, ctx, "clear the search", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector("#session-search"); s.value = ""; s.dispatchEvent(new Event("input")); })()`),
+		chromedp.WaitVisible(`#session-nav li[data-id="diffdemo"]`))
+	do(t, ctx, "switch", chromedp.Click(`#session-nav li[data-id="shelldemo"] a`), chromedp.WaitVisible(`#chat[data-session="shelldemo"]`))
+	if !evalBool(t, ctx, `document.querySelector('#session-nav a[aria-current="page"]').closest("li").dataset.id === "shelldemo"`) {
+		t.Error("after switching, the sidebar does not mark the session shown")
+	}
+	startSession(t, ctx, "")
+	id := evalString(t, ctx, `document.querySelector("#chat").dataset.session`)
+	do(t, ctx, "the new session is listed", chromedp.WaitVisible(fmt.Sprintf(`#session-nav li[data-id=%q]`, id)))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "touch it"+kb.Enter))
+	if _, err := chromedp.Run(ctx, chromedp.WaitVisible(".card.approval button.approve")); err != nil {
+		t.Fatalf("no approval: %v %s", err, evalString(t, ctx, `document.querySelector("main").outerHTML`))
+	}
+
+	other := browser(t)
+	do(t, other, "another session's page", chromedp.Navigate(url+"/sessions/diffdemo#token="+testToken), chromedp.WaitVisible("#session-nav"))
+	if _, err := chromedp.Run(other, chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector('#session-nav li[data-id=%q]')?.classList.contains("busy")`, id), chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+		info, _ := h.SessionInfos()
+		t.Fatalf("the running session is not marked: %v; sidebar %s; sessions %+v", err, evalString(t, other, `document.querySelector("#session-nav").outerHTML`), info)
+	}
+	if evalBool(t, other, `!document.querySelector('#session-nav li[data-id="diffdemo"] .running').hidden`) {
+		t.Error("an idle session is marked running")
+	}
+	do(t, ctx, "approve", chromedp.Click(".card.approval button.approve"), chromedp.WaitVisible(".msg.turn-summary"))
+	do(t, other, "the mark goes when the turn ends",
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`!document.querySelector('#session-nav li[data-id=%q]').classList.contains("busy")`, id), chromedp.WithPollingInterval(100*time.Millisecond)))
+}
+
+// One server, two workspaces (serve --http --workspace): the picker lists
+// both, each workspace's sidebar lists its own sessions, and a session
+// started in the second lives in the second's directory.
+func TestBrowserTwoWorkspaces(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	h1, h2 := newHost(t, srv, nil), newHost(t, srv, nil)
+	seed(t, h1, "diffdemo")
+	seed(t, h2, "shelldemo")
+	picker := []Workspace{{Path: h1.Workspace()}, {Path: h2.Workspace(), Base: "/w/1"}}
+	mux := http.NewServeMux()
+	mux.Handle("/w/1/", http.StripPrefix("/w/1", apiServer(h2, Options{Base: "/w/1", Workspaces: picker})))
+	mux.Handle("/", apiServer(h1, Options{Workspaces: picker}))
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	ctx := browser(t)
+	do(t, ctx, "the first workspace", chromedp.Navigate(ts.URL+"/#token="+testToken), chromedp.WaitVisible(`#session-nav li[data-id="diffdemo"]`))
+	if n := evalString(t, ctx, `String(document.querySelectorAll("#workspaces a").length)`); n != "2" {
+		t.Fatalf("the picker lists %s workspaces", n)
+	}
+	do(t, ctx, "switch workspace", chromedp.Click(`#workspaces a[href="/w/1/"]`), chromedp.WaitVisible(`#session-nav li[data-id="shelldemo"]`))
+	if evalBool(t, ctx, `!!document.querySelector('#session-nav li[data-id="diffdemo"]')`) {
+		t.Error("the second workspace lists the first's session")
+	}
+	if !evalBool(t, ctx, `document.querySelector('#workspaces a[aria-current="page"]').getAttribute("href") === "/w/1/"`) {
+		t.Error("the picker does not mark the second workspace")
+	}
+	startSession(t, ctx, "")
+	id := evalString(t, ctx, `document.querySelector("#chat").dataset.session`)
+	if loc := evalString(t, ctx, `location.pathname`); loc != "/w/1/sessions/"+id {
+		t.Errorf("the new session's page is %s", loc)
+	}
+	if _, ok := h2.Get(id); !ok {
+		t.Errorf("session %s was not opened in the second workspace", id)
+	}
+	if _, ok := h1.Get(id); ok {
+		t.Errorf("session %s was opened in the first workspace", id)
+	}
+}
