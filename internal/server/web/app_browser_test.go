@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +119,80 @@ func TestBrowserTwoWorkspaces(t *testing.T) {
 	if _, ok := h1.Get(id); ok {
 		t.Errorf("session %s was opened in the first workspace", id)
 	}
+}
+
+// pageSizes are the screens every page is checked at: a desktop's and a
+// phone's (390 px, the width of a common phone).
+var pageSizes = []struct {
+	name string
+	w, h int64
+}{{"1280x900", 1280, 900}, {"390x844", 390, 844}}
+
+// fitsAndShoot checks, at each size, that nothing is wider than the
+// viewport (no sideways scrolling) and keeps a screenshot of what shows.
+func fitsAndShoot(t *testing.T, ctx context.Context, page, ready string) {
+	t.Helper()
+	for _, size := range pageSizes {
+		do(t, ctx, "resize", chromedp.EmulateViewport(size.w, size.h), chromedp.WaitVisible(ready))
+		wide, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.scrollingElement.scrollWidth`))
+		if err != nil || int64(wide) > size.w {
+			over := evalString(t, ctx, `[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > innerWidth + 1).slice(0, 5).map(e => e.tagName + "." + e.className).join(", ")`)
+			t.Errorf("%s: the %s page is %dpx wide (%v); too wide: %s", size.name, page, wide, err, over)
+		}
+		viewportShot(t, ctx, "app-"+page+"-"+size.name+".png")
+	}
+}
+
+// Every page of the app at a desktop's and a phone's width: the list, a
+// session with tool cards and a diff, the viewer.
+func TestBrowserAppScreens(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	seed(t, h, "shelldemo")
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible(".session-list"))
+	fitsAndShoot(t, ctx, "list", ".session-list")
+	do(t, ctx, "a session", chromedp.Navigate(url+"/sessions/diffdemo"), chromedp.WaitVisible("#log"))
+	fitsAndShoot(t, ctx, "session", "#log")
+	do(t, ctx, "a shell session", chromedp.Navigate(url+"/sessions/shelldemo"), chromedp.WaitVisible("#log"))
+	fitsAndShoot(t, ctx, "shell", "#log")
+	vurl := serve(t, h, Options{ReadOnly: true})
+	vctx := browser(t)
+	do(t, vctx, "the viewer", chromedp.Navigate(vurl+"/sessions/diffdemo#token="+testToken), chromedp.WaitVisible("#timeline"))
+	fitsAndShoot(t, vctx, "viewer", "#timeline")
+}
+
+// A tool call is a card folded to one line — tool, arguments, exit badge,
+// duration — that opens to its output; live and after a reload alike.
+func TestBrowserToolCardsFold(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "f1", Name: "shell", Args: `{"cmd":"echo folded-output; exit 4"}`}),
+		llmtest.Text("done"),
+	)
+	h := newHost(t, srv, nil)
+	url, ctx := browse(t, h, Options{})
+	startSession(t, ctx, url)
+	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "run it"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"), chromedp.WaitVisible("#tool-f1.done .exit"))
+	check := func(when string) {
+		if evalBool(t, ctx, `document.querySelector("#tool-f1").open`) {
+			t.Errorf("%s: the card is open", when)
+		}
+		head := textOf(t, ctx, "#tool-f1 > summary")
+		if !regexp.MustCompile(`^shell cmd: echo folded-output; exit 4 exit 4 \d+\.\ds$`).MatchString(strings.Join(strings.Fields(head), " ")) {
+			t.Errorf("%s: head line %q", when, head)
+		}
+		if h := evalString(t, ctx, `String(document.querySelector("#tool-f1 > summary").getBoundingClientRect().height)`); h == "" {
+			t.Errorf("%s: no head", when)
+		}
+		if !evalBool(t, ctx, `!document.querySelector("#tool-f1 pre.result").checkVisibility()`) {
+			t.Errorf("%s: the output shows on a folded card", when)
+		}
+		do(t, ctx, "open the card", chromedp.Click("#tool-f1 > summary"), chromedp.WaitVisible("#tool-f1 pre.result"))
+		if got := textOf(t, ctx, "#tool-f1 pre.result"); !strings.Contains(got, "folded-output") || strings.Contains(got, "<system>") {
+			t.Errorf("%s: output %q", when, got)
+		}
+	}
+	check("live")
+	do(t, ctx, "reload", chromedp.Reload(), chromedp.WaitVisible("#tool-f1.done"))
+	check("reloaded")
 }

@@ -99,6 +99,7 @@ func New(h *engine.Host, o Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.sessions)
 	mux.HandleFunc("GET /sessions/{id}", a.session)
+	mux.HandleFunc("GET /sessions/{id}/cards/{call}", a.card)
 	mux.Handle("GET /static/", assets())
 	return mux
 }
@@ -268,6 +269,31 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	a.render(w, a.chat, p)
+}
+
+// card answers the HTML of one tool call's card, as the session page
+// renders it: the live page replaces its card with it when the call's
+// result arrives (one renderer for the exit badge, the notes, the diff).
+func (a *app) card(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var s *session.Session
+	if open, ok := a.host.Get(id); ok {
+		s = open.Snapshot()
+	} else if err := session.ValidateID(id); err == nil {
+		s, _ = a.host.LoadSession(id)
+	}
+	var c *card
+	if s != nil {
+		c = findCard(s, r.PathValue("call"))
+	}
+	if c == nil || !c.Done {
+		http.Error(w, "no finished tool call "+r.PathValue("call")+" in session "+id, http.StatusNotFound)
+		return
+	}
+	pageHeaders(w.Header())
+	if err := a.chat.ExecuteTemplate(w, "card", c); err != nil {
+		w.Write([]byte("<p class=\"error\">rendering failed: " + template.HTMLEscapeString(err.Error()) + "</p>"))
+	}
 }
 
 // fill sets what the page shows of s: its title, history and totals.

@@ -514,3 +514,24 @@ func hasAttr(n *html.Node, key string) bool {
 	}
 	return false
 }
+
+// An edit's diff is shown per file, named with its counts, and its code
+// syntax-colored by the file's language; the card's head counts too.
+func TestChatPageDiffPerFileColored(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	doc := page(t, New(h, Options{}), "/sessions/diffdemo", 200)
+	c := one(t, doc, "#tool-call_e")
+	if got := text(one(t, one(t, c, ".diff-file"), ".diff-name")); strings.Join(strings.Fields(got), " ") != "hello.go +1 −1" {
+		t.Errorf("file header %q", got)
+	}
+	if got := text(one(t, one(t, c, "span.add"), ".tk-s")); got != `"hello"` {
+		t.Errorf("the added line's string is not colored: %s", rendered(one(t, c, "span.add")))
+	}
+	if got := text(one(t, one(t, c, "summary"), ".stat")); strings.Join(strings.Fields(got), " ") != "+1 −1" {
+		t.Errorf("head counts %q", got)
+	}
+	if n := len(all(c, "span.file")); n != 0 {
+		t.Errorf("the ---/+++ headers show as lines: %s", rendered(c))
+	}
+}

@@ -207,52 +207,6 @@
     return out.join("");
   }
 
-  // splitFooter reads a tool result's closing <system>k=v …</system> line,
-  // written for the model, as an exit code and plain words; kept alike
-  // with render.SplitFooter. null when the text has no footer it knows.
-  function splitFooter(text) {
-    const t = text.replace(/\n+$/, "");
-    const i = t.lastIndexOf("<system>");
-    if (!t.endsWith("</system>") || i < 0 || t.slice(i).includes("\n")) return null;
-    let line = t.slice(i + 8, t.length - 9);
-    const kv = new Map();
-    const j = line.indexOf("note=");
-    if (j >= 0) { kv.set("note", line.slice(j + 5)); line = line.slice(0, j); }
-    for (const tok of line.split(/\s+/).filter(Boolean)) {
-      const eq = tok.indexOf("=");
-      const k = tok === "directory" ? tok : eq < 0 ? "state" : tok.slice(0, eq);
-      if (kv.has(k)) return null;
-      kv.set(k, eq < 0 ? tok : tok.slice(eq + 1));
-    }
-    if (kv.size === 0) return null;
-    const notes = [];
-    for (const [k, v] of kv) {
-      switch (k) {
-        case "exit": case "shown_chars": case "total_chars": case "shown_lines": case "total_lines":
-        case "start_line": case "shown_entries": case "window_offset": case "directory": case "entries": break;
-        case "job": notes.push("background job " + v); break;
-        case "state": case "note": notes.push(v); break;
-        case "truncated":
-          if (v !== "true") break;
-          if (kv.get("total_chars")) {
-            notes.push("output cut: " + kv.get("shown_chars") + " of " + kv.get("total_chars") + " characters shown" +
-              (kv.get("window_offset") ? " from character " + kv.get("window_offset") : ""));
-          } else if (kv.get("total_lines")) {
-            const start = Number(kv.get("start_line")), shown = Number(kv.get("shown_lines"));
-            notes.push("lines " + start + "–" + (start + shown - 1) + " of " + kv.get("total_lines") + " shown");
-          } else if (kv.get("shown_entries")) notes.push(kv.get("shown_entries") + " of " + kv.get("entries") + " entries shown");
-          else notes.push("output cut");
-          break;
-        case "output_dropped_at_cap": notes.push("output past the size cap was not kept"); break;
-        case "killed_at_output_cap": notes.push("stopped: the output reached the size cap"); break;
-        case "binary_output": notes.push("binary output"); break;
-        case "output_not_saved": notes.push("the output could not be saved"); break;
-        default: return null;
-      }
-    }
-    return { body: t.slice(0, i).replace(/\n+$/, ""), exit: kv.get("exit") || "", notes };
-  }
-
   // clock is a time of day as the server renders it (15:04:05).
   const clock = (d = new Date()) => [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
 
@@ -393,22 +347,27 @@
       cur = null;
     }
 
+    // card is the card of a tool call, made while it runs: folded to its
+    // head line (tool, arguments, then exit badge and duration), its body
+    // the calls a script made; the server renders it whole when the
+    // result arrives (cardDone).
     function card(callID, name, args, parent) {
       let c = document.getElementById("tool-" + callID);
       if (c) return c;
-      c = el("div", "card tool pending");
+      c = el("details", "card tool pending");
       c.id = "tool-" + callID;
       c.dataset.toolCall = callID;
-      const head = el("div", "card-head");
+      const head = el("summary", "card-head");
       head.append(el("span", "name", name), document.createTextNode(" "), el("span", "args", args || ""));
-      c.append(head);
-      // A call a script made goes inside the script's card, after its head.
+      c.append(head, el("div", "card-body"));
+      // A call a script made goes inside the script's card.
       const p = parent && document.getElementById("tool-" + parent);
       if (p) {
-        let box = p.querySelector(":scope > .children");
+        const body = $(".card-body", p);
+        let box = body.querySelector(":scope > .children");
         if (!box) {
           box = el("div", "children");
-          $(".card-head", p).after(box);
+          body.prepend(box);
         }
         box.append(c);
         return c;
@@ -431,22 +390,13 @@
     const contentText = (c) => typeof c === "string" ? c
       : Array.isArray(c) ? c.filter((p) => p && p.type === "text").map((p) => p.text).join("\n") : JSON.stringify(c);
 
-    function diffBlock(diff) {
-      const pre = el("pre", "diff");
-      for (const l of diff.replace(/\n$/, "").split("\n")) {
-        let cls = "ctx";
-        if (l.startsWith("+++") || l.startsWith("---")) cls = "file";
-        else if (l.startsWith("@@")) cls = "hunk";
-        else if (l.startsWith("+")) cls = "add";
-        else if (l.startsWith("-")) cls = "del";
-        pre.append(el("span", cls, l), document.createTextNode("\n"));
-      }
-      return pre;
-    }
-
     // elapsedTimer counts the seconds since now into span; clearInterval
     // stops it.
     const secondsSince = (start) => Math.round((Date.now() - start) / 1000) + "s";
+    // duration is a tool call's time as the server writes it (view.go's
+    // duration): 0.4s, 12s, 2m05s.
+    const duration = (ms) => ms < 10000 ? (ms / 1000).toFixed(1) + "s" : ms < 60000 ? Math.round(ms / 1000) + "s"
+      : Math.floor(Math.round(ms / 1000) / 60) + "m" + String(Math.round(ms / 1000) % 60).padStart(2, "0") + "s";
     function elapsedTimer(span) {
       const start = Date.now();
       span.dataset.start = String(start);
@@ -466,7 +416,7 @@
         timers.set(ev.tool_call_id, elapsedTimer(t));
       }
     }
-    function toolResult(ev) {
+    async function toolResult(ev) {
       endStep();
       const c = card(ev.tool_call_id, ev.tool_name, "");
       if (c.classList.contains("done")) return;
@@ -478,29 +428,24 @@
       const head = $(".card-head", c);
       head.querySelectorAll(".spinner").forEach((s) => s.remove());
       const t = $(".elapsed", head);
-      if (t) t.classList.add("final");
-      // A brief the arguments already say is not repeated.
-      if (ev.brief && !($(".args", head)?.textContent || "").includes(ev.brief)) head.append(" ", el("span", "brief", ev.brief));
-      let text = ev.content || "";
-      const foot = splitFooter(text);
-      if (foot) {
-        text = foot.body;
-        if (foot.exit) {
-          const x = el("span", "exit " + (foot.exit === "0" ? "ok" : "bad"), "exit " + foot.exit);
-          x.title = "exit code";
-          head.append(" ", x);
-        }
-        for (const n of foot.notes) head.append(" ", el("span", "note", n));
+      if (t) { t.classList.add("final"); t.textContent = duration(Date.now() - Number(t.dataset.start)); }
+      // The server renders the finished card (exit badge, notes, diff) as
+      // it renders the history; the open/closed state stays the reader's.
+      try {
+        const res = await api(base() + "/sessions/" + encodeURIComponent(id) + "/cards/" + encodeURIComponent(ev.tool_call_id));
+        if (!res.ok) throw new Error(res.status);
+        const tpl = document.createElement("template");
+        tpl.innerHTML = await res.text();
+        const done = tpl.content.querySelector("details.card");
+        const kids = $(".card-body > .children", c);
+        if (!done) throw new Error("no card");
+        if (kids && !$(".card-body > .children", done)) $(".card-body", done).prepend(kids);
+        done.open = c.open;
+        if (!$(".elapsed", done) && t) $(".card-head", done).append(" ", t);
+        c.replaceWith(done);
+      } catch (_) {
+        if (ev.content) $(".card-body", c).append(el("pre", "result", ev.content));
       }
-      const lines = text.replace(/\n$/, "").split("\n").length;
-      if (lines > 12 || text.length > 1500) {
-        const d = el("details", "result");
-        d.append(el("summary", "", "result · " + lines + " lines"), el("pre", "", text));
-        c.append(d);
-      } else if (text) {
-        c.append(el("pre", "result", text));
-      }
-      if (ev.diff) c.append(diffBlock(ev.diff));
       scroll();
     }
 
