@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -195,4 +197,42 @@ func TestBrowserToolCardsFold(t *testing.T) {
 	check("live")
 	do(t, ctx, "reload", chromedp.Reload(), chromedp.WaitVisible("#tool-f1.done"))
 	check("reloaded")
+}
+
+// The changes panel shows the session's whole diff per file and its
+// turns; rewinding to before the second turn (asked twice) puts the file
+// back as the first turn left it and the page follows the session again.
+func TestBrowserChangesAndRewind(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "r1", Name: "shell", Args: `{"cmd":"printf 'one\\n' > f.txt"}`}),
+		llmtest.Text("wrote one"),
+		llmtest.Calls(llmtest.Call{ID: "r2", Name: "shell", Args: `{"cmd":"printf 'two\\n' > f.txt"}`}),
+		llmtest.Text("wrote two"),
+	)
+	h := newHost(t, srv, nil)
+	url, ctx := browse(t, h, Options{})
+	startSession(t, ctx, url)
+	do(t, ctx, "turn 1", chromedp.SendKeys("#prompt", "first"+kb.Enter), chromedp.WaitVisible("#tool-r1.done"), chromedp.WaitVisible(".msg.turn-summary"))
+	do(t, ctx, "turn 2", chromedp.SendKeys("#prompt", "second"+kb.Enter), chromedp.WaitVisible("#tool-r2.done"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".msg.turn-summary").length === 2`, chromedp.WithPollingInterval(50*time.Millisecond)))
+	do(t, ctx, "open the changes", chromedp.Click("#changes > summary"), chromedp.WaitVisible("#changes .diff-file"))
+	if got := textOf(t, ctx, "#changes .diff-name"); !strings.Contains(got, "f.txt") {
+		t.Errorf("changed file %q", got)
+	}
+	if got := textOf(t, ctx, "#changes pre.diff"); !strings.Contains(got, "+two") {
+		t.Errorf("the whole diff %q", got)
+	}
+	if n := evalString(t, ctx, `String(document.querySelectorAll("#changes .turns button.rewind").length)`); n != "2" {
+		t.Fatalf("%s turns to rewind to", n)
+	}
+	if evalBool(t, ctx, `document.querySelector('#changes li[data-turn="2"] .rewind-confirm').checkVisibility()`) {
+		t.Error("the rewind is offered without asking first")
+	}
+	do(t, ctx, "rewind to before turn 2", chromedp.Click(`#changes li[data-turn="2"] button.rewind`), chromedp.WaitVisible(`#changes li[data-turn="2"] .rewind-confirm`),
+		chromedp.Evaluate[chromedp.Void](`document.body.dataset.old = "1"`), chromedp.Click(`#changes li[data-turn="2"] .rewind-confirm`))
+	// The page reloads (a new body) and follows the reopened session.
+	do(t, ctx, "the page follows the session again", chromedp.WaitVisible(`body:not([data-old]) #chat[data-live="true"]`))
+	if b, err := os.ReadFile(filepath.Join(h.Workspace(), "f.txt")); err != nil || string(b) != "one\n" {
+		t.Errorf("f.txt after the rewind: %q %v", b, err)
+	}
 }

@@ -100,6 +100,10 @@ func New(h *engine.Host, o Options) http.Handler {
 	mux.HandleFunc("GET /{$}", a.sessions)
 	mux.HandleFunc("GET /sessions/{id}", a.session)
 	mux.HandleFunc("GET /sessions/{id}/cards/{call}", a.card)
+	if !o.ReadOnly {
+		mux.HandleFunc("GET /sessions/{id}/changes", a.changes)
+		mux.HandleFunc("POST /sessions/{id}/rewind", a.rewind)
+	}
 	mux.Handle("GET /static/", assets())
 	return mux
 }

@@ -577,6 +577,7 @@
       text += ev.cost_usd !== null && ev.cost_usd !== undefined ? " · cost $" + ev.cost_usd.toFixed(4) : " · cost unknown";
       add(el("div", "msg turn-summary", text));
       addTotals(u, ev.cost_usd);
+      if (changes && changes.open) loadChanges();
     }
 
     // addTotals adds a turn to the session's totals under the log, in the
@@ -717,6 +718,47 @@
         input.disabled = false;
         input.focus();
       }
+    }
+
+    // The changes panel: the session's whole diff and its turns, loaded
+    // when opened (and again after each turn while open); a turn's
+    // Rewind asks once more before it restores the files.
+    const changes = $("#changes");
+    async function loadChanges() {
+      const body = $("#changes-body");
+      try {
+        const res = await api(base() + "/sessions/" + encodeURIComponent(id) + "/changes");
+        if (!res.ok) throw new Error(res.status + " " + res.statusText);
+        const tpl = document.createElement("template");
+        tpl.innerHTML = await res.text();
+        body.replaceChildren(tpl.content);
+      } catch (e) {
+        body.replaceChildren(el("p", "banner error", "The changes could not be read (" + e.message + ")."));
+      }
+    }
+    async function rewindClick(e) {
+      const b = e.target instanceof Element ? e.target.closest("button") : null;
+      if (!b) return;
+      const li = b.closest("li");
+      if (b.classList.contains("rewind") || b.classList.contains("rewind-cancel")) {
+        const ask = b.classList.contains("rewind");
+        $(".rewind", li).hidden = ask;
+        $(".confirm", li).hidden = !ask;
+        (ask ? $(".rewind-confirm", li) : $(".rewind", li)).focus();
+      } else if (b.classList.contains("rewind-confirm")) {
+        b.disabled = true;
+        try {
+          await post(base() + "/sessions/" + encodeURIComponent(id) + "/rewind", { turn: Number(b.dataset.turn) });
+          location.reload();
+        } catch (err) {
+          banner("The rewind was refused: " + err.message, "error");
+          b.disabled = false;
+        }
+      }
+    }
+    if (changes) {
+      changes.addEventListener("toggle", () => { if (changes.open) loadChanges(); });
+      changes.addEventListener("click", rewindClick);
     }
 
     if (chat.dataset.readonly === "true") return;
