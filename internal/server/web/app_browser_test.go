@@ -236,3 +236,28 @@ func TestBrowserChangesAndRewind(t *testing.T) {
 		t.Errorf("f.txt after the rewind: %q %v", b, err)
 	}
 }
+
+// The meter by the prompt box counts a turn's tokens as each response
+// comes (here while an approval waits, before the turn's summary), and
+// Esc interrupts the running turn.
+func TestBrowserLiveMeterAndEsc(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "m1", Name: "shell", Args: `{"cmd":"touch y"}`}),
+		llmtest.Text("never reached"),
+	)
+	h := newHost(t, srv, func(o *engine.Options) { o.Approval = "ask" })
+	url, ctx := browse(t, h, Options{})
+	startSession(t, ctx, url)
+	do(t, ctx, "a turn that waits", chromedp.SendKeys("#prompt", "touch it"+kb.Enter), chromedp.WaitVisible(".card.approval button.approve"),
+		chromedp.WaitVisible("#totals"))
+	if got := textOf(t, ctx, "#totals"); !regexp.MustCompile(`^tokens: [1-9][0-9]* in \([0-9]+% cache hits\), [1-9][0-9]* out · cost (unknown|\$[0-9.]+) \+ this turn.s$`).MatchString(got) {
+		t.Errorf("the meter during the turn reads %q", got)
+	}
+	do(t, ctx, "Esc", chromedp.Focus("#prompt"), chromedp.KeyEvent(kb.Escape), chromedp.WaitVisible(".msg.turn-summary"))
+	if s := textOf(t, ctx, ".msg.turn-summary"); !strings.HasPrefix(s, "interrupted") && !strings.HasPrefix(s, "aborted") {
+		t.Errorf("after Esc the turn ended %q", s)
+	}
+	if got := textOf(t, ctx, "#totals"); strings.Contains(got, "this turn") {
+		t.Errorf("the meter after the turn reads %q", got)
+	}
+}

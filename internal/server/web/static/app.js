@@ -307,7 +307,7 @@
       }
       if (cancel) cancel.hidden = !b;
       $("#nav")?.refresh?.();
-      if (input) input.placeholder = b ? "Steer the running turn (Enter sends)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
+      if (input) input.placeholder = b ? "Steer the running turn (Enter sends, Esc interrupts)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
     }
     const scroll = () => window.scrollTo(0, document.body.scrollHeight);
     const add = (node) => { log.append(node); scroll(); return node; };
@@ -580,19 +580,37 @@
       if (changes && changes.open) loadChanges();
     }
 
-    // addTotals adds a turn to the session's totals under the log, in the
-    // server's words (render.UsageLine, render.CostText).
+    // addTotals adds a turn to the session's totals (the meter by the
+    // prompt box), in the server's words (render.UsageLine,
+    // render.CostText).
     function addTotals(u, cost) {
       if (!totals) return;
       const d = totals.dataset;
       const n = (k, v) => { d[k] = String(Number(d[k] || 0) + (v || 0)); return Number(d[k]); };
-      const tin = n("in", u.prompt_tokens), hit = n("hit", u.prompt_cache_hit_tokens), out = n("out", u.completion_tokens);
+      n("in", u.prompt_tokens); n("hit", u.prompt_cache_hit_tokens); n("out", u.completion_tokens);
       const known = d.costKnown !== "false" && cost !== null && cost !== undefined;
       d.costKnown = String(known);
-      const usd = known ? n("cost", cost) : 0;
+      if (known) n("cost", cost);
+      live = { in: 0, hit: 0, out: 0 };
+      meter();
+    }
+    // live counts the running turn's tokens, response by response (the
+    // usage event), until its summary adds the turn to the totals.
+    let live = { in: 0, hit: 0, out: 0 };
+    function meter() {
+      const d = totals.dataset;
+      const tin = Number(d.in || 0) + live.in, hit = Number(d.hit || 0) + live.hit, out = Number(d.out || 0) + live.out;
+      const known = d.costKnown !== "false";
       totals.textContent = "tokens: " + tin + " in (" + (tin ? Math.round(100 * hit / tin) : 0) + "% cache hits), " + out + " out · cost " +
-        (known ? "$" + usd.toFixed(4) : "unknown");
+        (known ? "$" + Number(d.cost || 0).toFixed(4) : "unknown") + (live.in || live.out ? " + this turn's" : "");
       totals.hidden = false;
+    }
+    function usage(ev) {
+      if (!totals || !ev.usage) return;
+      live.in += ev.usage.prompt_tokens || 0;
+      live.hit += ev.usage.prompt_cache_hit_tokens || 0;
+      live.out += ev.usage.completion_tokens || 0;
+      meter();
     }
 
     // warning mirrors protocol.Warning: the sentence a person must see.
@@ -667,6 +685,7 @@
       context_yield: () => add(el("div", "msg status", "context ceiling reached: continuing from a checkpoint summary")),
       compaction_finished: (ev) => add(el("div", "msg notice", "compacted events " + ev.from_sequence + "–" + ev.to_sequence)),
       turn_summary: summary,
+      usage,
       stream_reset: () => location.reload(),
     };
 
@@ -766,8 +785,17 @@
     input.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
     });
-    $("#cancel").addEventListener("click", async () => {
+    const interrupt = async () => {
       try { await post(cmdURL, { command: "cancel" }); } catch (e) { banner("Cancel was not sent: " + e.message, "error"); }
+    };
+    $("#cancel").addEventListener("click", interrupt);
+    // Esc interrupts the running turn (not while typing a denial's reason,
+    // where it only leaves the field).
+    document.addEventListener("keydown", (e) => {
+      if (e.key !== "Escape" || !busy || e.isComposing) return;
+      if (e.target instanceof Element && e.target.closest(".deny-reason")) return;
+      e.preventDefault();
+      interrupt();
     });
     setBusy(busy);
     if (chat.dataset.open === "true") follow();
