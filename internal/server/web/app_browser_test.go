@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -259,5 +260,47 @@ func TestBrowserLiveMeterAndEsc(t *testing.T) {
 	}
 	if got := textOf(t, ctx, "#totals"); strings.Contains(got, "this turn") {
 		t.Errorf("the meter after the turn reads %q", got)
+	}
+}
+
+// The app follows the system's dark mode, fits a phone's width in it,
+// and every control has a name a screen reader says; Tab starts at the
+// link that skips to the conversation.
+func TestBrowserDarkModeAndAccessibility(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	url, ctx := browse(t, h, Options{})
+	dark := func(on bool) {
+		v := "light"
+		if on {
+			v = "dark"
+		}
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bg := `getComputedStyle(document.body).backgroundColor`
+	dark(false)
+	do(t, ctx, "a session", chromedp.Navigate(url+"/sessions/diffdemo#token="+testToken), chromedp.WaitVisible("#log"))
+	if got := evalString(t, ctx, bg); got != "rgb(251, 251, 250)" {
+		t.Errorf("light background %s", got)
+	}
+	dark(true)
+	if got := evalString(t, ctx, bg); got != "rgb(22, 24, 27)" {
+		t.Errorf("dark background %s", got)
+	}
+	do(t, ctx, "open the edit's card", chromedp.Click("#tool-call_e > summary"), chromedp.WaitVisible("#tool-call_e .diff-file"))
+	fitsAndShoot(t, ctx, "session-dark", "#log")
+	unnamed := evalString(t, ctx, `[...document.querySelectorAll("button, input, textarea, select, a[href], summary")].filter(e => e.checkVisibility() &&
+		!(e.getAttribute("aria-label") || e.getAttribute("aria-labelledby") || (e.labels && e.labels.length) || e.textContent.trim())).map(e => e.outerHTML.slice(0, 80)).join("\n")`)
+	if unnamed != "" {
+		t.Errorf("controls without a name:\n%s", unnamed)
+	}
+	do(t, ctx, "reload, then Tab", chromedp.Reload(), chromedp.WaitVisible("#log"), chromedp.KeyEvent(kb.Tab))
+	if got := evalString(t, ctx, `document.activeElement.className`); got != "skip" {
+		t.Errorf("the first Tab lands on %q, not the skip link", got)
+	}
+	if got := evalString(t, ctx, `[...document.querySelectorAll("nav[aria-label], main")].map(e => e.tagName).join(" ")`); got != "NAV MAIN" {
+		t.Errorf("landmarks %q", got)
 	}
 }

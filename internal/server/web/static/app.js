@@ -214,8 +214,11 @@
   function sidebar() {
     const nav = $("#nav");
     if (!nav) return;
-    // A phone shows the conversation first; the list folds under its title.
-    if (matchMedia("(max-width: 760px)").matches) nav.open = false;
+    // A phone shows the conversation first; the list folds under its
+    // title (and opens again on a wider screen).
+    const narrow = matchMedia("(max-width: 760px)");
+    nav.open = !narrow.matches;
+    narrow.addEventListener("change", () => { nav.open = !narrow.matches; });
     const search = $("#session-search");
     const list = $("#session-nav");
     const filter = () => {
