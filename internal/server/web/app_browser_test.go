@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -302,5 +303,63 @@ func TestBrowserDarkModeAndAccessibility(t *testing.T) {
 	}
 	if got := evalString(t, ctx, `[...document.querySelectorAll("nav[aria-label], main")].map(e => e.tagName).join(" ")`); got != "NAV MAIN" {
 		t.Errorf("landmarks %q", got)
+	}
+}
+
+// notificationStub stands in for the browser's Notification API (headless
+// Chromium shows none): it records permission requests and notifications;
+// the permission and document.hidden live in sessionStorage so that they
+// survive the app's navigations.
+const notificationStub = `(() => {
+	window.__asked = Number(sessionStorage.getItem("asked") || 0);
+	window.__shown = [];
+	window.Notification = class {
+		constructor(title, o) { window.__shown.push(title + " | " + (o && o.body)); }
+		close() {}
+		static get permission() { return sessionStorage.getItem("perm") || "default"; }
+		static requestPermission() { sessionStorage.setItem("asked", String(++window.__asked)); sessionStorage.setItem("perm", "granted"); return Promise.resolve("granted"); }
+	};
+	Object.defineProperty(document, "hidden", { get: () => sessionStorage.getItem("hidden") === "1" });
+})()`
+
+// Notifications are never asked for on load; after the user grants them
+// with the button, an approval that waits while the tab is hidden shows
+// one, and so does the end of the turn; a visible tab shows none.
+func TestBrowserNotifications(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "n1", Name: "shell", Args: `{"cmd":"touch z"}`}),
+		llmtest.Text("done"),
+		llmtest.Calls(llmtest.Call{ID: "n2", Name: "shell", Args: `{"cmd":"touch w"}`}),
+		llmtest.Text("done again"),
+	)
+	h := newHost(t, srv, func(o *engine.Options) { o.Approval = "ask" })
+	url, ctx := browse(t, h, Options{})
+	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: notificationStub}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "open the app", chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible("#notify"))
+	if n := evalString(t, ctx, `String(window.__asked)`); n != "0" {
+		t.Errorf("the page asked for notifications %s times on load", n)
+	}
+	do(t, ctx, "allow notifications", chromedp.Click("#notify"), chromedp.WaitNotVisible("#notify"))
+	if n := evalString(t, ctx, `String(window.__asked)`); n != "1" {
+		t.Errorf("the button asked %s times", n)
+	}
+	startSession(t, ctx, "")
+	do(t, ctx, "a visible turn", chromedp.SendKeys("#prompt", "touch"+kb.Enter), chromedp.WaitVisible(".card.approval button.approve"))
+	if got := evalString(t, ctx, `window.__shown.join("\n")`); got != "" {
+		t.Errorf("a visible tab notified: %s", got)
+	}
+	do(t, ctx, "hide the tab; approve", chromedp.Evaluate[chromedp.Void](`sessionStorage.setItem("hidden", "1")`),
+		chromedp.Click(".card.approval button.approve"), chromedp.WaitVisible(".msg.turn-summary"),
+		chromedp.Poll[chromedp.Void](`window.__shown.length > 0`, chromedp.WithPollingInterval(50*time.Millisecond)))
+	if got := evalString(t, ctx, `window.__shown.join("\n")`); !strings.HasPrefix(got, "OpenSeek: turn finished | ") {
+		t.Errorf("notifications after the turn: %q", got)
+	}
+	do(t, ctx, "an approval while hidden", chromedp.Evaluate[chromedp.Void](`window.__shown = []`),
+		chromedp.Evaluate[chromedp.Void](`(() => { const p = document.querySelector("#prompt"); p.value = "again"; p.form.requestSubmit(); })()`),
+		chromedp.Poll[chromedp.Void](`window.__shown.length > 0`, chromedp.WithPollingInterval(50*time.Millisecond)))
+	if got := evalString(t, ctx, `window.__shown[0]`); !strings.HasPrefix(got, "OpenSeek: approval needed | shell") {
+		t.Errorf("the waiting approval notified %q", got)
 	}
 }

@@ -272,6 +272,26 @@
   }
   const clip = (s, n) => s.length <= n ? s : s.slice(0, n - 1) + "…";
 
+  // --- notifications ---
+  // notify shows a browser notification when the tab is hidden, only
+  // after the user granted it with the Notify me button (never asked on
+  // load).
+  function notify(title, body) {
+    if (!document.hidden || !("Notification" in window) || Notification.permission !== "granted") return;
+    const n = new Notification(title, { body, tag: "openseek" });
+    n.onclick = () => { window.focus(); n.close(); };
+  }
+  function notifyButton() {
+    const b = $("#notify");
+    if (!b || !("Notification" in window) || Notification.permission === "granted" || Notification.permission === "denied") return;
+    b.hidden = false;
+    b.addEventListener("click", async () => {
+      const p = await Notification.requestPermission();
+      b.hidden = p !== "default";
+      if (p === "denied") banner("Notifications are blocked for this page; the browser's site settings can allow them.");
+    });
+  }
+
   // --- the session list ---
   function sessionsPage() {
     const btn = $("#new-session");
@@ -678,7 +698,7 @@
       tool_result: toolResult,
       verify_started: verifyStarted,
       verify_result: verifyResult,
-      approval_requested: approval,
+      approval_requested: (ev) => { approval(ev); notify("OpenSeek: approval needed", ev.tool_name + ": " + (ev.detail || "")); },
       approval_resolved: approvalResolved,
       steer_applied: (ev) => { endStep(); userMsg(contentText(ev.content), "you (steer)"); },
       steer_dropped: () => banner("Your steer came after the turn ended and was not used; send it as a new prompt."),
@@ -687,7 +707,7 @@
       max_steps_exhausted: () => add(el("div", "msg status", "[agent failed] the step limit was reached")),
       context_yield: () => add(el("div", "msg status", "context ceiling reached: continuing from a checkpoint summary")),
       compaction_finished: (ev) => add(el("div", "msg notice", "compacted events " + ev.from_sequence + "–" + ev.to_sequence)),
-      turn_summary: summary,
+      turn_summary: (ev) => { summary(ev); notify("OpenSeek: turn " + ev.outcome.replace(/_/g, " "), $(".heading h1")?.textContent || id); },
       usage,
       stream_reset: () => location.reload(),
     };
@@ -839,6 +859,7 @@
     document.body.replaceWith(document.importNode(doc.body, true));
     banners();
     sidebar();
+    notifyButton();
     sessionsPage();
     const chat = $("#chat");
     if (chat) chatPage(chat);
@@ -864,6 +885,7 @@
       takeToken();
       banners();
       sidebar();
+      notifyButton();
       sessionsPage();
       const chat = $("#chat");
       if (chat) chatPage(chat);
