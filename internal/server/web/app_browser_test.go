@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/markdown"
 )
 
 // evalBool evaluates js in the tab.
@@ -361,5 +363,31 @@ func TestBrowserNotifications(t *testing.T) {
 		chromedp.Poll[chromedp.Void](`window.__shown.length > 0`, chromedp.WithPollingInterval(50*time.Millisecond)))
 	if got := evalString(t, ctx, `window.__shown[0]`); !strings.HasPrefix(got, "OpenSeek: approval needed | shell") {
 		t.Errorf("the waiting approval notified %q", got)
+	}
+}
+
+// A streamed answer is rendered by the server's Markdown (the history's
+// renderer) once complete: a hostile one stays text, live as after a
+// reload, and the page shows the same HTML both ways.
+func TestBrowserMarkdownLive(t *testing.T) {
+	const hostile = "## Done\n\n<script>window.pwned = 1</script> <img src=x onerror=\"window.pwned = 2\"> [x](javascript:window.pwned=3)\n\n- **one**\n- `two`"
+	srv := llmtest.NewServer(t, llmtest.Reply{Text: hostile, ChunkSize: 7})
+	h := newHost(t, srv, nil)
+	url, ctx := browse(t, h, Options{})
+	startSession(t, ctx, url)
+	rendered := `document.querySelector(".msg.assistant .answer").innerHTML`
+	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "go"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"),
+		chromedp.Poll[chromedp.Void](`document.querySelector(".msg.assistant .answer h2") !== null`, chromedp.WithPollingInterval(50*time.Millisecond)))
+	live := evalString(t, ctx, rendered)
+	want, _ := json.Marshal(markdown.HTML(hostile))
+	if norm := evalString(t, ctx, `(() => { const t = document.createElement("template"); t.innerHTML = `+string(want)+`; return t.innerHTML; })()`); live != norm {
+		t.Errorf("live answer\n got %s\nwant %s", live, norm)
+	}
+	if evalBool(t, ctx, `"pwned" in window || document.querySelectorAll(".answer script, .answer img, .answer a").length > 0`) {
+		t.Errorf("the hostile answer made markup: %s", live)
+	}
+	do(t, ctx, "reload", chromedp.Reload(), chromedp.WaitVisible(".msg.assistant .answer h2"))
+	if got := evalString(t, ctx, rendered); got != live {
+		t.Errorf("reloaded answer\n got %s\nlive %s", got, live)
 	}
 }

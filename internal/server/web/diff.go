@@ -3,9 +3,6 @@ package web
 import (
 	"html/template"
 	"strings"
-
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 )
 
 // diffFile is one file of a unified diff as a page shows it: its name,
@@ -17,7 +14,7 @@ type diffFile struct {
 }
 
 // diffLine is one line of a diff: its class (add, del, ctx, hunk) and
-// its text, the code syntax-colored by the file's language.
+// its text, the code syntax-coloured by the file's language.
 type diffLine struct {
 	Class string
 	Text  template.HTML
@@ -31,11 +28,11 @@ func diffFiles(diff string) []diffFile {
 	}
 	var out []diffFile
 	var cur *diffFile
-	var lex chroma.Lexer
+	var lex *language
 	start := func(name string) {
 		out = append(out, diffFile{Name: name})
 		cur = &out[len(out)-1]
-		lex = lexers.Match(name)
+		lex = languageOf(name)
 	}
 	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
 	for i, l := range lines {
@@ -80,47 +77,4 @@ func diffFiles(diff string) []diffFile {
 		}
 	}
 	return out
-}
-
-// colored is one line of code, escaped, its tokens marked with the
-// classes the style sheet colors (tk-k keyword, tk-s string, tk-c
-// comment, tk-m number, tk-f function, tk-b builtin). Without a lexer it
-// is the escaped text.
-func colored(lex chroma.Lexer, code string) template.HTML {
-	if lex == nil || code == "" {
-		return template.HTML(template.HTMLEscapeString(code))
-	}
-	it, err := lex.Tokenise(nil, code)
-	if err != nil {
-		return template.HTML(template.HTMLEscapeString(code))
-	}
-	var b strings.Builder
-	for tok := it(); tok != chroma.EOF; tok = it() {
-		text := template.HTMLEscapeString(tok.Value)
-		class := tokenClass(tok.Type)
-		if class == "" {
-			b.WriteString(text)
-			continue
-		}
-		b.WriteString(`<span class="tk-` + class + `">` + text + `</span>`)
-	}
-	return template.HTML(strings.TrimSuffix(b.String(), "\n"))
-}
-
-func tokenClass(t chroma.TokenType) string {
-	switch {
-	case t.InCategory(chroma.Comment):
-		return "c"
-	case t.InCategory(chroma.Keyword):
-		return "k"
-	case t.InSubCategory(chroma.LiteralString):
-		return "s"
-	case t.InSubCategory(chroma.LiteralNumber):
-		return "m"
-	case t == chroma.NameFunction:
-		return "f"
-	case t == chroma.NameBuiltin:
-		return "b"
-	}
-	return ""
 }

@@ -21,7 +21,7 @@ func Standalone(w io.Writer, s *session.Session) error {
 	if err != nil {
 		return err
 	}
-	t, err := template.New("standalone.html").Funcs(template.FuncMap{"markdown": markdown}).
+	t, err := template.New("standalone.html").
 		ParseFS(templateFS, "templates/standalone.html", "templates/session.html")
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openseek/openseek/internal/markdown"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -21,7 +22,7 @@ type block struct {
 	Seq       int
 	Time      string
 	Text      string        // user, notice, summary and status text
-	Answer    template.HTML // an assistant's answer, markdown-ish
+	Answer    template.HTML // an assistant's answer, rendered by package markdown
 	Reasoning string
 	Tool      *card
 	From, To  int       // a summary's range
@@ -98,7 +99,7 @@ func history(s *session.Session) []block {
 				continue
 			}
 			if it.Content != "" || (it.Reasoning != nil && *it.Reasoning != "") {
-				b.Kind, b.Answer = "assistant", markdown(it.Content)
+				b.Kind, b.Answer = "assistant", template.HTML(markdown.HTML(it.Content))
 				if it.Reasoning != nil {
 					b.Reasoning = *it.Reasoning
 				}

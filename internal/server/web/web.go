@@ -38,6 +38,7 @@ package web
 import (
 	"cmp"
 	"embed"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -47,6 +48,7 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/markdown"
 	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
@@ -91,9 +93,8 @@ type app struct {
 
 // New returns the handler of the pages over h.
 func New(h *engine.Host, o Options) http.Handler {
-	funcs := template.FuncMap{"markdown": markdown}
 	parse := func(page string) *template.Template {
-		return template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page))
+		return template.Must(template.New("layout.html").ParseFS(templateFS, "templates/layout.html", "templates/"+page))
 	}
 	a := &app{host: h, o: o, index: parse("index.html"), chat: parse("session.html")}
 	mux := http.NewServeMux()
@@ -101,6 +102,7 @@ func New(h *engine.Host, o Options) http.Handler {
 	mux.HandleFunc("GET /sessions/{id}", a.session)
 	mux.HandleFunc("GET /sessions/{id}/cards/{call}", a.card)
 	if !o.ReadOnly {
+		mux.HandleFunc("POST /markdown", renderMarkdown)
 		mux.HandleFunc("GET /sessions/{id}/changes", a.changes)
 		mux.HandleFunc("POST /sessions/{id}/rewind", a.rewind)
 	}
@@ -273,6 +275,22 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	a.render(w, a.chat, p)
+}
+
+// renderMarkdown answers {"html"} for {"markdown"}: a streamed answer
+// rendered as the page renders the history (package markdown), so the
+// script keeps no Markdown renderer of its own. It changes nothing.
+func renderMarkdown(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Markdown string `json:"markdown"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20)).Decode(&req); err != nil {
+		jsonError(w, http.StatusBadRequest, `the body must be {"markdown": "text"} (at most 4 MiB): `+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(map[string]string{"html": markdown.HTML(req.Markdown)})
 }
 
 // card answers the HTML of one tool call's card, as the session page

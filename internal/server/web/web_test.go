@@ -19,6 +19,7 @@ import (
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/markdown"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -360,20 +361,22 @@ func TestPagesBadInputAndAssets(t *testing.T) {
 	}
 }
 
-// The markdown-ish renderer escapes everything it does not interpret.
-func TestMarkdown(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"a <i>b</i>", "<p>a &lt;i&gt;b&lt;/i&gt;</p>"},
-		{"one\ntwo\n\nthree", "<p>one<br>two</p><p>three</p>"},
-		{"use `x<y` now", "<p>use <code>x&lt;y</code> now</p>"},
-		{"odd ` tick", "<p>odd ` tick</p>"},
-		{"**b** and **c", "<p><strong>b</strong> and **c</p>"},
-		{"```\n<tag>\n```", `<pre class="code"><code>&lt;tag&gt;</code></pre>`},
-		{"```js\" onload=\"x\na\n", `<pre class="code" data-lang="js&#34; onload=&#34;x"><code>a` + "\n" + `</code></pre>`},
-	} {
-		if got := string(markdown(c.in)); got != c.want {
-			t.Errorf("markdown(%q)\n got %s\nwant %s", c.in, got, c.want)
-		}
+// An answer is rendered by the project's one Markdown implementation
+// (package markdown), and a hostile one stays text.
+func TestChatPageMarkdown(t *testing.T) {
+	const hostile = "# Plan\n\n<script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)>\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+	srv := llmtest.NewServer(t, llmtest.Text(hostile))
+	h := newHost(t, srv, nil)
+	s := turn(t, h, "", "go")
+	doc := page(t, New(h, Options{}), "/sessions/"+s.ID(), 200)
+	answer := one(t, doc, ".answer")
+	if got, want := rendered(answer), `<div class="answer">`+markdown.HTML(hostile)+`</div>`; got != want {
+		t.Errorf("answer\n got %s\nwant %s", got, want)
+	}
+	one(t, answer, "h1")
+	one(t, answer, "table")
+	if n := len(all(answer, "script")) + len(all(answer, "img")) + len(all(answer, "a")); n != 0 {
+		t.Errorf("the hostile answer made markup: %s", rendered(answer))
 	}
 }
 

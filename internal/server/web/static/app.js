@@ -167,46 +167,6 @@
     })();
   }
 
-  // --- markdown-ish, kept alike with markdown.go ---
-  const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-    .replace(/"/g, "&#34;").replace(/'/g, "&#39;");
-  function bold(s) {
-    const parts = s.split("**");
-    if (parts.length < 3) return s;
-    return parts.map((p, i) => i % 2 === 1 ? (i < parts.length - 1 ? "<strong>" + p + "</strong>" : "**" + p) : p).join("");
-  }
-  function inline(l) {
-    const parts = l.split("`");
-    return parts.map((p, i) => {
-      if (i % 2 === 1 && i < parts.length - 1) return "<code>" + esc(p) + "</code>";
-      return (i % 2 === 1 ? "`" : "") + bold(esc(p));
-    }).join("");
-  }
-  function markdown(s) {
-    const out = [];
-    let para = [];
-    const flush = () => {
-      if (para.length) out.push("<p>" + para.map(inline).join("<br>") + "</p>");
-      para = [];
-    };
-    const lines = s.replace(/\r\n/g, "\n").split("\n");
-    for (let i = 0; i < lines.length; i++) {
-      const t = lines[i].trim();
-      if (t.startsWith("```")) {
-        flush();
-        const lang = t.slice(3).trim();
-        const code = [];
-        for (i++; i < lines.length && !lines[i].trim().startsWith("```"); i++) code.push(lines[i]);
-        out.push('<pre class="code"' + (lang ? ' data-lang="' + esc(lang) + '"' : "") + "><code>" + esc(code.join("\n")) + "</code></pre>");
-        continue;
-      }
-      if (t === "") { flush(); continue; }
-      para.push(lines[i]);
-    }
-    flush();
-    return out.join("");
-  }
-
   // clock is a time of day as the server renders it (15:04:05).
   const clock = (d = new Date()) => [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
 
@@ -687,12 +647,18 @@
         c.answer.classList.add("streaming");
         scroll();
       },
-      assistant_message: (ev) => {
+      assistant_message: async (ev) => {
         const c = message();
         foldReasoning(c);
         c.text = ev.content;
+        c.answer.textContent = ev.content;
+        // The server renders the answer (package markdown, as in the
+        // history); until it answers, and if it cannot, it is plain text.
+        try {
+          const r = await post(base() + "/markdown", { markdown: ev.content });
+          c.answer.innerHTML = r.html;
+        } catch (_) { /* the text stays */ }
         c.answer.classList.remove("streaming");
-        c.answer.innerHTML = markdown(ev.content);
       },
       tool_started: toolStarted,
       tool_result: toolResult,
