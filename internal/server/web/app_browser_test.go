@@ -391,3 +391,28 @@ func TestBrowserMarkdownLive(t *testing.T) {
 		t.Errorf("reloaded answer\n got %s\nlive %s", got, live)
 	}
 }
+
+// A long session's page shows its last blocks; "Show earlier" loads the
+// ones before, in order, until the whole history is on the page.
+func TestBrowserShowEarlier(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	bigSession(t, h, 1000) // 334 prompts, answers and edits: 1,002 blocks
+	url, ctx := browse(t, h, Options{})
+	do(t, ctx, "open it", chromedp.Navigate(url+"/sessions/big#token="+testToken), chromedp.WaitVisible("#earlier"))
+	count := `String(document.querySelectorAll("#log > .msg, #log > .card").length)`
+	if n := evalString(t, ctx, count); n != "300" {
+		t.Errorf("the page starts with %s blocks", n)
+	}
+	for i := 0; evalBool(t, ctx, `!!document.querySelector("#earlier")`); i++ {
+		if i > 5 {
+			t.Fatal("Show earlier never ends")
+		}
+		do(t, ctx, "show earlier", chromedp.Click("#earlier"), chromedp.Poll[chromedp.Void](`!document.querySelector("#earlier") || !document.querySelector("#earlier").disabled`, chromedp.WithPollingInterval(50*time.Millisecond)))
+	}
+	if n := evalString(t, ctx, count); n != "1002" {
+		t.Errorf("after Show earlier the page has %s blocks", n)
+	}
+	if first := textOf(t, ctx, "#log > .msg.user .text"); first != "step 0: rename the greeting" {
+		t.Errorf("the first block is %q", first)
+	}
+}

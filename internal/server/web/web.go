@@ -45,6 +45,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/openseek/openseek/internal/engine"
@@ -101,6 +102,7 @@ func New(h *engine.Host, o Options) http.Handler {
 	mux.HandleFunc("GET /{$}", a.sessions)
 	mux.HandleFunc("GET /sessions/{id}", a.session)
 	mux.HandleFunc("GET /sessions/{id}/cards/{call}", a.card)
+	mux.HandleFunc("GET /sessions/{id}/blocks", a.blocks)
 	if !o.ReadOnly {
 		mux.HandleFunc("POST /markdown", renderMarkdown)
 		mux.HandleFunc("GET /sessions/{id}/changes", a.changes)
@@ -227,6 +229,7 @@ type sessionPage struct {
 	Busy      bool
 	Parent    string
 	Blocks    []block
+	Earlier   int // blocks before Blocks, loaded on demand (GET /sessions/{id}/blocks?to=Earlier)
 	Events    int
 	Usage     string // tokens, cache hits and cost of the session
 	Total     protocol.Usage
@@ -265,6 +268,12 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.fill(s)
+	if !a.o.ReadOnly {
+		// A long session shows its last blocks first: the page paints as
+		// fast for 5,000 events as for 50, and the rest loads on demand.
+		p.Earlier = max(len(p.Blocks)-pageBlocks, 0)
+		p.Blocks = p.Blocks[p.Earlier:]
+	}
 	if a.o.ReadOnly {
 		p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
 		for _, l := range all {
@@ -275,6 +284,35 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	a.render(w, a.chat, p)
+}
+
+// pageBlocks is how many of a session's blocks its page shows at first
+// and each "Show earlier" adds.
+const pageBlocks = 300
+
+// blocks answers the HTML of a session's blocks [to-pageBlocks, to), with
+// the button for those before when there are: what "Show earlier" loads.
+func (a *app) blocks(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	to, err := strconv.Atoi(r.URL.Query().Get("to"))
+	if err != nil || to < 0 {
+		http.Error(w, "?to= must be a block index (0 or more)", http.StatusBadRequest)
+		return
+	}
+	var s *session.Session
+	if open, ok := a.host.Get(id); ok {
+		s = open.Snapshot()
+	} else if s, err = a.host.LoadSession(id); err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	all := history(s)
+	to = min(to, len(all))
+	p := sessionPage{Blocks: all[max(to-pageBlocks, 0):to], Earlier: max(to-pageBlocks, 0)}
+	pageHeaders(w.Header())
+	if err := a.chat.ExecuteTemplate(w, "blocks", p); err != nil {
+		w.Write([]byte("<p class=\"error\">rendering failed: " + template.HTMLEscapeString(err.Error()) + "</p>"))
+	}
 }
 
 // renderMarkdown answers {"html"} for {"markdown"}: a streamed answer

@@ -764,6 +764,24 @@
         }
       }
     }
+    // "Show earlier": a long session's page starts with its last blocks;
+    // the server renders the ones before on demand.
+    log.addEventListener("click", async (e) => {
+      const b = e.target instanceof Element ? e.target.closest("#earlier") : null;
+      if (!b) return;
+      b.disabled = true;
+      try {
+        const res = await api(base() + "/sessions/" + encodeURIComponent(id) + "/blocks?to=" + encodeURIComponent(b.dataset.to));
+        if (!res.ok) throw new Error(res.status + " " + res.statusText);
+        const tpl = document.createElement("template");
+        tpl.innerHTML = await res.text();
+        b.replaceWith(tpl.content);
+        $("#earlier")?.focus();
+      } catch (err) {
+        banner("The earlier part of the session could not be loaded: " + err.message, "error");
+        b.disabled = false;
+      }
+    });
     if (changes) {
       changes.addEventListener("toggle", () => { if (changes.open) loadChanges(); });
       changes.addEventListener("click", rewindClick);
