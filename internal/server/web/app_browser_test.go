@@ -207,13 +207,7 @@ func TestBrowserToolCardsFold(t *testing.T) {
 // turns; rewinding to before the second turn (asked twice) puts the file
 // back as the first turn left it and the page follows the session again.
 func TestBrowserChangesAndRewind(t *testing.T) {
-	srv := llmtest.NewServer(t,
-		llmtest.Calls(llmtest.Call{ID: "r1", Name: "shell", Args: `{"cmd":"printf 'one\\n' > f.txt"}`}),
-		llmtest.Text("wrote one"),
-		llmtest.Calls(llmtest.Call{ID: "r2", Name: "shell", Args: `{"cmd":"printf 'two\\n' > f.txt"}`}),
-		llmtest.Text("wrote two"),
-	)
-	h := newHost(t, srv, nil)
+	h := newHost(t, twoWrites(t), nil)
 	url, ctx := browse(t, h, Options{})
 	startSession(t, ctx, url)
 	do(t, ctx, "turn 1", chromedp.SendKeys("#prompt", "first"+kb.Enter), chromedp.WaitVisible("#tool-r1.done"), chromedp.WaitVisible(".msg.turn-summary"))

@@ -45,23 +45,25 @@ func bigSession(t testing.TB, h *engine.Host, n int) {
 	}
 }
 
-// benchHost is a host whose store holds the 5,000-event session "big".
-func benchHost(b *testing.B) *engine.Host {
+// benchHost is a host whose store holds the session "big" of n events.
+func benchHost(b *testing.B, n int) *engine.Host {
 	h, err := engine.NewHost(context.Background(), engine.Options{Dir: b.TempDir(), Home: b.TempDir(), Model: "test-model", APIURL: llmtest.NewServer(b).URL(),
 		NoSandbox: true, Getenv: func(string) string { return "" }})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { h.Close() })
-	bigSession(b, h, 5000)
+	bigSession(b, h, n)
 	return h
 }
 
 // BenchmarkSessionPage5000 renders the session page of a 5,000-event
 // session on the server.
-func BenchmarkSessionPage5000(b *testing.B) {
-	h := benchHost(b)
-	hd := New(h, Options{})
+func BenchmarkSessionPage5000(b *testing.B) { benchPage(b, 5000, Options{}) }
+
+// benchPage renders the page of an n-event session with o.
+func benchPage(b *testing.B, n int, o Options) {
+	hd := New(benchHost(b, n), o)
 	b.ResetTimer()
 	for b.Loop() {
 		rec := httptest.NewRecorder()
@@ -77,7 +79,7 @@ func BenchmarkSessionPage5000(b *testing.B) {
 // does (the shell, then the page with the token), and reports the time
 // from navigation to the first frame painted with the conversation in it.
 func BenchmarkSessionPagePaint5000(b *testing.B) {
-	h := benchHost(b)
+	h := benchHost(b, 5000)
 	srv := httptest.NewServer(apiServer(h, Options{}))
 	b.Cleanup(srv.Close)
 	url := srv.URL

@@ -13,16 +13,20 @@ import (
 	"github.com/openseek/openseek/internal/llm/llmtest"
 )
 
-// POST /sessions/{id}/rewind closes the open, idle session, restores the
-// files as they were before the turn and answers what it did.
-func TestRewindOpenSession(t *testing.T) {
-	srv := llmtest.NewServer(t,
+// twoWrites is a model whose two turns write f.txt: "one", then "two".
+func twoWrites(t *testing.T) *llmtest.Server {
+	return llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "r1", Name: "shell", Args: `{"cmd":"printf 'one\\n' > f.txt"}`}),
 		llmtest.Text("wrote one"),
 		llmtest.Calls(llmtest.Call{ID: "r2", Name: "shell", Args: `{"cmd":"printf 'two\\n' > f.txt"}`}),
 		llmtest.Text("wrote two"),
 	)
-	h := newHost(t, srv, nil)
+}
+
+// POST /sessions/{id}/rewind closes the open, idle session, restores the
+// files as they were before the turn and answers what it did.
+func TestRewindOpenSession(t *testing.T) {
+	h := newHost(t, twoWrites(t), nil)
 	s := turn(t, h, "", "first")
 	turn(t, h, s.ID(), "second")
 	hd := New(h, Options{})

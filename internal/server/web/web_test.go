@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -401,39 +400,8 @@ func TestPagesShowWorkspaceWarnings(t *testing.T) {
 }
 
 // BenchmarkViewerPage renders the viewer of a 3,000-event session (1,000
-// tool calls with their results).
-func BenchmarkViewerPage(b *testing.B) {
-	h, err := engine.NewHost(context.Background(), engine.Options{Dir: b.TempDir(), Home: b.TempDir(), Getenv: func(string) string { return "" }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
-	var log strings.Builder
-	log.WriteString(`{"version":1,"id":"big","system_prompt":"s"}` + "\n")
-	seq := 0
-	line := func(item string) {
-		seq++
-		fmt.Fprintf(&log, `{"sequence":%d,"ts":1758700001000,"item":%s}`+"\n", seq, item)
-	}
-	for i := range 1000 {
-		line(`{"kind":"user","payload":{"content":"step ` + strconv.Itoa(i) + `"}}`)
-		line(`{"kind":"assistant","payload":{"content":"ok","tool_calls":[{"id":"c` + strconv.Itoa(i) + `","name":"shell","arguments":"{\"cmd\":\"ls\"}"}],"usage":{"prompt_tokens":1000,"completion_tokens":20,"total_tokens":1020,"prompt_cache_hit_tokens":900,"prompt_cache_miss_tokens":100}}}`)
-		line(`{"kind":"tool_result","payload":{"tool_call_id":"c` + strconv.Itoa(i) + `","tool_name":"shell","content":"a\nb\nc","is_error":false}}`)
-	}
-	dir := filepath.Join(h.SessionRoot(), "sessions", "big")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "openseek_session-big.jsonl"), []byte(log.String()), 0o644)
-	hd := New(h, Options{ReadOnly: true})
-	b.ResetTimer()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		hd.ServeHTTP(rec, httptest.NewRequest("GET", "/sessions/big", nil))
-		if rec.Code != 200 {
-			b.Fatal(rec.Code)
-		}
-		b.SetBytes(int64(rec.Body.Len()))
-	}
-}
+// edits with their diffs, answers, prompts).
+func BenchmarkViewerPage(b *testing.B) { benchPage(b, 3000, Options{ReadOnly: true}) }
 
 // Every page, the shell and an error page alike, sends no Referer, runs
 // only the app's own script and cannot be framed; the shell holds no
