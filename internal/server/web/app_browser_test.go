@@ -162,6 +162,8 @@ func TestBrowserAppScreens(t *testing.T) {
 	fitsAndShoot(t, ctx, "session", "#log")
 	do(t, ctx, "a shell session", chromedp.Navigate(url+"/sessions/shelldemo"), chromedp.WaitVisible("#log"))
 	fitsAndShoot(t, ctx, "shell", "#log")
+	do(t, ctx, "open a card and the changes", chromedp.Click("#tool-call_f > summary"), chromedp.Click("#changes > summary"), chromedp.WaitVisible("#changes .changes-summary"))
+	fitsAndShoot(t, ctx, "shell-open", "#changes .changes-summary")
 	vurl := serve(t, h, Options{ReadOnly: true})
 	vctx := browser(t)
 	do(t, vctx, "the viewer", chromedp.Navigate(vurl+"/sessions/diffdemo#token="+testToken), chromedp.WaitVisible("#timeline"))

@@ -22,7 +22,7 @@ type block struct {
 	Seq       int
 	Time      string
 	Text      string        // user, notice, summary and status text
-	Answer    template.HTML // an assistant's answer, rendered by package markdown
+	Markdown  string // an assistant's answer, as written (Answer renders it)
 	Reasoning string
 	Tool      *card
 	From, To  int       // a summary's range
@@ -57,7 +57,8 @@ type card struct {
 	Exit           string   // the shell's exit code, from the result's footer
 	Notes          []string // the rest of the footer, in words
 	Took           string   // from the call to its result, when both were logged with a time
-	Files          []diffFile
+	diff           string     // an edit's unified diff (Files renders it)
+	files          []diffFile // Files, once rendered
 	Children       []*card // the calls a script made, in order
 	start          int64   // when the call was logged (ms)
 }
@@ -99,7 +100,7 @@ func history(s *session.Session) []block {
 				continue
 			}
 			if it.Content != "" || (it.Reasoning != nil && *it.Reasoning != "") {
-				b.Kind, b.Answer = "assistant", template.HTML(markdown.HTML(it.Content))
+				b.Kind, b.Markdown = "assistant", it.Content
 				if it.Reasoning != nil {
 					b.Reasoning = *it.Reasoning
 				}
@@ -158,6 +159,19 @@ func history(s *session.Session) []block {
 	return out
 }
 
+// Answer is an assistant's answer as HTML (package markdown). Rendered
+// when the page shows the block, not for the blocks a long session's
+// page leaves for "Show earlier".
+func (b block) Answer() template.HTML { return template.HTML(markdown.HTML(b.Markdown)) }
+
+// Files is the card's diff per file, rendered once, when shown.
+func (c *card) Files() []diffFile {
+	if c.files == nil && c.diff != "" {
+		c.files = diffFiles(c.diff)
+	}
+	return c.files
+}
+
 // findCard is the card of tool call id in s (with the calls a script
 // made inside it), or nil: what a live page asks for when the call's
 // result arrives, so that the card is rendered here, as in the history.
@@ -201,7 +215,7 @@ func (c *card) complete(r *session.ToolResult, ts int64) {
 	if c.start > 0 && ts >= c.start {
 		c.Took = duration(ts - c.start)
 	}
-	c.Files = diffFiles(diffOf(r.Data))
+	c.diff = diffOf(r.Data)
 }
 
 // duration is a tool call's time as the cards show it (app.js's
