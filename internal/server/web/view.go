@@ -21,7 +21,7 @@ type block struct {
 	Kind      string // user, assistant, tool, notice, summary, status
 	Seq       int
 	Time      string
-	Text      string        // user, notice, summary and status text
+	Text      string // user, notice, summary and status text
 	Markdown  string // an assistant's answer, as written (Answer renders it)
 	Reasoning string
 	Tool      *card
@@ -54,13 +54,13 @@ type card struct {
 	ID, Name, Args string
 	Done, IsError  bool
 	Brief, Result  string
-	Exit           string   // the shell's exit code, from the result's footer
-	Notes          []string // the rest of the footer, in words
-	Took           string   // from the call to its result, when both were logged with a time
+	Exit           string     // the shell's exit code, from the result's footer
+	Notes          []string   // the rest of the footer, in words
+	Took           string     // from the call to its result, when both were logged with a time
 	diff           string     // an edit's unified diff (Files renders it)
 	files          []diffFile // Files, once rendered
-	Children       []*card // the calls a script made, in order
-	start          int64   // when the call was logged (ms)
+	Children       []*card    // the calls a script made, in order
+	start          int64      // when the call was logged (ms)
 }
 
 // step is one model call of the log: its tokens and cost.
