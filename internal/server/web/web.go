@@ -302,6 +302,9 @@ func (a *app) blocks(w http.ResponseWriter, r *http.Request) {
 	var s *session.Session
 	if open, ok := a.host.Get(id); ok {
 		s = open.Snapshot()
+	} else if err = session.ValidateID(id); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
 	} else if s, err = a.host.LoadSession(id); err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
