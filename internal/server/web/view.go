@@ -218,8 +218,7 @@ func (c *card) complete(r *session.ToolResult, ts int64) {
 	c.diff = diffOf(r.Data)
 }
 
-// duration is a tool call's time as the cards show it (app.js's
-// duration says it alike): 0.4s, 12s, 2m05s.
+// duration is a tool call's time as the cards show it: 0.4s, 12s, 2m05s.
 func duration(ms int64) string {
 	switch {
 	case ms < 10_000:

@@ -376,10 +376,6 @@
     // elapsedTimer counts the seconds since now into span; clearInterval
     // stops it.
     const secondsSince = (start) => Math.round((Date.now() - start) / 1000) + "s";
-    // duration is a tool call's time as the server writes it (view.go's
-    // duration): 0.4s, 12s, 2m05s.
-    const duration = (ms) => ms < 10000 ? (ms / 1000).toFixed(1) + "s" : ms < 60000 ? Math.round(ms / 1000) + "s"
-      : Math.floor(Math.round(ms / 1000) / 60) + "m" + String(Math.round(ms / 1000) % 60).padStart(2, "0") + "s";
     function elapsedTimer(span) {
       const start = Date.now();
       span.dataset.start = String(start);
@@ -411,7 +407,7 @@
       const head = $(".card-head", c);
       head.querySelectorAll(".spinner").forEach((s) => s.remove());
       const t = $(".elapsed", head);
-      if (t) { t.classList.add("final"); t.textContent = duration(Date.now() - Number(t.dataset.start)); }
+      if (t) t.classList.add("final");
       // The server renders the finished card (exit badge, notes, diff) as
       // it renders the history; the open/closed state stays the reader's.
       try {
