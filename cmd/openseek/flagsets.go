@@ -31,6 +31,7 @@ func (tf *tuiFlags) bind(cmd *cobra.Command, c *cli) {
 type httpFlags struct {
 	addr        string
 	allowRemote bool
+	workspaces  []string // serve --http --workspace DIR: more workspaces, at /w/1, /w/2, …
 }
 
 // bestOfFlags are run's best-of-N flags: `openseek run --runs N "task"`.

@@ -1,4 +1,4 @@
-package tui
+package markdown
 
 // The Markdown syntax tree the renderer walks. The parser (mdblock.go,
 // mdinline.go) builds it; it covers the CommonMark subset a model's

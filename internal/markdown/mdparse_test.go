@@ -1,4 +1,4 @@
-package tui
+package markdown
 
 import (
 	"encoding/json"
@@ -54,7 +54,7 @@ func renderBoth(src string) (diff string) {
 	for _, plain := range []bool{true, false} {
 		for _, width := range []int{40, 100} {
 			old := strings.Join(newGMRenderers(plain, true).render(src, width), "\n")
-			got := strings.Join(newRenderers(plain, true).render(src, width), "\n")
+			got := strings.Join(NewTerminal(plain, true).Render(src, width), "\n")
 			if old != got {
 				return "plain=" + map[bool]string{true: "yes", false: "no"}[plain] +
 					"\ngoldmark:\n" + old + "\nours:\n" + got
@@ -201,7 +201,7 @@ func FuzzMarkdownParse(f *testing.F) {
 			t.Fatalf("root is %v", doc.kind)
 		}
 		checkTree(t, doc, src)
-		for _, l := range newRenderers(true, true).render(src, 30) {
+		for _, l := range NewTerminal(true, true).Render(src, 30) {
 			if strings.ContainsRune(l, '\x1b') {
 				t.Fatalf("escape in plain output %q from %q", l, src)
 			}
@@ -261,10 +261,10 @@ func BenchmarkMarkdownParse20K(b *testing.B) {
 func BenchmarkMarkdownRender20K(b *testing.B) {
 	src := sizedAnswer(b, 20<<10)
 	b.Run("ours", func(b *testing.B) {
-		r := newRenderers(false, true)
+		r := NewTerminal(false, true)
 		b.ReportAllocs()
 		for b.Loop() {
-			r.render(src, 100)
+			r.Render(src, 100)
 		}
 	})
 	b.Run("goldmark", func(b *testing.B) {
@@ -274,4 +274,9 @@ func BenchmarkMarkdownRender20K(b *testing.B) {
 			r.render(src, 100)
 		}
 	})
+}
+
+// renderPlain renders src without colour at width and joins the lines.
+func renderPlain(src string, width int) string {
+	return strings.Join(NewTerminal(true, true).Render(src, width), "\n")
 }

@@ -1,4 +1,4 @@
-package tui
+package markdown
 
 // The goldmark-based Markdown pipeline this package used before it had
 // its own parser, kept as the oracle of the differential test
@@ -19,7 +19,7 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// gmRenderers is renderers with goldmark as the parser.
+// gmRenderers is Terminal with goldmark as the parser.
 type gmRenderers struct {
 	th *mdTheme
 	p  parser.Parser
@@ -29,7 +29,7 @@ func newGMRenderers(plain, dark bool) *gmRenderers {
 	return &gmRenderers{th: newMDTheme(plain, dark), p: newMarkdownParser()}
 }
 
-// render is renderers.render as it was with goldmark.
+// render is Terminal.Render as it was with goldmark.
 func (r *gmRenderers) render(src string, width int) []string {
 	b := []byte(sanitize(src))
 	doc := r.p.Parse(text.NewReader(b))
