@@ -15,6 +15,10 @@
 //     _netrc, .pgpass, .git-credentials;
 //   - .npmrc, .yarnrc.yml and .pypirc only when they hold a token or
 //     password line: most hold registry settings a build needs.
+//
+// Files under a testdata directory are test fixtures (Go's convention):
+// a test suite that reads its throwaway key pairs must keep working in
+// the sandbox, so they are not secret by default.
 package secretfile
 
 import (
@@ -100,11 +104,22 @@ const maxTokenFile = 1 << 20
 // workspace is rel (forward slashes; "" when outside it), holds secrets
 // and is not allowed. A package-manager config file is read to decide.
 func (r *Rules) Secret(abs, rel string) bool {
+	if Fixture(rel) {
+		return false
+	}
 	secret, token := Named(filepath.Base(abs))
 	if token {
 		secret = tokenFileAt(abs)
 	}
 	return secret && !r.Allowed(rel)
+}
+
+// Fixture reports whether rel (relative to the workspace, forward
+// slashes) lies under a testdata directory: a test fixture, not a secret.
+func Fixture(rel string) bool {
+	dir := path.Dir(rel)
+	return dir != "." && (dir == "testdata" || strings.HasPrefix(dir, "testdata/") ||
+		strings.HasSuffix(dir, "/testdata") || strings.Contains(dir, "/testdata/"))
 }
 
 // Allowed reports whether rel matches an Allow pattern.

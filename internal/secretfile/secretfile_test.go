@@ -85,3 +85,22 @@ func TestSecretAndAllow(t *testing.T) {
 		}
 	}
 }
+
+func TestFixturesAreNotSecret(t *testing.T) {
+	dir := t.TempDir()
+	var r Rules
+	for rel, want := range map[string]bool{
+		"testdata/server.pem":      false,
+		"pkg/tls/testdata/key.pem": false,
+		"pkg/testdata/a/b/.env":    false,
+		"server.pem":               true,
+		"testdata.pem":             true,
+		"mytestdata/key.pem":       true,
+		"testdatax/key.pem":        true,
+		"config/testdata.d/.env":   true,
+	} {
+		if got := r.Secret(filepath.Join(dir, rel), rel); got != want {
+			t.Errorf("Secret(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
