@@ -13,7 +13,7 @@ type RunResult struct {
 	// interrupted, max_steps_exhausted or context_yield; "error" when the
 	// run stopped outside a turn (a session error).
 	Status string `json:"status"`
-	// ExitCode is the process's exit status (README: exit codes).
+	// ExitCode is the process's exit status (docs/scripting-ci.md: exit codes).
 	ExitCode int `json:"exit_code"`
 	// Answer is the final answer when the turn finished, else null.
 	Answer *string `json:"answer"`

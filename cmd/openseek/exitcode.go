@@ -5,7 +5,7 @@ import (
 	"github.com/openseek/openseek/internal/session"
 )
 
-// Exit statuses of `openseek run` (README: Exit codes). 1 stays what the
+// Exit statuses of `openseek run` (docs/scripting-ci.md: Exit codes). 1 stays what the
 // reference CLI gives an argument error, and covers every run that could
 // not start or record; a turn that ran and ended badly says how.
 const (

@@ -24,7 +24,7 @@ const (
 	UserOnly
 )
 
-// String is the class as the README's table says it.
+// String is the class as docs/configuration.md's table says it.
 func (c Class) String() string {
 	switch c {
 	case OnceTrusted:

@@ -149,7 +149,7 @@ func Run(ctx context.Context, in Inputs, env []string, stderr io.Writer) (commen
 	return taskComment(in.Task, out.Bytes(), code), code, nil
 }
 
-// exitMeaning is the README's wording of run's exit statuses.
+// exitMeaning is docs/scripting-ci.md's wording of run's exit statuses.
 func exitMeaning(code int) string {
 	switch code {
 	case 0:
