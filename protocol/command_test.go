@@ -33,6 +33,7 @@ func referenceCommands(t testing.TB) []struct {
 		{`{"command":"steer","kind":"command","content":"/compact","submission_id":"s-1"}`, SteerCmd{Kind: SteerCommand, Content: Text("/compact"), SubmissionID: ptr("s-1")}},
 		{`{"command":"goal","action":"set","text":""}`, GoalCmd{Action: GoalSet}},
 		{`{"command":"approval","id":"ap-2","allow":false}`, ApprovalCmd{ID: "ap-2"}},
+		{`{"command":"shell","cmd":"go test ./..."}`, ShellCmd{Cmd: "go test ./..."}},
 	}
 }
 
@@ -120,6 +121,9 @@ func TestParseCommandErrors(t *testing.T) {
 		{`{"command":"reboot"}`, `unknown command: reboot`},
 		{`{"command":""}`, `unknown command: `},
 		{`{"command":"fleet"}`, `unknown command: fleet`},
+		{`{"command":"shell"}`, `expected a non-blank string "cmd" field`},
+		{`{"command":"shell","cmd":" "}`, `expected a non-blank string "cmd" field`},
+		{`{"command":"shell","cmd":1}`, `expected a non-blank string "cmd" field`},
 		// prompt: content first, then submission_id
 		{`{"command":"prompt"}`, `expected a string "text" field`},
 		{`{"command":"prompt","text":null}`, `expected a string "text" field`},

@@ -112,10 +112,15 @@ type toolCard struct {
 	cacheExp        bool
 	cache           []string
 	child           bool // a call a script made (shown under the script's card)
+	whole           bool // a command the user ran (`!`): more of its output shows
 }
 
-// foldLines is how many output lines a finished card shows folded.
-const foldLines = 3
+// foldLines is how many output lines a finished card shows folded;
+// wholeLines how many the card of a command the user ran shows.
+const (
+	foldLines  = 3
+	wholeLines = 30
+)
 
 func (c *toolCard) lines(v *view) []string {
 	width := v.width
@@ -159,8 +164,12 @@ func (c *toolCard) lines(v *view) []string {
 	if body != "" {
 		raw := strings.Split(body, "\n")
 		shown := raw
-		if !v.expand && !c.unfold && len(raw) > foldLines {
-			shown = raw[:foldLines]
+		fold := foldLines
+		if c.whole {
+			fold = wholeLines
+		}
+		if !v.expand && !c.unfold && len(raw) > fold {
+			shown = raw[:fold]
 		}
 		for _, l := range shown {
 			l = truncate(strings.ReplaceAll(l, "\t", "    "), width-4)

@@ -3,10 +3,12 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openseek/openseek/internal/render"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -51,10 +53,11 @@ func (m *Model) handle(e protocol.Event) {
 		}
 		m.answer = nil
 	case protocol.ToolStarted:
-		m.busy = true
+		user := strings.HasPrefix(e.ToolCallID, engine.UserShellID)
+		m.busy = m.busy || !user // a `!` command is no turn
 		m.foldReasoning()
 		m.closeAnswer()
-		c := &toolCard{id: e.ToolCallID, name: e.ToolName, brief: briefOf(e.Arguments), started: now, child: e.Parent != ""}
+		c := &toolCard{id: e.ToolCallID, name: e.ToolName, brief: briefOf(e.Arguments), started: now, child: e.Parent != "", whole: user}
 		m.cards[e.ToolCallID] = c
 		m.running++
 		m.tr.add(c)
@@ -65,6 +68,10 @@ func (m *Model) handle(e protocol.Event) {
 			m.tr.add(c)
 		} else if !c.done {
 			m.running--
+		}
+		if strings.HasPrefix(e.ToolCallID, engine.UserShellID) {
+			m.shells = max(m.shells-1, 0)
+			c.whole = true
 		}
 		diff := ""
 		if e.Diff != nil {
@@ -275,7 +282,12 @@ func (m *Model) loadHistory(h *session.Session) {
 			}
 			c.finish(it.IsError, contentText(it.Content), diffOf(it.Data), it.Brief, m.opts.Now())
 		case *session.Notice:
-			if a, ok := session.ParseApproval(it.Content); ok {
+			if cmd, out, failed, ok := engine.ParseUserShell(it.Content); ok {
+				m.note(kindUser, "› ", "!"+cmd)
+				c := &toolCard{name: "shell", brief: oneLine(cmd), whole: true}
+				c.finish(failed, out, "", nil, time.Time{})
+				m.tr.add(c)
+			} else if a, ok := session.ParseApproval(it.Content); ok {
 				m.note(kindNote, "", session.DescribeApproval(a))
 			} else if !session.IsMarker(it.Content) { // snapshot and rewind bookkeeping stay out
 				m.note(kindNote, "", it.Content)

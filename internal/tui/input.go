@@ -92,7 +92,7 @@ func (m *Model) ctrlC() tea.Cmd {
 	switch {
 	case m.picker != nil:
 		m.picker = nil
-	case m.busy || len(m.approvals) > 0:
+	case m.busy || len(m.approvals) > 0 || m.shells > 0:
 		m.interrupt()
 	case m.input.Value() != "" && !m.quitArmed:
 		m.input.Reset()
@@ -108,7 +108,7 @@ func (m *Model) ctrlC() tea.Cmd {
 // interrupt cancels the running turn; its tools stop and the session
 // stays open for the next prompt.
 func (m *Model) interrupt() {
-	if !m.busy && len(m.approvals) == 0 {
+	if !m.busy && len(m.approvals) == 0 && m.shells == 0 {
 		return
 	}
 	m.denying = false
@@ -156,6 +156,10 @@ func (m *Model) submit() tea.Cmd {
 		return m.slash(text)
 	}
 	m.offset = 0
+	if cmd, ok := strings.CutPrefix(text, "!"); ok && strings.TrimSpace(cmd) != "" {
+		m.runShell(strings.TrimSpace(cmd))
+		return nil
+	}
 	sent, files := m.withMentions(text)
 	if m.busy {
 		m.steerN++
@@ -174,6 +178,17 @@ func (m *Model) submit() tea.Cmd {
 		m.busy = true
 	}
 	return nil
+}
+
+// runShell runs a command the user typed after `!` through the session's
+// shell tool (policy, approval, sandbox), behind the running turn if
+// any; its card shows the output and the model reads it next turn.
+func (m *Model) runShell(cmd string) {
+	m.closeAnswer()
+	m.note(kindUser, "› ", "!"+cmd)
+	if m.apply(protocol.ShellCmd{Cmd: cmd}) {
+		m.shells++
+	}
 }
 
 // onSteerDropped: the turn ended before the steer reached it, so it is

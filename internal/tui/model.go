@@ -72,6 +72,7 @@ type Model struct {
 	running   int         // tool cards still running
 	checking  *checkBlock // the build check running, if any
 	pending   []pendingSteer
+	shells    int // `!` commands sent and not yet answered
 	steerN    int
 	approvals []protocol.ApprovalRequested
 	denying   bool // the input holds a deny reason
@@ -147,7 +148,7 @@ func (m *Model) attach(conn Conn) {
 	m.tr.add(headerBlock{m})
 	m.offset, m.busy, m.answer, m.reasoning, m.running = 0, false, nil, nil, 0
 	m.checking = nil
-	m.cards, m.pending, m.approvals, m.denying = map[string]*toolCard{}, nil, nil, false
+	m.cards, m.pending, m.approvals, m.denying, m.shells = map[string]*toolCard{}, nil, nil, false, 0
 	m.stat = statusInfo{jobs: map[string]bool{}, gens: map[string]string{}}
 	m.model = conn.Model()
 	m.stat.window = conn.Window()
