@@ -64,4 +64,3 @@ func (s *Session) queueShell(command string) error {
 		return agent.Outcome{}, err
 	}})
 }
-
