@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/tui"
 	"github.com/openseek/openseek/internal/tui/remote"
 )
@@ -75,12 +78,8 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 			opts.Workspace = "attached to " + u.Host // the server's workspace; no token on screen
 		}
 	} else {
-		host, err := c.newHost(cmd, tf.sysFile, tf.addendum)
+		host, err := c.tuiHost(cmd, tf)
 		if err != nil {
-			return err
-		}
-		if _, err := host.ResolveModel(cmd.Context()); err != nil {
-			host.Close()
 			return err
 		}
 		if _, _, err := prepareDir(c.g.dir); err != nil {
@@ -95,6 +94,49 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 	opts.ResumeHint = c.resumeHint(cmd, tf)
 	defer backend.Close()
 	return tui.Run(cmd.Context(), backend, opts, c.stdin, c.rawStdout())
+}
+
+// tuiHost is the in-process host with its model resolved. A first run
+// without a key gets the guided setup instead of an error: the key (or
+// the command that prints it) is stored in ~/.openseek/config.toml, 0600,
+// and the host is built again from it.
+func (c *cli) tuiHost(cmd *cobra.Command, tf tuiFlags) (*engine.Host, error) {
+	host, err := c.newHost(cmd, tf.sysFile, tf.addendum)
+	if err != nil {
+		return nil, err
+	}
+	_, err = host.ResolveModel(cmd.Context())
+	var missing *config.MissingKeyError
+	if err == nil || !errors.As(err, &missing) {
+		if err != nil {
+			host.Close()
+		}
+		return host, err
+	}
+	models := host.Models()
+	host.Close()
+	home := c.getenv("HOME")
+	where, _ := config.Paths(home, "")
+	choice, err := tui.RunSetup(cmd.Context(), tui.SetupRequest{Missing: missing, Models: models, Where: where,
+		NoColor: c.getenv("NO_COLOR") != ""}, c.stdin, c.rawStdout())
+	if err != nil {
+		return nil, err
+	}
+	if err := config.SaveSetup(home, choice); err != nil {
+		return nil, fmt.Errorf("store the key: %w", err)
+	}
+	if choice.Model != "" && cmd.Flags().Changed("model") {
+		c.g.model = choice.Model // the model chosen now, not the flag's, for this run
+	}
+	host, err = c.newHost(cmd, tf.sysFile, tf.addendum)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := host.ResolveModel(cmd.Context()); err != nil {
+		host.Close()
+		return nil, err
+	}
+	return host, nil
 }
 
 // resumeHint is the command line that opens a session again in this UI,
