@@ -14,7 +14,7 @@ func TestSaveSetup(t *testing.T) {
 	noenv := func(string) string { return "" }
 	for _, tc := range []struct {
 		name, old string
-	 s config.Setup
+		s         config.Setup
 		want      []string // lines the file must hold
 	}{
 		{"no file", "", config.Setup{Provider: "deepseek", Key: `sk-"x"`}, []string{"[providers.deepseek]", `api_key = "sk-\"x\""`}},
