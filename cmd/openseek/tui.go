@@ -91,9 +91,28 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 		opts.FilesRoot = host.Workspace()
 		backend = &tui.Local{Host: host, Holder: "openseek tui", Home: c.getenv("HOME")}
 	}
+	settings, err := c.tuiSettings(backend)
+	if err != nil {
+		backend.Close()
+		return err
+	}
+	opts.Bell = settings.Bell
 	opts.ResumeHint = c.resumeHint(cmd, tf)
 	defer backend.Close()
 	return tui.Run(cmd.Context(), backend, opts, c.stdin, c.rawStdout())
+}
+
+// tuiSettings reads [tui]: from the host's config (the user's file and a
+// workspace's), or the user's file alone when attached to a server.
+func (c *cli) tuiSettings(b tui.Backend) (config.TUI, error) {
+	if l, ok := b.(*tui.Local); ok {
+		return l.Host.Config().TUI()
+	}
+	cfg, err := engine.LoadConfig(c.getenv("HOME"), "", c.getenv, false)
+	if err != nil {
+		return config.TUI{}, err
+	}
+	return cfg.TUI()
 }
 
 // tuiHost is the in-process host with its model resolved. A first run

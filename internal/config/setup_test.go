@@ -75,3 +75,25 @@ func TestMissingKeyIsTyped(t *testing.T) {
 		t.Fatalf("err = %#v", err)
 	}
 }
+
+func TestTUISettings(t *testing.T) {
+	for _, tc := range []struct {
+		toml string
+		want config.TUI
+	}{
+		{"", config.TUI{Bell: true}},
+		{"[tui]\nbell = false\ninline = true\n", config.TUI{Bell: false, Inline: true}},
+	} {
+		home := t.TempDir()
+		path, _ := config.Paths(home, "")
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(tc.toml), 0o644)
+		cfg, err := config.Load(home, "", func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := cfg.TUI(); err != nil || got != tc.want {
+			t.Errorf("%q: TUI() = %+v, %v; want %+v", tc.toml, got, err, tc.want)
+		}
+	}
+}

@@ -30,7 +30,7 @@ var slashCommands = []slashCommand{
 	{"quit", "", "leave (the session can be resumed)"},
 }
 
-const helpKeys = `Keys: Enter sends · Shift-Enter/Alt-Enter/Ctrl-J new line · ↑/↓ input history · Esc interrupts the turn or closes a list · Ctrl-C interrupts the turn, clears the input, twice quits · Ctrl-O unfolds tool output and reasoning · PgUp/PgDn scroll · while a turn runs, what you send steers it · / lists commands, @ completes a file and sends it with the prompt (Tab completes) · !CMD runs CMD in the session's shell (sandbox, approvals) and the model sees its output`
+const helpKeys = `Keys: Enter sends · Shift-Enter/Alt-Enter/Ctrl-J new line · ↑/↓ input history · Esc interrupts the turn or closes a list · Ctrl-C interrupts the turn, clears the input, twice quits · Ctrl-O unfolds tool output and reasoning · PgUp/PgDn scroll · while a turn runs, Enter steers it and Tab queues for after it (Backspace on an empty input takes the last back) · / lists commands, @ completes a file and sends it with the prompt (Tab completes) · !CMD runs CMD in the session's shell (sandbox, approvals) and the model sees its output`
 
 // helpText is /help: the keys, then every command with its description.
 func helpText() string {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
@@ -90,6 +92,7 @@ func (m *Model) handle(e protocol.Event) {
 	case protocol.ApprovalRequested:
 		if !slices.ContainsFunc(m.approvals, func(a protocol.ApprovalRequested) bool { return a.ID == e.ID }) {
 			m.approvals = append(m.approvals, e) // a replayed question is shown once
+			m.bell()
 		}
 	case protocol.ApprovalResolved:
 		for i, a := range m.approvals {
@@ -144,6 +147,10 @@ func (m *Model) handle(e protocol.Event) {
 			cost = " · " + tersecost(*e.CostUSD, true)
 		}
 		m.note(kindNote, "", fmt.Sprintf("— %s · %s · %.1fs%s", e.Outcome, render.Count(e.Steps, "step"), float64(e.DurationMs)/1000, cost))
+		m.bell()
+		if cmd := m.runQueued(e.Outcome == string(session.Interrupted)); cmd != nil {
+			m.after = append(m.after, cmd)
+		}
 	case protocol.JobChanged:
 		m.stat.jobs[e.Job.Generation+"/"+e.Job.ID] = !e.Job.State.Terminal()
 	case protocol.JobsSnapshot:
@@ -187,6 +194,14 @@ func (m *Model) handle(e protocol.Event) {
 		m.note(kindWarn, "⚠ ", w)
 	} else if w, ok := e.(warner); ok {
 		m.note(kindWarn, "⚠ ", w.Warning())
+	}
+}
+
+// bell rings the terminal, when the user wants it ([tui] bell), for
+// what happens live (not a replayed history).
+func (m *Model) bell() {
+	if m.opts.Bell && !m.replaying {
+		m.after = append(m.after, tea.Raw("\a"))
 	}
 }
 

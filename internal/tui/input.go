@@ -60,6 +60,16 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "enter":
 		return m.submit()
+	case "tab":
+		return m.enqueue()
+	case "backspace":
+		if m.input.Value() == "" && len(m.queued) > 0 {
+			// The last queued message comes back to be edited or dropped.
+			last := m.queued[len(m.queued)-1]
+			m.queued = m.queued[:len(m.queued)-1]
+			m.input.SetValue(last)
+			return nil
+		}
 	case "up":
 		if m.input.Line() == 0 && len(m.hist) > 0 && m.histAt > 0 {
 			if m.histAt == len(m.hist) {
@@ -130,13 +140,13 @@ func (m *Model) paste(text string) tea.Cmd {
 	return nil
 }
 
-// submit sends the input: a slash command, a deny reason, a steer while
-// a turn runs, else a prompt.
-func (m *Model) submit() tea.Cmd {
+// take empties the input into the history and returns its text with
+// large pastes put back ("" = nothing typed).
+func (m *Model) take() string {
 	raw := m.input.Value()
 	text := strings.TrimSpace(raw)
 	if text == "" {
-		return nil
+		return ""
 	}
 	m.input.Reset()
 	if len(m.hist) == 0 || m.hist[len(m.hist)-1] != raw {
@@ -146,12 +156,57 @@ func (m *Model) submit() tea.Cmd {
 	for tag, full := range m.pastes {
 		text = strings.ReplaceAll(text, tag, full)
 	}
-	text = strings.TrimSpace(text)
 	m.pastes = map[string]string{}
+	return strings.TrimSpace(text)
+}
+
+// submit sends the input: a deny reason, else what dispatch does.
+func (m *Model) submit() tea.Cmd {
+	text := m.take()
+	if text == "" {
+		return nil
+	}
 	if m.denying {
 		m.denying = false
 		return m.answerApproval(false, false, text)
 	}
+	return m.dispatch(text)
+}
+
+// enqueue (Tab) keeps the input for after the running turn: it is shown
+// as queued and sent when the turn ends. With no turn running it is sent
+// now.
+func (m *Model) enqueue() tea.Cmd {
+	if !m.busy || m.denying {
+		return m.submit()
+	}
+	if text := m.take(); text != "" {
+		m.queued = append(m.queued, text)
+	}
+	return nil
+}
+
+// runQueued sends the first queued message once a turn has ended; the
+// rest wait for the turns it starts. After an interrupt nothing is sent
+// unasked: the queue goes back into the input.
+func (m *Model) runQueued(interrupted bool) tea.Cmd {
+	if len(m.queued) == 0 {
+		return nil
+	}
+	if interrupted {
+		m.input.SetValue(strings.Join(append(m.queued, m.input.Value()), "\n\n"))
+		m.queued = nil
+		m.note(kindNote, "", "the queued messages are back in the input (the turn was interrupted)")
+		return nil
+	}
+	next := m.queued[0]
+	m.queued = m.queued[1:]
+	return m.dispatch(next)
+}
+
+// dispatch sends a message: a slash command, a `!` command, a steer
+// while a turn runs, else a prompt.
+func (m *Model) dispatch(text string) tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}

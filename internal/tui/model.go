@@ -44,6 +44,9 @@ type Options struct {
 	Throttle time.Duration
 	// Now is the clock (tests fix it); nil = time.Now.
 	Now func() time.Time
+	// Bell rings the terminal (BEL) when a turn ends or an approval
+	// waits ([tui] bell).
+	Bell bool
 }
 
 // Model is the Bubble Tea model of the UI.
@@ -72,7 +75,9 @@ type Model struct {
 	running   int         // tool cards still running
 	checking  *checkBlock // the build check running, if any
 	pending   []pendingSteer
-	shells    int // `!` commands sent and not yet answered
+	shells    int       // `!` commands sent and not yet answered
+	queued    []string  // sent with Tab during a turn: run when it ends
+	after     []tea.Cmd // what handled events asked for (a bell, a queued prompt)
 	steerN    int
 	approvals []protocol.ApprovalRequested
 	denying   bool // the input holds a deny reason
@@ -214,7 +219,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.handle(e)
 			}
 		})
-		return m, m.pump()
+		cmds := append(m.after, m.pump())
+		m.after = nil
+		return m, tea.Batch(cmds...)
 	case tickMsg:
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
@@ -299,6 +306,13 @@ func (m *Model) render() string {
 	var bottom []string
 	for _, p := range m.pending {
 		bottom = append(bottom, truncate(m.st.pending.Render("⧗ pending steer: "+oneLine(p.text)), vw.width))
+	}
+	for i, q := range m.queued {
+		line := "⏵ queued: " + oneLine(q)
+		if i == len(m.queued)-1 {
+			line += "  (⌫ on an empty input takes it back)"
+		}
+		bottom = append(bottom, truncate(m.st.pending.Render(line), vw.width))
 	}
 	switch {
 	case m.picker != nil:
