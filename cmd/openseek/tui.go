@@ -21,7 +21,7 @@ import (
 
 // tuiFlags are the terminal UI's own flags (on `tui` and on the bare root).
 type tuiFlags struct {
-	cont              bool
+	cont, inline      bool
 	attach            string
 	sysFile, addendum string
 }
@@ -45,6 +45,7 @@ in-process engine (the URL it printed, with #token=…).`,
 func (tf *tuiFlags) bind(cmd *cobra.Command, c *cli) {
 	f := cmd.Flags()
 	f.BoolVar(&tf.cont, "continue", false, "continue the most recent session of the workspace")
+	f.BoolVar(&tf.inline, "inline", false, "draw in the terminal's scrollback instead of the full screen (config: [tui] inline)")
 	f.StringVar(&tf.attach, "attach", "", "drive a running openseek serve --http at `URL` (the address it printed: http://ADDR/#token=TOKEN)")
 	f.StringVar(&tf.sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
 	f.StringVar(&tf.addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
@@ -97,6 +98,7 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 		return err
 	}
 	opts.Bell = settings.Bell
+	opts.Inline = tf.inline || settings.Inline
 	opts.ResumeHint = c.resumeHint(cmd, tf)
 	defer backend.Close()
 	return tui.Run(cmd.Context(), backend, opts, c.stdin, c.rawStdout())

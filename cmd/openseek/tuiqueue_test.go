@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,33 +26,39 @@ func (p *tmuxPane) bells(file string) func() int {
 	}
 }
 
-// waitBells waits until at least n bells rang (a deadline, not a timed
-// assertion).
-func waitBells(t *testing.T, count func() int, n int, p *tmuxPane) {
-	t.Helper()
+// waitUntil polls cond until it holds (a deadline, not a timed
+// assertion: the test fails only when it never does).
+func (p *tmuxPane) waitUntil(cond func() bool, what string) {
+	p.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for count() < n {
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d bells rang, want %d:\n%s", count(), n, p.screen())
+			p.t.Fatalf("waited in vain for %s:\n%s", what, p.screen())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
+// tryTmux runs a tmux command that may fail.
+func (p *tmuxPane) tryTmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", p.socket}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// waitBells waits until at least n bells rang.
+func waitBells(t *testing.T, count func() int, n int, p *tmuxPane) {
+	t.Helper()
+	p.waitUntil(func() bool { return count() >= n }, fmt.Sprintf("%d bells", n))
+}
+
 // waitPiped waits until the copy of the pane's output holds want: what
 // the UI wrote before it is in the copy too.
-func waitPiped(t *testing.T, file, want string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, _ := os.ReadFile(file); strings.Contains(string(b), want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the pane's output never held %q", want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+func waitPiped(p *tmuxPane, file, want string) {
+	p.t.Helper()
+	p.waitUntil(func() bool {
+		b, _ := os.ReadFile(file)
+		return strings.Contains(string(b), want)
+	}, "the pane's output to hold "+want)
 }
 
 // While a turn runs, Tab queues a message (shown as queued; Backspace on
@@ -140,7 +148,7 @@ func TestTUIQueueAndBellInTmux(t *testing.T) {
 	p.typeText("/help")
 	p.keys("Enter")
 	p.waitFor("Commands:")
-	waitPiped(t, piped, "Commands:")
+	waitPiped(p, piped, "Commands:")
 	if n := bells(); n != 0 {
 		t.Errorf("%d bells rang with bell = false", n)
 	}

@@ -68,8 +68,12 @@ func (b *textBlock) lines(v *view) []string {
 	return out
 }
 
-// answerBlock is the model's answer, streamed as markdown.
-type answerBlock struct{ md markdown }
+// answerBlock is the model's answer, streamed as markdown. Inline, its
+// first shown lines are in the terminal's scrollback already.
+type answerBlock struct {
+	md    markdown
+	shown int
+}
 
 func (b *answerBlock) lines(v *view) []string { return b.md.lines(v.width, v.md, v.throttle, v.now) }
 

@@ -26,6 +26,7 @@ var slashCommands = []slashCommand{
 	{"new", "", "start a new session"},
 	{"jobs", "", "list background jobs (/jobs stop ID, /jobs output ID)"},
 	{"diff", "", "what this session changed in the files"},
+	{"copy", "[N]", "copy the last answer, or its Nth code block, to the clipboard"},
 	{"rewind", "", "pick a turn: files and conversation back to before it"},
 	{"quit", "", "leave (the session can be resumed)"},
 }

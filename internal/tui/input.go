@@ -30,7 +30,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.expand = !m.expand
 		return nil
 	case "pgup":
-		m.offset += max(m.height-6, 1)
+		if !m.opts.Inline { // inline, the terminal scrolls its own scrollback
+			m.offset += max(m.height-6, 1)
+		}
 		return nil
 	case "pgdown":
 		m.offset = max(m.offset-max(m.height-6, 1), 0)
