@@ -70,4 +70,3 @@ func TestInlinePrintsSettledLinesOnce(t *testing.T) {
 		t.Errorf("the frame still shows what was printed:\n%s", m.render())
 	}
 }
-
