@@ -4,23 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/engine"
 )
 
-func setupPress(m *setupModel, keys ...string) {
-	for _, k := range keys {
-		if msg, ok := specialKey(k); ok {
-			m.Update(msg)
-			continue
-		}
-		for _, r := range k {
-			m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-		}
-	}
-}
+func setupPress(m *setupModel, keys ...string) { pressOn(m, keys...) }
 
 // The setup: typing filters the catalogue, Enter picks, the key is
 // masked; Tab asks for a command instead, shown as typed; a model other
