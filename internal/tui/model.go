@@ -1,5 +1,6 @@
-// Package tui is OpenSeek's terminal UI: a full-screen Bubble Tea program
-// that is one more client of a session engine. It reads protocol events
+// Package tui is OpenSeek's terminal UI: a Bubble Tea program, full
+// screen or inline (inline.go: finished blocks go to the terminal's
+// scrollback once), that is one more client of a session engine. It reads protocol events
 // and sends protocol commands through a Backend (the in-process host, or a
 // running HTTP server) and never reaches into the agent loop.
 //
