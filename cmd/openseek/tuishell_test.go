@@ -8,6 +8,7 @@ import (
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
+	"github.com/openseek/openseek/protocol"
 )
 
 // `!cmd` in the UI, on the real binary with the sandbox on: the command
@@ -70,4 +71,31 @@ func TestTUIBangShellInTmux(t *testing.T) {
 // TestTUIBangShellAsOrdinaryUser runs the `!` test again as an ordinary user.
 func TestTUIBangShellAsOrdinaryUser(t *testing.T) {
 	sandboxtest.AsOrdinaryUser(t, "^TestTUIBangShellInTmux$")
+}
+
+// The shell command on the JSONL wire (`serve`, sandbox on): it runs
+// before the prompt queued after it, its run is reported as a tool call
+// with a user-shell id, the model's next request carries its output,
+// and a blank one is a command_error.
+func TestServeShellCommand(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t, llmtest.Text("It said wire-2."))
+	in := `{"command":"shell","cmd":"echo wire-$((1+1))"}` + "\n" +
+		`{"command":"prompt","content":"what did it say?"}` + "\n" +
+		`{"command":"shell","cmd":" "}` + "\n"
+	r := openseek(t, ws, in, nil, append(modelArgs(srv), "serve")...)
+	if r.code != 0 {
+		t.Fatalf("serve exited %d: %s", r.code, r.stderr)
+	}
+	started, results := find[protocol.ToolStarted](r.events), find[protocol.ToolResult](r.events)
+	if len(started) != 1 || !strings.HasPrefix(started[0].ToolCallID, "user-shell-") || started[0].ToolName != "shell" ||
+		len(results) != 1 || !strings.Contains(results[0].Content, "wire-2") || results[0].IsError {
+		t.Fatalf("the shell command's events: %v", names(r.events))
+	}
+	if errs := find[protocol.CommandError](r.events); len(errs) != 1 || !strings.Contains(errs[0].Error, `"cmd"`) {
+		t.Errorf("a blank cmd got %+v", errs)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "wire-2") {
+		t.Errorf("the model's request lacks the command's output (%d requests)", len(reqs))
+	}
 }
