@@ -123,7 +123,7 @@ func TestUnclassifiedKeyIsUnknown(t *testing.T) {
 		"[sandbox]\nnetwrok = true\n":     "unknown key sandbox.netwrok (did you mean network?); known keys: allow_env, enabled, network, writable_roots",
 		"[[rules]]\nallow = \"ls\"\n":     "unknown key rules.allow; known keys: decision, pattern",
 		"[telemetry]\nendpoint = \"x\"\n": "unknown key telemetry.endpoint (did you mean otlp_endpoint?); known keys: log_prompts, otlp_endpoint",
-		"[tracing]\nendpoint = \"x\"\n":   "unknown key tracing; known keys: budget, fleet, model, models, profiles, providers, rules, sandbox, telemetry, tools, verify",
+		"[tracing]\nendpoint = \"x\"\n":   "unknown key tracing; known keys: budget, fleet, model, models, profiles, providers, rules, sandbox, telemetry, tools, tui, verify",
 	} {
 		home, ws := dirs(t, body, "")
 		if _, err := config.Load(home, ws, env{}.get); err == nil || !strings.Contains(err.Error(), want) {
