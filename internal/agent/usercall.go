@@ -26,7 +26,7 @@ func (a *Agent) UserCall(ctx context.Context, call chat.ToolCall, note func(tool
 	}
 	defer a.settle()
 	var res tool.Result
-	if err := t.passGate(); err != nil {
+	if err := t.passGate([]chat.ToolCall{call}, false); err != nil {
 		res = tool.Errorf("error: not run: %v", err)
 	} else {
 		res = t.call(ctx, call, "")

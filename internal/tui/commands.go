@@ -27,6 +27,7 @@ var slashCommands = []slashCommand{
 	{"jobs", "", "list background jobs (/jobs stop ID, /jobs output ID)"},
 	{"diff", "", "what this session changed in the files"},
 	{"copy", "[N]", "copy the last answer, or its Nth code block, to the clipboard"},
+	{"network", "[HOST]", "hosts commands may reach (/network HOST: one more)"},
 	{"rewind", "", "pick a turn: files and conversation back to before it"},
 	{"quit", "", "leave (the session can be resumed)"},
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	md "github.com/openseek/openseek/internal/markdown"
 )
 
 // copyAnswer is /copy: the last answer, or with a number its code block
@@ -21,7 +23,7 @@ func (m *Model) copyAnswer(arg string) tea.Cmd {
 	}
 	what := fmt.Sprintf("the last answer (%d lines)", strings.Count(strings.TrimRight(src, "\n"), "\n")+1)
 	if arg != "" {
-		blocks := codeBlocks(src)
+		blocks := md.CodeBlocks(src)
 		n, err := strconv.Atoi(arg)
 		if err != nil || n < 1 || n > len(blocks) {
 			m.note(kindWarn, "", fmt.Sprintf("/copy %s: the last answer has %d code blocks; /copy N copies the Nth, /copy the whole answer", arg, len(blocks)))
@@ -42,25 +44,4 @@ func (m *Model) lastAnswer() string {
 		}
 	}
 	return ""
-}
-
-// codeBlocks are the contents of src's code blocks, in order.
-func codeBlocks(src string) []string {
-	var out []string
-	var walk func(n *mdNode)
-	walk = func(n *mdNode) {
-		for c := n.first; c != nil; c = c.next {
-			if c.kind == mdCodeBlock {
-				var b strings.Builder
-				for _, l := range c.lines {
-					b.WriteString(strings.TrimRight(l, "\r\n") + "\n")
-				}
-				out = append(out, b.String())
-			} else if c.isBlock() {
-				walk(c)
-			}
-		}
-	}
-	walk(parseMarkdown(src))
-	return out
 }
