@@ -9,6 +9,8 @@ import (
 	"regexp"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Setup is what a first run without a key chose (the terminal UI's
@@ -56,19 +58,7 @@ func SaveSetup(home string, s Setup) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path) // CreateTemp made it 0600
+	return beneath.WriteFile(path, data, 0o600)
 }
 
 // setKey puts entry's key = value lines under the table header matching
