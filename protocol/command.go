@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // Command is one controller → engine message read by `openseek serve`.
@@ -65,6 +66,14 @@ type ApprovalCmd struct {
 	Reason   string
 }
 
+// ShellCmd runs a command line the user typed (`!go test ./...` in the
+// terminal UI) between turns, through the session's shell tool under its
+// policy, approval mode and sandbox, as the model's own call would run.
+// It is queued behind the running turn like a prompt; its run is reported
+// as tool_started/tool_result, and its result is recorded as a runtime
+// notice that the model reads at the start of the next turn.
+type ShellCmd struct{ Cmd string }
+
 // NetworkAllowCmd lets the session's sandboxed commands reach Host
 // ("host", "*.domain" or "host:port", as in [sandbox] network) through
 // the allowlist proxy for the rest of the session; without a host it
@@ -75,6 +84,7 @@ type NetworkAllowCmd struct{ Host string }
 func (NetworkAllowCmd) CommandName() string { return "network_allow" }
 
 func (PromptCmd) CommandName() string       { return "prompt" }
+func (ShellCmd) CommandName() string        { return "shell" }
 func (SteerCmd) CommandName() string        { return "steer" }
 func (JobsSnapshotCmd) CommandName() string { return "jobs_snapshot" }
 func (JobStopCmd) CommandName() string      { return "job_stop" }
@@ -95,6 +105,7 @@ const (
 	errTextGoal         = `expected {"action": "set", "text": ...} or {"action": "clear"}`
 	errTextAllow        = `expected a boolean "allow" field`
 	errTextID           = `expected a string "id" field`
+	errTextCmd          = `expected a non-blank string "cmd" field`
 	errTextHost         = `expected a string "host" field`
 )
 
@@ -138,6 +149,12 @@ func ParseCommand(line []byte) (Command, error) {
 			return nil, errors.New(errTextJobCommand)
 		}
 		return JobStopCmd{RequestID: rid, Generation: gen, JobID: id}, nil
+	case "shell":
+		cmd, ok := o.str("cmd")
+		if !ok || strings.TrimSpace(cmd) == "" {
+			return nil, errors.New(errTextCmd)
+		}
+		return ShellCmd{Cmd: cmd}, nil
 	case "compact":
 		return CompactCmd{}, nil
 	case "cancel":
@@ -270,6 +287,8 @@ func EmitCommand(c Command) []byte {
 		b = appendStrField(b, "kind", kind)
 		b = c.Content.AppendJSON(appendKey(b, "content"))
 		b = appendOmitStrField(b, "submission_id", c.SubmissionID)
+	case ShellCmd:
+		b = appendStrField(b, "cmd", c.Cmd)
 	case JobsSnapshotCmd:
 		b = appendStrField(b, "request_id", c.RequestID)
 	case JobStopCmd:

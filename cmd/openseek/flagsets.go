@@ -14,7 +14,7 @@ import (
 
 // tuiFlags are the terminal UI's own flags (on `tui` and on the bare root).
 type tuiFlags struct {
-	cont              bool
+	cont, inline      bool
 	attach            string
 	sysFile, addendum string
 }
@@ -22,6 +22,7 @@ type tuiFlags struct {
 func (tf *tuiFlags) bind(cmd *cobra.Command, c *cli) {
 	f := cmd.Flags()
 	f.BoolVar(&tf.cont, "continue", false, "continue the most recent session of the workspace")
+	f.BoolVar(&tf.inline, "inline", false, "draw in the terminal's scrollback instead of the full screen (config: [tui] inline)")
 	f.StringVar(&tf.attach, "attach", "", "drive a running openseek serve --http at `URL` (the address it printed: http://ADDR/#token=TOKEN)")
 	f.StringVar(&tf.sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
 	f.StringVar(&tf.addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")

@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/tui"
 	"github.com/openseek/openseek/internal/tui/remote"
 )
@@ -60,12 +63,8 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 			opts.Workspace = "attached to " + u.Host // the server's workspace; no token on screen
 		}
 	} else {
-		host, err := c.newHost(cmd, tf.sysFile, tf.addendum)
+		host, err := c.tuiHost(cmd, tf)
 		if err != nil {
-			return err
-		}
-		if _, err := host.ResolveModel(cmd.Context()); err != nil {
-			host.Close()
 			return err
 		}
 		if _, _, err := prepareDir(c.g.dir); err != nil {
@@ -77,9 +76,72 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 		opts.FilesRoot = host.Workspace()
 		backend = &tui.Local{Host: host, Holder: "openseek tui", Home: c.getenv("HOME")}
 	}
+	settings, err := c.tuiSettings(backend)
+	if err != nil {
+		backend.Close()
+		return err
+	}
+	opts.Bell = settings.Bell
+	opts.Inline = tf.inline || settings.Inline
 	opts.ResumeHint = c.resumeHint(cmd, tf)
 	defer backend.Close()
 	return tui.Run(cmd.Context(), backend, opts, c.stdin, c.rawStdout())
+}
+
+// tuiSettings reads [tui]: from the host's config (the user's file and a
+// workspace's), or the user's file alone when attached to a server.
+func (c *cli) tuiSettings(b tui.Backend) (config.TUI, error) {
+	if l, ok := b.(*tui.Local); ok {
+		return l.Host.Config().TUI()
+	}
+	cfg, err := engine.LoadConfig(c.getenv("HOME"), "", c.getenv, false)
+	if err != nil {
+		return config.TUI{}, err
+	}
+	return cfg.TUI()
+}
+
+// tuiHost is the in-process host with its model resolved. A first run
+// without a key gets the guided setup instead of an error: the key (or
+// the command that prints it) is stored in ~/.openseek/config.toml, 0600,
+// and the host is built again from it.
+func (c *cli) tuiHost(cmd *cobra.Command, tf tuiFlags) (*engine.Host, error) {
+	host, err := c.newHost(cmd, tf.sysFile, tf.addendum)
+	if err != nil {
+		return nil, err
+	}
+	_, err = host.ResolveModel(cmd.Context())
+	var missing *config.MissingKeyError
+	if err == nil || !errors.As(err, &missing) {
+		if err != nil {
+			host.Close()
+		}
+		return host, err
+	}
+	models := host.Models()
+	host.Close()
+	home := c.getenv("HOME")
+	where, _ := config.Paths(home, "")
+	choice, err := tui.RunSetup(cmd.Context(), tui.SetupRequest{Missing: missing, Models: models, Where: where,
+		NoColor: c.getenv("NO_COLOR") != ""}, c.stdin, c.rawStdout())
+	if err != nil {
+		return nil, err
+	}
+	if err := config.SaveSetup(home, choice); err != nil {
+		return nil, fmt.Errorf("store the key: %w", err)
+	}
+	if choice.Model != "" && cmd.Flags().Changed("model") {
+		c.g.model = choice.Model // the model chosen now, not the flag's, for this run
+	}
+	host, err = c.newHost(cmd, tf.sysFile, tf.addendum)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := host.ResolveModel(cmd.Context()); err != nil {
+		host.Close()
+		return nil, err
+	}
+	return host, nil
 }
 
 // resumeHint is the command line that opens a session again in this UI,

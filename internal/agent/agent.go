@@ -290,14 +290,19 @@ func (a *Agent) Turn(ctx context.Context, input protocol.Content, submissionID *
 		return Outcome{}, err
 	}
 	out, err := t.run(input, submissionID)
+	a.settle()
+	return out, err
+}
 
+// settle marks the running turn ended and deals with what arrived after
+// its last step boundary: steers are reported as dropped (the controller
+// may resubmit), notices are kept in the log.
+func (a *Agent) settle() {
 	a.mu.Lock()
 	a.active, a.cancel = false, nil
 	left := a.queue
 	a.queue = nil
 	a.mu.Unlock()
-	// What arrived after the last step boundary: steers are reported as
-	// dropped (the controller may resubmit), notices are kept in the log.
 	for _, q := range left {
 		if q.kind != "notice" {
 			a.cfg.Emit(protocol.SteerDropped{Content: q.content, SubmissionID: q.submissionID})
@@ -305,7 +310,6 @@ func (a *Agent) Turn(ctx context.Context, input protocol.Content, submissionID *
 			a.cfg.Emit(protocol.SessionError{Error: err.Error()})
 		}
 	}
-	return out, err
 }
 
 // begin marks a turn running (ErrBusy when one already is) and gives

@@ -73,6 +73,8 @@ func Keys() []Key {
 		{"sandbox.allow_env", UserOnly, "passes secrets to commands"},
 		{"telemetry.otlp_endpoint", OnceTrusted, "where traces and metrics of your sessions are sent"},
 		{"telemetry.log_prompts", OnceTrusted, "sends your prompts, answers and tool arguments with them"},
+		{"tui.bell", Anywhere, "how the terminal UI behaves"},
+		{"tui.inline", Anywhere, "how the terminal UI behaves"},
 		{"tools.add", Anywhere, "built-in tools only, each under the rules and the sandbox"},
 		{"tools.remove", Anywhere, "fewer tools"},
 		{"verify.command", OnceTrusted, "runs a program after every turn"},

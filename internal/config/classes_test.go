@@ -40,6 +40,8 @@ var samples = map[string]struct{ toml, probe string }{
 	"telemetry.log_prompts":       {"[telemetry]\nlog_prompts = true", "log_prompts:"},
 	"tools.add":                   {"[tools]\nadd = [\"t4242\"]", "t4242"},
 	"tools.remove":                {"[tools]\nremove = [\"t4242\"]", "t4242"},
+	"tui.bell":                    {"[tui]\nbell = false", "bell:"},
+	"tui.inline":                  {"[tui]\ninline = true", "inline:"},
 	"verify.command":              {"[verify]\ncommand = \"c4242\"", "c4242"},
 	"verify.enabled":              {"[verify]\nenabled = false", "enabled:"},
 	"verify.max_repairs":          {"[verify]\nmax_repairs = 4242", "4242"},
@@ -122,7 +124,7 @@ func TestUnclassifiedKeyIsUnknown(t *testing.T) {
 		"[sandbox]\nnetwrok = true\n":     "unknown key sandbox.netwrok (did you mean network?); known keys: allow_env, enabled, network, writable_roots",
 		"[[rules]]\nallow = \"ls\"\n":     "unknown key rules.allow; known keys: decision, pattern",
 		"[telemetry]\nendpoint = \"x\"\n": "unknown key telemetry.endpoint (did you mean otlp_endpoint?); known keys: log_prompts, otlp_endpoint",
-		"[tracing]\nendpoint = \"x\"\n":   "unknown key tracing; known keys: budget, files, fleet, model, models, profiles, providers, rules, sandbox, telemetry, tools, verify",
+		"[tracing]\nendpoint = \"x\"\n":   "unknown key tracing; known keys: budget, files, fleet, model, models, profiles, providers, rules, sandbox, telemetry, tools, tui, verify",
 	} {
 		home, ws := dirs(t, body, "")
 		if _, err := config.Load(home, ws, env{}.get); err == nil || !strings.Contains(err.Error(), want) {

@@ -182,7 +182,7 @@ func (c *Config) client(ctx context.Context, label string, p Provider, name, api
 		}
 	}
 	if cred.Key == "" && p.needsKey() && apiURLFlag == "" {
-		return nil, "", fmt.Errorf("an API key is required for %s: pass --api-key or set %s", label, keyHint(p))
+		return nil, "", &MissingKeyError{Model: label, Provider: p.Name, Hint: keyHint(p)}
 	}
 	if apiURLFlag != "" && (p.API == APIOpenAI || p.API == "") {
 		apiURLFlag, _ = ChatURL(apiURLFlag)
@@ -201,6 +201,17 @@ func (c *Config) client(ctx context.Context, label string, p Provider, name, api
 		return nil, "", fmt.Errorf("provider %s: %w", p.Name, err)
 	}
 	return llm.BindModel(client, name), cred.Key, nil
+}
+
+// MissingKeyError is Resolve's error for a model whose provider needs a
+// key that no source gave (the terminal UI offers its first-run setup).
+type MissingKeyError struct {
+	Model, Provider string
+	Hint            string // where a key may come from: the variables
+}
+
+func (e *MissingKeyError) Error() string {
+	return fmt.Sprintf("an API key is required for %s: pass --api-key or set %s", e.Model, e.Hint)
 }
 
 func keyHint(p Provider) string {

@@ -215,6 +215,8 @@ func (s *Session) Apply(cmd protocol.Command) error {
 			text = &c.Text
 		}
 		return s.eng.SetGoal(text, c.Auto)
+	case protocol.ShellCmd:
+		return s.queueShell(c.Cmd)
 	case protocol.CompactCmd:
 		// Failures are reported by compaction_failed.
 		return s.enqueue(job{run: func(ctx context.Context) (agent.Outcome, error) {

@@ -65,8 +65,10 @@ func BenchmarkKeypress(b *testing.B) {
 // BenchmarkKeypressTyping: a typed key, or a backspace, to the next frame
 // with a short input (BenchmarkKeypress lets the input grow by a key per
 // iteration, so its figure depends on b.N).
-func BenchmarkKeypressTyping(b *testing.B) {
-	m := history(b, 5000)
+func BenchmarkKeypressTyping(b *testing.B) { typing(b, history(b, 5000)) }
+
+// typing times a typed key, or a backspace, to the next frame.
+func typing(b *testing.B, m *Model) {
 	m.input.SetValue("explain the failing test in ")
 	keys := []tea.KeyPressMsg{{Code: 'a', Text: "a"}, {Code: tea.KeyBackspace}}
 	i := 0
@@ -111,4 +113,14 @@ func BenchmarkMarkdownLongLines(b *testing.B) {
 	for b.Loop() {
 		r.render(src, 80)
 	}
+}
+
+// BenchmarkKeypressTypingInline5000 is BenchmarkKeypressTyping inline:
+// the 5,000-event history is in the scrollback, the frame is the input.
+func BenchmarkKeypressTypingInline5000(b *testing.B) {
+	m := history(b, 5000)
+	m.opts.Inline = true
+	m.printing = true // what settles stays in the outbox: no program runs here
+	m.printFinished()
+	typing(b, m)
 }

@@ -68,8 +68,12 @@ func (b *textBlock) lines(v *view) []string {
 	return out
 }
 
-// answerBlock is the model's answer, streamed as markdown.
-type answerBlock struct{ md markdown }
+// answerBlock is the model's answer, streamed as markdown. Inline, its
+// first shown lines are in the terminal's scrollback already.
+type answerBlock struct {
+	md    markdown
+	shown int
+}
 
 func (b *answerBlock) lines(v *view) []string { return b.md.lines(v.width, v.md, v.throttle, v.now) }
 
@@ -112,10 +116,15 @@ type toolCard struct {
 	cacheExp        bool
 	cache           []string
 	child           bool // a call a script made (shown under the script's card)
+	whole           bool // a command the user ran (`!`): more of its output shows
 }
 
-// foldLines is how many output lines a finished card shows folded.
-const foldLines = 3
+// foldLines is how many output lines a finished card shows folded;
+// wholeLines how many the card of a command the user ran shows.
+const (
+	foldLines  = 3
+	wholeLines = 30
+)
 
 func (c *toolCard) lines(v *view) []string {
 	width := v.width
@@ -159,8 +168,12 @@ func (c *toolCard) lines(v *view) []string {
 	if body != "" {
 		raw := strings.Split(body, "\n")
 		shown := raw
-		if !v.expand && !c.unfold && len(raw) > foldLines {
-			shown = raw[:foldLines]
+		fold := foldLines
+		if c.whole {
+			fold = wholeLines
+		}
+		if !v.expand && !c.unfold && len(raw) > fold {
+			shown = raw[:fold]
 		}
 		for _, l := range shown {
 			l = truncate(strings.ReplaceAll(l, "\t", "    "), width-4)

@@ -26,12 +26,13 @@ var slashCommands = []slashCommand{
 	{"new", "", "start a new session"},
 	{"jobs", "", "list background jobs (/jobs stop ID, /jobs output ID)"},
 	{"diff", "", "what this session changed in the files"},
+	{"copy", "[N]", "copy the last answer, or its Nth code block, to the clipboard"},
 	{"network", "[HOST]", "hosts commands may reach (/network HOST: one more)"},
 	{"rewind", "", "pick a turn: files and conversation back to before it"},
 	{"quit", "", "leave (the session can be resumed)"},
 }
 
-const helpKeys = `Keys: Enter sends · Shift-Enter/Alt-Enter/Ctrl-J new line · ↑/↓ input history · Esc interrupts the turn or closes a list · Ctrl-C interrupts the turn, clears the input, twice quits · Ctrl-O unfolds tool output and reasoning · PgUp/PgDn scroll · while a turn runs, what you send steers it · / lists commands, @ completes a file and sends it with the prompt (Tab completes)`
+const helpKeys = `Keys: Enter sends · Shift-Enter/Alt-Enter/Ctrl-J new line · ↑/↓ input history · Esc interrupts the turn or closes a list · Ctrl-C interrupts the turn, clears the input, twice quits · Ctrl-O unfolds tool output and reasoning · PgUp/PgDn scroll · while a turn runs, Enter steers it and Tab queues for after it (Backspace on an empty input takes the last back) · / lists commands, @ completes a file and sends it with the prompt (Tab completes) · !CMD runs CMD in the session's shell (sandbox, approvals) and the model sees its output`
 
 // helpText is /help: the keys, then every command with its description.
 func helpText() string {

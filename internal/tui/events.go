@@ -3,10 +3,14 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openseek/openseek/internal/render"
 	"slices"
 	"strings"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -51,10 +55,11 @@ func (m *Model) handle(e protocol.Event) {
 		}
 		m.answer = nil
 	case protocol.ToolStarted:
-		m.busy = true
+		user := strings.HasPrefix(e.ToolCallID, engine.UserShellID)
+		m.busy = m.busy || !user // a `!` command is no turn
 		m.foldReasoning()
 		m.closeAnswer()
-		c := &toolCard{id: e.ToolCallID, name: e.ToolName, brief: briefOf(e.Arguments), started: now, child: e.Parent != ""}
+		c := &toolCard{id: e.ToolCallID, name: e.ToolName, brief: briefOf(e.Arguments), started: now, child: e.Parent != "", whole: user}
 		m.cards[e.ToolCallID] = c
 		m.running++
 		m.tr.add(c)
@@ -65,6 +70,10 @@ func (m *Model) handle(e protocol.Event) {
 			m.tr.add(c)
 		} else if !c.done {
 			m.running--
+		}
+		if strings.HasPrefix(e.ToolCallID, engine.UserShellID) {
+			m.shells = max(m.shells-1, 0)
+			c.whole = true
 		}
 		diff := ""
 		if e.Diff != nil {
@@ -83,6 +92,7 @@ func (m *Model) handle(e protocol.Event) {
 	case protocol.ApprovalRequested:
 		if !slices.ContainsFunc(m.approvals, func(a protocol.ApprovalRequested) bool { return a.ID == e.ID }) {
 			m.approvals = append(m.approvals, e) // a replayed question is shown once
+			m.bell()
 		}
 	case protocol.ApprovalResolved:
 		for i, a := range m.approvals {
@@ -137,6 +147,10 @@ func (m *Model) handle(e protocol.Event) {
 			cost = " · " + tersecost(*e.CostUSD, true)
 		}
 		m.note(kindNote, "", fmt.Sprintf("— %s · %s · %.1fs%s", e.Outcome, render.Count(e.Steps, "step"), float64(e.DurationMs)/1000, cost))
+		m.bell()
+		if cmd := m.runQueued(e.Outcome == string(session.Interrupted)); cmd != nil {
+			m.after = append(m.after, cmd)
+		}
 	case protocol.JobChanged:
 		m.stat.jobs[e.Job.Generation+"/"+e.Job.ID] = !e.Job.State.Terminal()
 	case protocol.JobsSnapshot:
@@ -182,6 +196,14 @@ func (m *Model) handle(e protocol.Event) {
 		m.note(kindWarn, "⚠ ", w)
 	} else if w, ok := e.(warner); ok {
 		m.note(kindWarn, "⚠ ", w.Warning())
+	}
+}
+
+// bell rings the terminal, when the user wants it ([tui] bell), for
+// what happens live (not a replayed history).
+func (m *Model) bell() {
+	if m.opts.Bell && !m.replaying {
+		m.after = append(m.after, tea.Raw("\a"))
 	}
 }
 
@@ -277,7 +299,12 @@ func (m *Model) loadHistory(h *session.Session) {
 			}
 			c.finish(it.IsError, contentText(it.Content), diffOf(it.Data), it.Brief, m.opts.Now())
 		case *session.Notice:
-			if a, ok := session.ParseApproval(it.Content); ok {
+			if cmd, out, failed, ok := engine.ParseUserShell(it.Content); ok {
+				m.note(kindUser, "› ", "!"+cmd)
+				c := &toolCard{name: "shell", brief: oneLine(cmd), whole: true}
+				c.finish(failed, out, "", nil, time.Time{})
+				m.tr.add(c)
+			} else if a, ok := session.ParseApproval(it.Content); ok {
 				m.note(kindNote, "", session.DescribeApproval(a))
 			} else if !session.IsMarker(it.Content) { // snapshot and rewind bookkeeping stay out
 				m.note(kindNote, "", it.Content)

@@ -30,7 +30,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.expand = !m.expand
 		return nil
 	case "pgup":
-		m.offset += max(m.height-6, 1)
+		if !m.opts.Inline { // inline, the terminal scrolls its own scrollback
+			m.offset += max(m.height-6, 1)
+		}
 		return nil
 	case "pgdown":
 		m.offset = max(m.offset-max(m.height-6, 1), 0)
@@ -60,6 +62,16 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "enter":
 		return m.submit()
+	case "tab":
+		return m.enqueue()
+	case "backspace":
+		if m.input.Value() == "" && len(m.queued) > 0 {
+			// The last queued message comes back to be edited or dropped.
+			last := m.queued[len(m.queued)-1]
+			m.queued = m.queued[:len(m.queued)-1]
+			m.input.SetValue(last)
+			return nil
+		}
 	case "up":
 		if m.input.Line() == 0 && len(m.hist) > 0 && m.histAt > 0 {
 			if m.histAt == len(m.hist) {
@@ -92,7 +104,7 @@ func (m *Model) ctrlC() tea.Cmd {
 	switch {
 	case m.picker != nil:
 		m.picker = nil
-	case m.busy || len(m.approvals) > 0:
+	case m.busy || len(m.approvals) > 0 || m.shells > 0:
 		m.interrupt()
 	case m.input.Value() != "" && !m.quitArmed:
 		m.input.Reset()
@@ -108,7 +120,7 @@ func (m *Model) ctrlC() tea.Cmd {
 // interrupt cancels the running turn; its tools stop and the session
 // stays open for the next prompt.
 func (m *Model) interrupt() {
-	if !m.busy && len(m.approvals) == 0 {
+	if !m.busy && len(m.approvals) == 0 && m.shells == 0 {
 		return
 	}
 	m.denying = false
@@ -130,13 +142,13 @@ func (m *Model) paste(text string) tea.Cmd {
 	return nil
 }
 
-// submit sends the input: a slash command, a deny reason, a steer while
-// a turn runs, else a prompt.
-func (m *Model) submit() tea.Cmd {
+// take empties the input into the history and returns its text with
+// large pastes put back ("" = nothing typed).
+func (m *Model) take() string {
 	raw := m.input.Value()
 	text := strings.TrimSpace(raw)
 	if text == "" {
-		return nil
+		return ""
 	}
 	m.input.Reset()
 	if len(m.hist) == 0 || m.hist[len(m.hist)-1] != raw {
@@ -146,16 +158,65 @@ func (m *Model) submit() tea.Cmd {
 	for tag, full := range m.pastes {
 		text = strings.ReplaceAll(text, tag, full)
 	}
-	text = strings.TrimSpace(text)
 	m.pastes = map[string]string{}
+	return strings.TrimSpace(text)
+}
+
+// submit sends the input: a deny reason, else what dispatch does.
+func (m *Model) submit() tea.Cmd {
+	text := m.take()
+	if text == "" {
+		return nil
+	}
 	if m.denying {
 		m.denying = false
 		return m.answerApproval(false, false, text)
 	}
+	return m.dispatch(text)
+}
+
+// enqueue (Tab) keeps the input for after the running turn: it is shown
+// as queued and sent when the turn ends. With no turn running it is sent
+// now.
+func (m *Model) enqueue() tea.Cmd {
+	if !m.busy || m.denying {
+		return m.submit()
+	}
+	if text := m.take(); text != "" {
+		m.queued = append(m.queued, text)
+	}
+	return nil
+}
+
+// runQueued sends the first queued message once a turn has ended; the
+// rest wait for the turns it starts. After an interrupt nothing is sent
+// unasked: the queue goes back into the input.
+func (m *Model) runQueued(interrupted bool) tea.Cmd {
+	if len(m.queued) == 0 {
+		return nil
+	}
+	if interrupted {
+		m.input.SetValue(strings.Join(append(m.queued, m.input.Value()), "\n\n"))
+		m.queued = nil
+		m.note(kindNote, "", "the queued messages are back in the input (the turn was interrupted)")
+		return nil
+	}
+	next := m.queued[0]
+	m.queued = m.queued[1:]
+	return m.dispatch(next)
+}
+
+// dispatch sends a message: a slash command, a `!` command, a steer
+// while a turn runs, else a prompt.
+func (m *Model) dispatch(text string) tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}
 	m.offset = 0
+	if cmd, ok := strings.CutPrefix(text, "!"); ok && strings.TrimSpace(cmd) != "" {
+		m.runShell(strings.TrimSpace(cmd))
+		return nil
+	}
 	sent, files := m.withMentions(text)
 	if m.busy {
 		m.steerN++
@@ -174,6 +235,17 @@ func (m *Model) submit() tea.Cmd {
 		m.busy = true
 	}
 	return nil
+}
+
+// runShell runs a command the user typed after `!` through the session's
+// shell tool (policy, approval, sandbox), behind the running turn if
+// any; its card shows the output and the model reads it next turn.
+func (m *Model) runShell(cmd string) {
+	m.closeAnswer()
+	m.note(kindUser, "› ", "!"+cmd)
+	if m.apply(protocol.ShellCmd{Cmd: cmd}) {
+		m.shells++
+	}
 }
 
 // onSteerDropped: the turn ended before the steer reached it, so it is

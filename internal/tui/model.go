@@ -1,5 +1,6 @@
-// Package tui is OpenSeek's terminal UI: a full-screen Bubble Tea program
-// that is one more client of a session engine. It reads protocol events
+// Package tui is OpenSeek's terminal UI: a Bubble Tea program, full
+// screen or inline (inline.go: finished blocks go to the terminal's
+// scrollback once), that is one more client of a session engine. It reads protocol events
 // and sends protocol commands through a Backend (the in-process host, or a
 // running HTTP server) and never reaches into the agent loop.
 //
@@ -44,6 +45,14 @@ type Options struct {
 	Throttle time.Duration
 	// Now is the clock (tests fix it); nil = time.Now.
 	Now func() time.Time
+	// Bell rings the terminal (BEL) when a turn ends or an approval
+	// waits ([tui] bell).
+	Bell bool
+	// Inline draws in the terminal's normal screen: what is finished is
+	// printed into its scrollback once, and only the live part (the
+	// running turn, the input, the status line) is redrawn ([tui] inline,
+	// --inline).
+	Inline bool
 }
 
 // Model is the Bubble Tea model of the UI.
@@ -72,6 +81,15 @@ type Model struct {
 	running   int         // tool cards still running
 	checking  *checkBlock // the build check running, if any
 	pending   []pendingSteer
+	shells    int       // `!` commands sent and not yet answered
+	queued    []string  // sent with Tab during a turn: run when it ends
+	after     []tea.Cmd // what handled events asked for (a bell, a queued prompt)
+	printed   int       // inline: the blocks already printed into the scrollback
+	outbox    []string  // inline: lines waiting to be printed, in order
+	printing  bool      // inline: a chunk of the outbox is on its way
+	frameH    int       // inline: the tallest of the last two frames
+	lastH     int
+	ticking   bool // the clock runs (see animated)
 	steerN    int
 	approvals []protocol.ApprovalRequested
 	denying   bool // the input holds a deny reason
@@ -121,6 +139,7 @@ func New(ctx context.Context, b Backend, conn Conn, o Options) *Model {
 	m.input.MinHeight = 1
 	m.input.KeyMap.InsertNewline.SetKeys("shift+enter", "alt+enter", "ctrl+j")
 	m.input.SetStyles(inputStyles(o.NoColor, true))
+	m.input.SetVirtualCursor(false) // the terminal's cursor: no blinking frames
 	m.input.Focus()
 	m.attach(conn)
 	return m
@@ -144,10 +163,11 @@ func (m *Model) attach(conn Conn) {
 	m.conn = conn
 	m.gen++
 	m.tr = transcript{}
+	m.printed = 0
 	m.tr.add(headerBlock{m})
 	m.offset, m.busy, m.answer, m.reasoning, m.running = 0, false, nil, nil, 0
 	m.checking = nil
-	m.cards, m.pending, m.approvals, m.denying = map[string]*toolCard{}, nil, nil, false
+	m.cards, m.pending, m.approvals, m.denying, m.shells = map[string]*toolCard{}, nil, nil, false, 0
 	m.stat = statusInfo{jobs: map[string]bool{}, gens: map[string]string{}}
 	m.model = conn.Model()
 	m.stat.window = conn.Window()
@@ -179,11 +199,35 @@ func tick() tea.Cmd {
 
 // Init starts reading events and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.pump(), tea.RequestBackgroundColor, m.input.Focus(), tick())
+	cmd := tea.Batch(m.pump(), tea.RequestBackgroundColor, m.input.Focus())
+	if m.opts.Inline {
+		cmd = tea.Batch(cmd, m.printFinished())
+	}
+	return cmd
 }
 
-// Update handles one message.
+// animated reports whether the screen changes by itself: a spinner, a
+// running card's clock, a streaming answer's throttled tail. Only then
+// does the clock tick, so an idle UI costs no CPU.
+func (m *Model) animated() bool {
+	return m.busy || m.running > 0 || m.shells > 0 || m.checking != nil
+}
+
+// Update handles one message, and starts the clock when the screen
+// begins to move by itself.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	if !m.ticking && m.animated() {
+		m.ticking = true
+		cmd = tea.Batch(cmd, tick())
+	}
+	if m.opts.Inline {
+		cmd = tea.Batch(cmd, m.printFinished())
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -213,12 +257,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.handle(e)
 			}
 		})
-		return m, m.pump()
+		cmds := append(m.after, m.pump())
+		m.after = nil
+		return m, tea.Batch(cmds...)
 	case tickMsg:
-		var cmd tea.Cmd
-		m.spin, cmd = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
-		_ = cmd
+		if !m.animated() {
+			m.ticking = false // still: the next frame is drawn when something happens
+			return m, nil
+		}
+		m.spin, _ = m.spin.Update(spinner.TickMsg{ID: m.spin.ID()})
 		return m, tick()
+	case printedMsg:
+		m.printing = false
+		return m, m.drain()
 	case opened:
 		return m, m.onOpened(msg)
 	case sessionsMsg:
@@ -282,22 +333,47 @@ func (m *Model) view() *view {
 }
 
 // View draws the frame: transcript, pending steers, dialog or input,
-// status line.
+// status line. The cursor is the terminal's own (it blinks without
+// waking the UI), placed in the input.
 func (m *Model) View() tea.View {
 	var v tea.View
-	v.AltScreen = true
-	v.Content = m.render()
+	v.AltScreen = !m.opts.Inline
+	content, row := m.frame()
+	v.Content = content
+	if m.opts.Inline {
+		// The frame on the terminal is this one or the one before.
+		h := strings.Count(content, "\n") + 1
+		m.frameH, m.lastH = max(h, m.lastH), h
+	}
+	if c := m.input.Cursor(); c != nil && row >= 0 {
+		c.Y += row
+		v.Cursor = c
+	}
 	if m.quit {
-		v.Content = ""
+		v.Content, v.Cursor = "", nil
 	}
 	return v
 }
 
 func (m *Model) render() string {
+	s, _ := m.frame()
+	return s
+}
+
+// frame is the screen, and the row the input starts on (-1 = no input).
+func (m *Model) frame() (string, int) {
 	vw := m.view()
+	row := -1
 	var bottom []string
 	for _, p := range m.pending {
 		bottom = append(bottom, truncate(m.st.pending.Render("⧗ pending steer: "+oneLine(p.text)), vw.width))
+	}
+	for i, q := range m.queued {
+		line := "⏵ queued: " + oneLine(q)
+		if i == len(m.queued)-1 {
+			line += "  (⌫ on an empty input takes it back)"
+		}
+		bottom = append(bottom, truncate(m.st.pending.Render(line), vw.width))
 	}
 	switch {
 	case m.picker != nil:
@@ -309,6 +385,7 @@ func (m *Model) render() string {
 			bottom = append(bottom, m.st.warn.Render("Reason for denying (Enter sends, Esc denies without one):"))
 		}
 		bottom = append(bottom, m.st.dim.Render(strings.Repeat("─", vw.width)))
+		row = len(bottom)
 		bottom = append(bottom, strings.Split(m.input.View(), "\n")...)
 		if mu := m.activeMenu(); mu != nil { // under the input, as in an editor
 			bottom = append(bottom, m.menuLines(vw, mu)...)
@@ -319,6 +396,13 @@ func (m *Model) render() string {
 	}
 	bottom = append(bottom, m.statusLine(vw))
 	h := max(m.height-len(bottom), 1)
+	if m.opts.Inline {
+		lines := m.liveLines(vw, h)
+		if row >= 0 {
+			row += len(lines)
+		}
+		return strings.Join(append(lines, bottom...), "\n"), row
+	}
 	lines, more := m.tr.window(vw, h, m.offset)
 	if more && len(lines) == h && m.offset > 0 {
 		lines[0] = m.st.dim.Render(fmt.Sprintf("↑ more (PgUp/PgDn scroll; %d lines up)", m.offset))
@@ -326,7 +410,10 @@ func (m *Model) render() string {
 	for len(lines) < h {
 		lines = append([]string{""}, lines...)
 	}
-	return strings.Join(append(lines, bottom...), "\n")
+	if row >= 0 {
+		row += h
+	}
+	return strings.Join(append(lines, bottom...), "\n"), row
 }
 
 // dialog is the approval prompt.

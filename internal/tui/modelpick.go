@@ -31,21 +31,11 @@ func (m *Model) pickModel() tea.Cmd {
 	rows := make([]string, len(list))
 	at := 0
 	for i, mi := range list {
-		window, price, state := "-", "-", "no key"
-		if mi.Window > 0 {
-			window = fmt.Sprintf("%dk", mi.Window/1000)
-		}
-		if mi.Price != (llm.Price{}) {
-			price = fmt.Sprintf("$%.2f/$%.2f/$%.2f", mi.Price.InputHit, mi.Price.InputMiss, mi.Price.Output)
-		}
-		if mi.Ready {
-			state = "ready"
-		}
 		mark := " "
 		if mi.Spec() == m.model {
 			mark, at = "*", i
 		}
-		rows[i] = fmt.Sprintf("%s %-32s %6s  %-22s %s", mark, mi.Spec(), window, price, state)
+		rows[i] = mark + " " + modelRow(mi)
 	}
 	m.picker = &picker{title: "Model (* in use; window, $/M tokens cached in/in/out)", rows: rows, at: at, pick: func(i int) tea.Cmd {
 		mi := list[i]
@@ -59,4 +49,20 @@ func (m *Model) pickModel() tea.Cmd {
 		return m.reopen("", mi.Spec(), "model "+mi.Spec()+" from the next turn")
 	}}
 	return nil
+}
+
+// modelRow is one model of a list: its spec, context window, price per
+// million tokens (cached in/in/out) and whether it can be used now.
+func modelRow(mi engine.ModelInfo) string {
+	window, price, state := "-", "-", "no key"
+	if mi.Window > 0 {
+		window = fmt.Sprintf("%dk", mi.Window/1000)
+	}
+	if mi.Price != (llm.Price{}) {
+		price = fmt.Sprintf("$%.2f/$%.2f/$%.2f", mi.Price.InputHit, mi.Price.InputMiss, mi.Price.Output)
+	}
+	if mi.Ready {
+		state = "ready"
+	}
+	return fmt.Sprintf("%-32s %6s  %-22s %s", mi.Spec(), window, price, state)
 }

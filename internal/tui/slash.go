@@ -66,6 +66,8 @@ func (m *Model) slash(line string) tea.Cmd {
 		return m.pickRewind()
 	case "diff":
 		return m.showDiff()
+	case "copy":
+		return m.copyAnswer(arg)
 	default:
 		m.note(kindWarn, "", "unknown command /"+name+" — /help lists them")
 	}

@@ -88,7 +88,10 @@ func screen(m *Model) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-func press(m *Model, keys ...string) {
+func press(m *Model, keys ...string) { pressOn(m, keys...) }
+
+// pressOn presses keys on any model: named keys, else each rune typed.
+func pressOn(m tea.Model, keys ...string) {
 	for _, k := range keys {
 		if msg, ok := specialKey(k); ok {
 			m.Update(msg)
