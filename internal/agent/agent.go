@@ -123,6 +123,9 @@ type Hooks interface {
 	Stop(ctx context.Context, active bool) (keepGoing bool, reason string)
 	// PreCompact runs before a summary is made ("manual" or "auto").
 	PreCompact(ctx context.Context, trigger string)
+	// PostCompact runs after the model made summary, before it is
+	// stored; a non-empty result replaces it.
+	PostCompact(ctx context.Context, trigger, summary string) (replacement string)
 }
 
 // Outcome is how a turn ended.
@@ -149,8 +152,11 @@ type Agent struct {
 	cancel context.CancelFunc
 	queue  []queued
 
-	hist history      // used by the running turn only
-	gate func() error // see SetGate; taken by the next turn
+	hist   history      // used by the running turn only
+	gate   func() error // see SetGate; taken by the next turn
+	ledger ledger       // files read, used by the running turn or compaction only
+	health health       // likewise
+	turns  int          // turns begun, for the ledger's answers
 }
 
 // SetGate makes the next turn call gate once, before it runs a tool,
@@ -299,6 +305,7 @@ func (a *Agent) begin(ctx context.Context, cancel context.CancelFunc) (*turn, er
 	a.active, a.cancel = true, cancel
 	t := &turn{a: a, ctx: ctx, tools: a.cfg.Tools, gate: a.gate}
 	a.gate = nil
+	a.turns++
 	return t, nil
 }
 
@@ -346,6 +353,9 @@ type turn struct {
 	sinceGoalNudge int
 	check          func(context.Context) Verdict // nil: answers are not verified
 
+	msgs    []chat.Message // the context of the step's request, for the read ledger
+	lastSeq int            // the sequence of the last event appended
+
 	// What tools' own calls (see inner) left for the loop: their
 	// notices, appended after the batch like the batch's own.
 	innerMu      sync.Mutex
@@ -355,10 +365,12 @@ type turn struct {
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
 
 func (t *turn) append(item session.Item) error {
-	if _, err := t.a.cfg.Log.Append(item); err != nil {
+	ev, err := t.a.cfg.Log.Append(item)
+	if err != nil {
 		t.emit(protocol.SessionError{Error: err.Error()})
 		return err
 	}
+	t.lastSeq = ev.Sequence
 	return nil
 }
 
@@ -381,6 +393,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 	t.specs = toolSpecs(t.tools)
 	t.a.hist.useTools(t.specs)
 	t.meter = newMeter(cfg.Window, cfg.SoftCeiling, cfg.HardCeiling, t.specs)
+	t.meter.ratio = t.a.ratio()
 	t.goal, t.hasGoal = cfg.Log.Session().Goal()
 	if cfg.Verify != nil {
 		t.check = cfg.Verify.BeginTurn(t.ctx)
@@ -428,6 +441,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		t.sinceGoalNudge++
 		t.emit(protocol.AgentStep{Step: t.steps})
 
+		t.msgs = hist.msgs
 		resp, err := t.request(hist)
 		if err != nil {
 			if t.ctx.Err() != nil {
@@ -437,7 +451,8 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		}
 		t.answered++
 		t.meter.observe(t.meter.bytes(hist), resp.Usage.PromptTokens)
-		t.report(resp)
+		t.a.health.ratio = t.meter.ratio
+		t.report(resp, est)
 		if err := t.append(t.assistantItem(resp)); err != nil {
 			return Outcome{}, err
 		}
@@ -653,8 +668,10 @@ func (t *turn) request(hist view) (*llm.Response, error) {
 	}
 }
 
-// report emits the complete message events and usage of a response.
-func (t *turn) report(resp *llm.Response) {
+// report emits the complete message events and usage of a response,
+// then the context's health: the provider's prompt tokens (est, the
+// meter's estimate, when it reports none) plus the answer's.
+func (t *turn) report(resp *llm.Response, est int) {
 	if resp.Reasoning != nil && *resp.Reasoning != "" {
 		t.emit(protocol.ReasoningMessage{Content: *resp.Reasoning})
 	}
@@ -663,6 +680,11 @@ func (t *turn) report(resp *llm.Response) {
 	}
 	t.usage = t.usage.Add(resp.Usage)
 	t.emit(protocol.UsageEvent{Usage: resp.Usage})
+	used := resp.Usage.PromptTokens
+	if used <= 0 {
+		used = est
+	}
+	t.a.reportContext(used + resp.Usage.CompletionTokens)
 }
 
 func (t *turn) assistantItem(resp *llm.Response) *session.Assistant {
@@ -715,10 +737,12 @@ func (t *turn) runTools(calls []chat.ToolCall, tokens int) (tool.Control, string
 		}
 		for k, res := range results {
 			c := calls[i+k]
+			res = t.useLedger(res)
 			tokens += int(float64(len(res.Content.Text())+64) / t.meter.ratio)
 			if err := t.record(c, res); err != nil {
 				return ctl, "", err
 			}
+			t.noteRead(c, res)
 			if c.Name == "goal" && !res.IsError {
 				t.goalAnswered = true
 				if t.goal.Blocked && goalStatus(res.Data) == "continuing" {

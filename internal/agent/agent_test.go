@@ -49,8 +49,8 @@ func TestTurnRecordsEveryStepAndEndsOnce(t *testing.T) {
 		t.Fatalf("%+v %v", out, err)
 	}
 	got := strings.Join(evs, " ")
-	want := "agent_step reasoning_delta assistant_delta reasoning_message assistant_message usage tool_started tool_result tool_started tool_result " +
-		"agent_step usage tool_call_decode_error tool_result agent_step assistant_delta assistant_message usage agent_finished"
+	want := "agent_step reasoning_delta assistant_delta reasoning_message assistant_message usage context_health tool_started tool_result tool_started tool_result " +
+		"agent_step usage context_health tool_call_decode_error tool_result agent_step assistant_delta assistant_message usage context_health agent_finished"
 	if got != want {
 		t.Errorf("events\n got %s\nwant %s", got, want)
 	}
