@@ -79,6 +79,12 @@ type Config struct {
 	// Verify, when set, checks the turn's work before its answer (a plain
 	// final answer or finish) is accepted.
 	Verify Verifier
+	// ToolSearchBudget, when positive, is how many bytes of names,
+	// descriptions and schemas the tools Deferrable picks may take
+	// together before they are left out of requests, found on demand with
+	// tool_search instead.
+	ToolSearchBudget int
+	Deferrable       func(name string) bool
 	// Budget, when set, is asked before every model request with the
 	// request's estimated prompt tokens; an error ends the turn (failed,
 	// with the error's text) before the request is sent.
@@ -157,6 +163,7 @@ type Agent struct {
 	ledger ledger       // files read, used by the running turn or compaction only
 	health health       // likewise
 	turns  int          // turns begun, for the ledger's answers
+	search toolSearch   // deferred tools found, used by the running turn only
 }
 
 // SetGate makes the next turn call gate once, before it runs a tool,
@@ -353,6 +360,8 @@ type turn struct {
 	sinceGoalNudge int
 	check          func(context.Context) Verdict // nil: answers are not verified
 
+	deferred map[string]llm.ToolSpec // tools left out until tool_search finds them
+
 	msgs    []chat.Message // the context of the step's request, for the read ledger
 	lastSeq int            // the sequence of the last event appended
 
@@ -390,7 +399,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			}
 		}
 	}
-	t.specs = toolSpecs(t.tools)
+	t.specs = t.offer()
 	t.a.hist.useTools(t.specs)
 	t.meter = newMeter(cfg.Window, cfg.SoftCeiling, cfg.HardCeiling, t.specs)
 	t.meter.ratio = t.a.ratio()

@@ -74,6 +74,7 @@ func Keys() []Key {
 		{"telemetry.log_prompts", OnceTrusted, "sends your prompts, answers and tool arguments with them"},
 		{"tools.add", Anywhere, "built-in tools only, each under the rules and the sandbox"},
 		{"tools.remove", Anywhere, "fewer tools"},
+		{"tools.search_budget", Anywhere, "when MCP tools are found with tool_search instead of sent up front"},
 		{"verify.command", OnceTrusted, "runs a program after every turn"},
 		{"verify.enabled", Anywhere, "turns the check off or on"},
 		{"verify.max_repairs", Anywhere, "how often the model may repair"},

@@ -379,21 +379,28 @@ func New(o Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	searchBudget, err := e.toolSearchBudget()
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.agent = agent.New(agent.Config{
-		Window:   window,
-		Provider: provider,
-		Model:    model,
-		Spec:     res.Spec,
-		Price:    res.Price,
-		Thinking: o.Thinking,
-		Tools:    reg,
-		Env:      e.env,
-		MaxSteps: o.MaxSteps,
-		Log:      e.log,
-		Emit:     o.Emit,
-		Hooks:    e.agentHooks(),
-		Verify:   verifier,
-		Budget:   budget,
+		ToolSearchBudget: searchBudget,
+		Deferrable:       isMCPTool,
+		Window:           window,
+		Provider:         provider,
+		Model:            model,
+		Spec:             res.Spec,
+		Price:            res.Price,
+		Thinking:         o.Thinking,
+		Tools:            reg,
+		Env:              e.env,
+		MaxSteps:         o.MaxSteps,
+		Log:              e.log,
+		Emit:             o.Emit,
+		Hooks:            e.agentHooks(),
+		Verify:           verifier,
+		Budget:           budget,
 	})
 	e.window = window
 	if e.sandboxBuild == nil {
