@@ -27,8 +27,13 @@ func noopTool() tool.Tool {
 	})
 }
 
+// testProvider speaks to srv, retrying at once.
+func testProvider(srv *llmtest.Server) llm.Provider {
+	return llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond})
+}
+
 func newAgent(srv *llmtest.Server, log Log, emit func(protocol.Event), maxSteps int) *Agent {
-	p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond})
+	p := testProvider(srv)
 	return New(Config{
 		Provider: p, Model: "test", Tools: tool.NewRegistry(noopTool()),
 		Env: &tool.Env{Workspace: "/"}, Log: log, Emit: emit, MaxSteps: maxSteps, Backoff: time.Millisecond,

@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
-	"github.com/openseek/openseek/internal/llm/openai"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/tool/fs"
 	"github.com/openseek/openseek/protocol"
@@ -32,7 +30,7 @@ func TestLedgerForgetsReadsACompactionSummarised(t *testing.T) {
 	)
 	results := map[string]string{}
 	var health []protocol.ContextHealth
-	p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond})
+	p := testProvider(srv)
 	a := New(Config{Provider: p, Model: "test", Tools: tool.NewRegistry(fs.Read()), Env: &tool.Env{Workspace: ws},
 		Log: NewMemoryLog("t", "sys"), Backoff: time.Millisecond,
 		Emit: func(e protocol.Event) {

@@ -7,9 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
-	"github.com/openseek/openseek/internal/llm/openai"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/protocol"
 )
@@ -39,7 +37,7 @@ func TestToolSearchOffersFoundToolsAcrossResume(t *testing.T) {
 	results := map[string]string{}
 	log := NewMemoryLog("t", "sys")
 	newA := func() *Agent {
-		p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond})
+		p := testProvider(srv)
 		return New(Config{Provider: p, Model: "test", Tools: reg, Env: &tool.Env{Workspace: "/"}, Log: log, Backoff: time.Millisecond,
 			ToolSearchBudget: 300, Deferrable: func(n string) bool { return strings.HasPrefix(n, "mcp__") },
 			Emit: func(e protocol.Event) {

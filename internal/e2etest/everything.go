@@ -18,9 +18,23 @@ const (
 	EverythingVersion = "2026.8.31"
 )
 
-// everythingDir is the npm prefix the server is installed under:
-// $XDG_CACHE_HOME/openseek-test/mcp, or ~/.cache/openseek-test/mcp.
-func everythingDir(t testing.TB) string {
+// Everything returns the path of the pinned MCP "everything" server's
+// dist/index.js (run it with node), installing it when missing (see NPM).
+func Everything(t testing.TB) string {
+	t.Helper()
+	return NPM(t, "mcp", EverythingPkg, EverythingVersion, "dist/index.js")
+}
+
+// NPM returns the path of entry (slash-separated, inside the package) of
+// the npm package pkg at version, installed under the test cache
+// ($XDG_CACHE_HOME/openseek-test/<cache>, or ~/.cache/...) and installed
+// there first when missing or of another version. Without node or npm it
+// skips, or fails under OPENSEEK_E2E=1 (see Need); an unreachable npm
+// registry fails the test.
+func NPM(t testing.TB, cache, pkg, version, entry string) string {
+	t.Helper()
+	Need(t, "apt-get install nodejs npm", "node")
+	Need(t, "apt-get install npm", "npm")
 	base := os.Getenv("XDG_CACHE_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()
@@ -29,36 +43,24 @@ func everythingDir(t testing.TB) string {
 		}
 		base = filepath.Join(home, ".cache")
 	}
-	return filepath.Join(base, "openseek-test", "mcp")
-}
-
-// Everything installs the pinned server when it is missing and returns
-// the path of its dist/index.js (run it with node). Without node or npm
-// it skips, or fails under OPENSEEK_E2E=1 (see Need); an unreachable npm
-// registry fails the test.
-func Everything(t testing.TB) string {
-	t.Helper()
-	Need(t, "apt-get install nodejs npm", "node")
-	Need(t, "apt-get install npm", "npm")
-	dir := everythingDir(t)
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(EverythingPkg))
-	var pkg struct{ Version string }
-	if data, err := os.ReadFile(filepath.Join(pkgDir, "package.json")); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Version == EverythingVersion {
-		return filepath.Join(pkgDir, "dist", "index.js")
+	dir := filepath.Join(base, "openseek-test", cache)
+	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
+	path := filepath.Join(pkgDir, filepath.FromSlash(entry))
+	var meta struct{ Version string }
+	if data, err := os.ReadFile(filepath.Join(pkgDir, "package.json")); err == nil && json.Unmarshal(data, &meta) == nil && meta.Version == version {
+		return path
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"npm", "install", "--prefix", dir, "--no-audit", "--no-fund", EverythingPkg + "@" + EverythingVersion}
+	args := []string{"npm", "install", "--prefix", dir, "--no-audit", "--no-fund", pkg + "@" + version}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("installing %s failed (is the npm registry reachable?)\n$ %s\n%s\n%v", EverythingPkg, strings.Join(args, " "), out, err)
+	if out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("installing %s failed (is the npm registry reachable?)\n$ %s\n%s\n%v", pkg, strings.Join(args, " "), out, err)
 	}
-	main := filepath.Join(pkgDir, "dist", "index.js")
-	if _, err := os.Stat(main); err != nil {
-		t.Fatalf("%s installed without dist/index.js: %v", EverythingPkg, err)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s installed without %s: %v", pkg, entry, err)
 	}
-	return main
+	return path
 }
