@@ -143,6 +143,7 @@ type Engine struct {
 	model          string
 	provider       llm.Provider
 	window         int
+	searchBudget   int // tools.search_budget, for sub-agents too
 	price          llm.Price
 	spec           string // the model as the session log names it
 	sys            string
@@ -402,7 +403,7 @@ func New(o Options) (*Engine, error) {
 		Verify:           verifier,
 		Budget:           budget,
 	})
-	e.window = window
+	e.window, e.searchBudget = window, searchBudget
 	if e.sandboxBuild == nil {
 		if err := e.waitSandbox(); err != nil {
 			e.Close()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -40,5 +41,22 @@ func TestContextAndCompactionText(t *testing.T) {
 	got := info.String()
 	if !strings.Contains(got, "» "+want+"\n") || !strings.HasSuffix(got, " · context 4k/128k · 1 compaction\n") {
 		t.Errorf("info:\n%s", got)
+	}
+}
+
+// A session's transcript shows what its compactions summarised (the
+// compaction marker), while other bookkeeping markers stay hidden.
+func TestTranscriptShowsCompactionNotes(t *testing.T) {
+	note := session.CompactionNotice("auto", 1, 4, 1, []string{"big.txt"}, 8000, 900, false)
+	s := &session.Session{ID: "s", Events: []session.Event{
+		{Sequence: 1, Item: &session.User{Content: protocol.Text("hi")}},
+		{Sequence: 2, Item: &session.Notice{Content: session.SnapshotMarkerFor("3f2a9c1d0e", 1)}},
+		{Sequence: 5, Item: &session.Summary{Content: "the user said hi", From: 1, To: 4}},
+		{Sequence: 6, Item: &session.Notice{Content: note}},
+	}}
+	var b bytes.Buffer
+	Transcript(&b, s)
+	if got := b.String(); !strings.Contains(got, "» [compaction] auto: summarised events 1..4 (1 turn(s)); context about 8000 → 900 tokens; files: big.txt\n") || strings.Contains(got, "[snapshot]") {
+		t.Errorf("transcript:\n%s", got)
 	}
 }

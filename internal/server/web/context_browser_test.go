@@ -37,4 +37,11 @@ func TestBrowserContextMeterAndCompaction(t *testing.T) {
 	if got := textOf(t, ctx, "#context-meter"); !regexp.MustCompile(`^context \d+k?/5k · 1 compaction$`).MatchString(strings.TrimSpace(got)) {
 		t.Errorf("meter %q", got)
 	}
+	// The viewer's timeline has the compaction's note as its own row.
+	ids, _ := h.SessionInfos()
+	vctx := browsers.Tab(t)
+	do(t, vctx, "open the viewer", chromedp.Navigate(serve(t, h, Options{ReadOnly: true})+"/sessions/"+ids[0].ID+"#token="+testToken), chromedp.WaitVisible("#timeline"))
+	if tl := textOf(t, vctx, "#timeline"); !strings.Contains(tl, "compaction") || !strings.Contains(tl, "auto: summarised events 1..") {
+		t.Errorf("the timeline lacks the compaction note:\n%s", tl)
+	}
 }

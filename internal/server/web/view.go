@@ -300,6 +300,9 @@ func timeline(s *session.Session) []row {
 				if strings.HasPrefix(it.Content, session.SnapshotPrefix) {
 					r.Kind, r.What = "snapshot", "workspace snapshot"
 				}
+				if note, ok := strings.CutPrefix(it.Content, session.CompactionNotePrefix); ok {
+					r.Kind, r.What = "compaction", note
+				}
 			}
 		case *session.Summary:
 			r.What = fmt.Sprintf("summary of events %d–%d", it.From, it.To)
