@@ -16,7 +16,7 @@ import (
 // TestContextAsOrdinaryUser runs the context tests again as an ordinary
 // user, as most people run them.
 func TestContextAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestRunShowsContextAndCompaction|TestReadLedgerAnswersUnchangedRereads)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestRunShowsContextAndCompaction|TestCompactionKeepsRulesAndGoal|TestReadLedgerAnswersUnchangedRereads)$")
 }
 
 // compactionHooks writes a user-level hooks.json under home: PreCompact
