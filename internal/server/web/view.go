@@ -300,8 +300,8 @@ func timeline(s *session.Session) []row {
 				if strings.HasPrefix(it.Content, session.SnapshotPrefix) {
 					r.Kind, r.What = "snapshot", "workspace snapshot"
 				}
-				if note, ok := strings.CutPrefix(it.Content, session.CompactionNotePrefix); ok {
-					r.Kind, r.What = "compaction", note
+				if strings.HasPrefix(it.Content, session.CompactionNotePrefix) {
+					r.Kind, r.What = e.Item.ItemKind(), it.Content // what a compaction summarised, as written
 				}
 			}
 		case *session.Summary:
