@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"crypto/sha256"
 	"fmt"
 
 	"github.com/openseek/openseek/internal/chat"
@@ -35,7 +36,7 @@ type readEntry struct {
 // when the read must go out in full.
 func (l *ledger) reread(m *tool.ReadMark, msgs []chat.Message, turn int) (text string, ok bool) {
 	e, found := l.entries[m.Key]
-	if !found || e.sum != m.Sum || !holds(msgs, e.callID) {
+	if !found || e.sum != m.Sum || !holds(msgs, e.callID, e.sum) {
 		return "", false
 	}
 	when := "of this turn"
@@ -64,11 +65,13 @@ func (l *ledger) forget(to int) {
 	}
 }
 
-// holds reports whether msgs carry the result of call id.
-func holds(msgs []chat.Message, id string) bool {
+// holds reports whether msgs carry the result of call id with the
+// content whose hash is sum (so a call ID a provider used twice, or a
+// result a hook added to, never passes for the read).
+func holds(msgs []chat.Message, id string, sum [32]byte) bool {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == chat.Tool && msgs[i].ToolCallID == id {
-			return true
+			return sha256.Sum256([]byte(msgs[i].Text())) == sum
 		}
 	}
 	return false
