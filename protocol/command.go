@@ -65,6 +65,15 @@ type ApprovalCmd struct {
 	Reason   string
 }
 
+// NetworkAllowCmd lets the session's sandboxed commands reach Host
+// ("host", "*.domain" or "host:port", as in [sandbox] network) through
+// the allowlist proxy for the rest of the session; without a host it
+// only lists what is allowed. The engine answers with a
+// background_notice listing the allowlist.
+type NetworkAllowCmd struct{ Host string }
+
+func (NetworkAllowCmd) CommandName() string { return "network_allow" }
+
 func (PromptCmd) CommandName() string       { return "prompt" }
 func (SteerCmd) CommandName() string        { return "steer" }
 func (JobsSnapshotCmd) CommandName() string { return "jobs_snapshot" }
@@ -86,6 +95,7 @@ const (
 	errTextGoal         = `expected {"action": "set", "text": ...} or {"action": "clear"}`
 	errTextAllow        = `expected a boolean "allow" field`
 	errTextID           = `expected a string "id" field`
+	errTextHost         = `expected a string "host" field`
 )
 
 // ParseCommand decodes one command line. The error's text is exactly what
@@ -154,6 +164,12 @@ func ParseCommand(line []byte) (Command, error) {
 		}
 		reason, _ := o.str("reason")
 		return ApprovalCmd{ID: id, Allow: allow, Remember: string(o["remember"]) == "true", Reason: reason}, nil
+	case "network_allow":
+		host, ok := o.str("host")
+		if _, present := o["host"]; present && !ok {
+			return nil, errors.New(errTextHost)
+		}
+		return NetworkAllowCmd{Host: host}, nil
 	}
 	return nil, errors.New("unknown command: " + name)
 }
@@ -267,6 +283,10 @@ func EmitCommand(c Command) []byte {
 			if c.Auto {
 				b = appendBoolField(b, "auto", true)
 			}
+		}
+	case NetworkAllowCmd:
+		if c.Host != "" {
+			b = appendStrField(b, "host", c.Host)
 		}
 	case ApprovalCmd:
 		b = appendStrField(b, "id", c.ID)

@@ -33,6 +33,8 @@ func referenceCommands(t testing.TB) []struct {
 		{`{"command":"steer","kind":"command","content":"/compact","submission_id":"s-1"}`, SteerCmd{Kind: SteerCommand, Content: Text("/compact"), SubmissionID: ptr("s-1")}},
 		{`{"command":"goal","action":"set","text":""}`, GoalCmd{Action: GoalSet}},
 		{`{"command":"approval","id":"ap-2","allow":false}`, ApprovalCmd{ID: "ap-2"}},
+		{`{"command":"network_allow","host":"*.example.com:443"}`, NetworkAllowCmd{Host: "*.example.com:443"}},
+		{`{"command":"network_allow"}`, NetworkAllowCmd{}},
 	}
 }
 
@@ -120,6 +122,7 @@ func TestParseCommandErrors(t *testing.T) {
 		{`{"command":"reboot"}`, `unknown command: reboot`},
 		{`{"command":""}`, `unknown command: `},
 		{`{"command":"fleet"}`, `unknown command: fleet`},
+		{`{"command":"network_allow","host":1}`, `expected a string "host" field`},
 		// prompt: content first, then submission_id
 		{`{"command":"prompt"}`, `expected a string "text" field`},
 		{`{"command":"prompt","text":null}`, `expected a string "text" field`},

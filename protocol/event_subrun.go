@@ -25,6 +25,14 @@ type SubrunFinished struct {
 	Unaccounted                           *string
 }
 
+// Spent is the child's usage as its parent's totals count it: its prompt
+// tokens all uncached (the child's own responses, with their cache
+// split, are in its own session).
+func (e SubrunFinished) Spent() Usage {
+	return Usage{PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens,
+		TotalTokens: e.PromptTokens + e.CompletionTokens, PromptCacheMissTokens: e.PromptTokens}
+}
+
 // WorkflowStarted: child sessions <parent>-sr-N for N in
 // [FirstChild, FirstChild+ChildCount); Journal and Events are absolute paths.
 type WorkflowStarted struct {

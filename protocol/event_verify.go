@@ -47,8 +47,32 @@ func (e VerifyResult) appendFields(b []byte) []byte {
 	return appendStrField(b, "output", e.Output)
 }
 
+// UnverifiedClaim says the final answer claims something the session's
+// record does not back: Claim is "tests" (the tests pass) or "build"
+// (the build succeeds), Quote the answer's words, Message the sentence a
+// person reads ("The answer says the tests pass, but no test ran after
+// the last edit (step 7)."). It comes just before the turn's
+// turn_summary; every face shows it as a warning.
+type UnverifiedClaim struct {
+	Session string
+	Claim   string
+	Quote   string
+	Message string
+}
+
+func (UnverifiedClaim) EventName() string { return "unverified_claim" }
+
+func (e UnverifiedClaim) appendFields(b []byte) []byte {
+	b = appendStrField(b, "session", e.Session)
+	b = appendStrField(b, "claim", e.Claim)
+	b = appendStrField(b, "quote", e.Quote)
+	return appendStrField(b, "message", e.Message)
+}
+
 func parseVerifyEvent(name string, f *fields) Event {
 	switch name {
+	case "unverified_claim":
+		return UnverifiedClaim{Session: f.str("session"), Claim: f.str("claim"), Quote: f.str("quote"), Message: f.str("message")}
 	case "verify_started":
 		return VerifyStarted{Command: f.str("command"), Attempt: f.int("attempt")}
 	case "verify_result":

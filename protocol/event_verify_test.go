@@ -83,3 +83,21 @@ func TestVerifyResultOutcome(t *testing.T) {
 		}
 	}
 }
+
+func TestUnverifiedClaimRoundTrip(t *testing.T) {
+	ev := UnverifiedClaim{Session: "s1", Claim: "tests", Quote: "All tests pass",
+		Message: "The answer says the tests pass, but no test ran after the last edit (step 7)."}
+	line := `{"event":"unverified_claim","session":"s1","claim":"tests","quote":"All tests pass","message":"The answer says the tests pass, but no test ran after the last edit (step 7)."}`
+	if got := string(Emit(ev)); got != line {
+		t.Errorf("Emit = %s", got)
+	}
+	if got, ok := ParseEvent([]byte(line)); !ok || !reflect.DeepEqual(got, ev) {
+		t.Errorf("ParseEvent = %#v, %v", got, ok)
+	}
+	if e, ok := ParseEvent([]byte(`{"event":"unverified_claim","session":"s1","claim":"tests","quote":"x"}`)); ok {
+		t.Errorf("an unverified_claim without its message parsed: %#v", e)
+	}
+	if w, ok := Warning(ev); !ok || w != ev.Message {
+		t.Errorf("Warning = %q %v", w, ok)
+	}
+}

@@ -41,6 +41,8 @@ func Warning(e Event) (string, bool) {
 		return "command refused: " + e.Error, true
 	case SessionError:
 		return "session error: " + e.Error, true
+	case UnverifiedClaim:
+		return e.Message, true
 	}
 	return "", false
 }

@@ -213,6 +213,9 @@ func TestBrowserCannotBeTurnedAgainstTheUser(t *testing.T) {
 	if _, body, _ := s.do(t, "GET", "/v1/sessions/"+id, "", nil); strings.Contains(body, "pwned") {
 		t.Errorf("the attacker's prompt reached the session: %s", body)
 	}
+	if _, err := os.Stat(filepath.Join(ws, "approved.txt")); err != nil {
+		t.Errorf("the attack rewound the session's files: %v", err)
+	}
 	s.stop(t, syscall.SIGTERM)
 
 	// The viewer of `openseek inspect`, opened and attacked the same way.
@@ -237,12 +240,12 @@ func TestBrowserCannotBeTurnedAgainstTheUser(t *testing.T) {
 func (a *attacker) attackAndCheck(t *testing.T, b *browsertest.Browser, s *httpServer, id string) map[string]string {
 	t.Helper()
 	got := a.attack(t, b, s.base, id)
-	for _, name := range []string{"read sessions", "read page", "read events", "cors json create"} {
+	for _, name := range []string{"read sessions", "read page", "read events", "read changes", "cors json create"} {
 		if !strings.HasPrefix(got[name], "error") {
 			t.Errorf("the attacker's page could %s: %.200s", name, got[name])
 		}
 	}
-	for _, name := range []string{"no-cors create", "no-cors prompt", "form create", "form prompt", "sandboxed frame"} {
+	for _, name := range []string{"no-cors create", "no-cors prompt", "form create", "form prompt", "sandboxed frame", "no-cors rewind", "form rewind"} {
 		if got[name] == "" {
 			t.Errorf("the attempt %q did not run: %v", name, got)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -174,30 +173,10 @@ func TestServeApprovalRoundTrip(t *testing.T) {
 		llmtest.Calls(llmtest.Call{ID: "d", Name: "shell", Args: `{"cmd":"touch denied.txt"}`}),
 		llmtest.Text("done"),
 	)
-	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--approval", "ask", "serve")...)
-	cmd.Dir = ws
-	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	io.WriteString(stdin, `{"command":"approval","id":"ap-404","allow":true}`+"\n")
-	io.WriteString(stdin, `{"command":"prompt","content":"touch two files"}`+"\n")
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<24)
 	var results []protocol.ToolResult
 	var errs []string
 	asked := 0
-	deadline := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
-	defer deadline.Stop()
-	for sc.Scan() {
-		ev, ok := protocol.ParseEvent(sc.Bytes())
-		if !ok {
-			continue
-		}
+	serveTurn(t, ws, nil, append(modelArgs(srv), "--approval", "ask"), func(ev protocol.Event, stdin io.Writer) {
 		switch e := ev.(type) {
 		case protocol.CommandError:
 			errs = append(errs, e.Error)
@@ -208,12 +187,7 @@ func TestServeApprovalRoundTrip(t *testing.T) {
 		case protocol.ToolResult:
 			results = append(results, e)
 		}
-		if ev.EventName() == "agent_finished" {
-			break
-		}
-	}
-	stdin.Close()
-	cmd.Wait()
+	}, `{"command":"approval","id":"ap-404","allow":true}`, `{"command":"prompt","content":"touch two files"}`)
 	if len(errs) != 1 || !strings.Contains(errs[0], "ap-404") {
 		t.Errorf("an approval for an unknown id: %q", errs)
 	}

@@ -16,7 +16,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/openseek/openseek/internal/session"
 )
@@ -37,10 +36,6 @@ func absent(use, short, what string) *cobra.Command {
 		RunE:               func(*cobra.Command, []string) error { return notInThisBuild(what) },
 	}
 }
-
-type tuiFlags struct{}
-
-func (tf *tuiFlags) bind(*cobra.Command, *cli) {}
 
 func (c *cli) runTUI(*cobra.Command, tuiFlags) error { return notInThisBuild("the terminal UI") }
 
@@ -69,17 +64,9 @@ func (c *cli) inspectCmd() *cobra.Command {
 	return absent("inspect [ID]", "Serve the read-only session viewer", "the session viewer (openseek inspect)")
 }
 
-// bestOfFlags keeps run's best-of-N flags, so that they are refused with
-// the reason instead of as unknown.
-type bestOfFlags struct{ runs int }
-
-func (b *bestOfFlags) addFlags(f *pflag.FlagSet) {
-	f.IntVar(&b.runs, "runs", 0, "best-of-N (not in the headless build)")
-	for _, name := range bestOfNames[1:] {
-		f.String(name, "", "with --runs (not in the headless build)")
-		f.Lookup(name).NoOptDefVal = "true"
-	}
-}
+// maxRuns is fleet.MaxRuns, which the headless build does not link (the
+// run --help of both builds shows it: TestHeadlessBuild).
+const maxRuns = 32
 
 func (c *cli) runBestOf(*cobra.Command, []string, *bestOfFlags, string) error {
 	return notInThisBuild("best-of-N (run --runs)")
@@ -88,11 +75,6 @@ func (c *cli) runBestOf(*cobra.Command, []string, *bestOfFlags, string) error {
 // httpDefaultAddr is httpapi.DefaultAddr, which the headless build does
 // not link (the serve --help of both builds shows it: TestHeadlessBuild).
 const httpDefaultAddr = "127.0.0.1:7878"
-
-type httpFlags struct {
-	addr        string
-	allowRemote bool
-}
 
 func (c *cli) serveHTTP(*cobra.Command, httpFlags, string, string) error {
 	return notInThisBuild("the HTTP server and web app (serve --http)")

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/openseek/openseek/internal/fleet"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/server/httpapi"
 	"github.com/openseek/openseek/protocol"
@@ -70,6 +72,15 @@ func TestHeadlessBuild(t *testing.T) {
 	if h := runBinary(t, bin, ws, "", nil, "serve", "--help"); !strings.Contains(h.stdout, httpapi.DefaultAddr) {
 		t.Errorf("serve --help of the headless build does not name %s:\n%s", httpapi.DefaultAddr, h.stdout)
 	}
+	// The left-out commands' flags are declared once, for both builds:
+	// run --help reads as the full build's, and the terminal UI's flags on
+	// the bare root are known (not "unknown flag").
+	if h := runBinary(t, bin, ws, "", nil, "run", "--help"); !strings.Contains(h.stdout, fmt.Sprintf("run the task N ways at once (1-%d)", fleet.MaxRuns)) || !strings.Contains(h.stdout, "--judge ") {
+		t.Errorf("run --help of the headless build has not the full build's best-of-N flags:\n%s", h.stdout)
+	}
+	if r := runBinary(t, bin, ws, "", nil, "--attach", "http://127.0.0.1:9/", "--continue"); r.code != 1 || strings.Contains(r.stderr, "unknown flag") {
+		t.Errorf("openseek --attach URL --continue in the headless build: exit %d, %q", r.code, r.stderr)
+	}
 	if s := runBinary(t, bin, ws, "", nil, "sessions", "list"); s.code != 0 || !strings.Contains(s.stdout, "cli-") {
 		t.Errorf("sessions list: exit %d, %q %q", s.code, s.stdout, s.stderr)
 	}
@@ -82,6 +93,7 @@ func TestHeadlessBuild(t *testing.T) {
 		{"inspect"},
 		{"serve", "--http"},
 		{"run", "--runs", "3", "task"},
+		{"run", "--runs", "3", "--judge", "--concurrency", "2", "task"},
 	} {
 		r := runBinary(t, bin, ws, "", nil, args...)
 		if r.code != 1 || !strings.Contains(r.stderr, "built for headless use") || !strings.Contains(r.stderr, "go install ./cmd/openseek") {

@@ -130,8 +130,8 @@ func TestClosedStdoutEndsTheRunRecorded(t *testing.T) {
 	err = cmd.Run()
 	w.Close()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("exit: %v (want status 1, not a signal)\n%s", err, stderr.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit: %v (want status %d, interrupted, not a signal)\n%s", err, exitInterrupted, stderr.String())
 	}
 	show := openseek(t, ws, "", nil, "sessions", "show", "piped", "--format", "text")
 	if !strings.Contains(show.stdout, "■ interrupted") && !strings.Contains(show.stdout, "■ aborted") {
@@ -243,7 +243,7 @@ func TestMaxCostStopsBeforeTheBudget(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("fine"))
 	env := []string{"HOME=" + home}
 	r := openseek(t, ws, "", env, "--api-url", srv.URL(), "--model", "local/priced", "--max-cost", "0.01", "run", "--session", "b", "hi")
-	if r.code != 1 || len(srv.Requests()) != 0 {
+	if r.code != exitLimit || len(srv.Requests()) != 0 {
 		t.Fatalf("exit %d, %d requests sent; stderr %q", r.code, len(srv.Requests()), r.stderr)
 	}
 	failed := find[protocol.TurnFailed](r.events)
@@ -330,8 +330,8 @@ func TestSighupEndsTheRunAndItsCommand(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGHUP)
 	err = cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("exit after SIGHUP: %v, want status 1 (not killed by the signal)", err)
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit after SIGHUP: %v, want status %d (interrupted, not killed by the signal)", err, exitInterrupted)
 	}
 	show := openseek(t, ws, "", nil, "sessions", "show", "hup", "--format", "text")
 	if !strings.Contains(show.stdout, "■ interrupted") {

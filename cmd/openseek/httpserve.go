@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -15,14 +17,8 @@ import (
 	"github.com/openseek/openseek/internal/server/web"
 )
 
-// httpFlags are the flags of the HTTP transport.
 // httpDefaultAddr is where serve --http listens without an address.
 const httpDefaultAddr = httpapi.DefaultAddr
-
-type httpFlags struct {
-	addr        string
-	allowRemote bool
-}
 
 // serveHTTP is `openseek serve --http`: the HTTP + SSE API and the web app
 // over the workspace host, until a signal ends ctx.
@@ -47,12 +43,44 @@ func (c *cli) serveHTTP(cmd *cobra.Command, hf httpFlags, sysFile, addendum stri
 		}
 		path = "/sessions/" + s.ID()
 	}
-	return c.serveAPI(cmd.Context(), host, hf, false, path)
+	var more []*engine.Host
+	defer func() {
+		for _, h := range more {
+			h.Close()
+		}
+	}()
+	seen := map[string]bool{host.Workspace(): true}
+	for _, dir := range hf.workspaces {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return fmt.Errorf("--workspace %s is not a directory", dir)
+		}
+		if seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		opts, err := c.engineOptions(cmd, sysFile, addendum)
+		if err != nil {
+			return err
+		}
+		// Another workspace keeps its own sessions, config and sandbox root.
+		opts.Dir, opts.Cwd, opts.SessionRoot, opts.SessionID = abs, "", "", ""
+		h, err := engine.NewHost(cmd.Context(), opts)
+		if err != nil {
+			return fmt.Errorf("--workspace %s: %w", dir, err)
+		}
+		more = append(more, h)
+	}
+	return c.serveAPI(cmd.Context(), append([]*engine.Host{host}, more...), hf, false, path)
 }
 
 // serveAPI listens, prints the URL with the token on stderr and serves
-// until ctx ends; the streams are closed before it returns.
-func (c *cli) serveAPI(ctx context.Context, host *engine.Host, hf httpFlags, readOnly bool, path string) error {
+// until ctx ends; the streams are closed before it returns. The first
+// host is served at "/", each further one at /w/1, /w/2, ….
+func (c *cli) serveAPI(ctx context.Context, hosts []*engine.Host, hf httpFlags, readOnly bool, path string) error {
 	home := c.getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
@@ -65,11 +93,33 @@ func (c *cli) serveAPI(ctx context.Context, host *engine.Host, hf httpFlags, rea
 	if err != nil {
 		return err
 	}
-	pages := web.New(host, web.Options{ReadOnly: readOnly})
-	srv := httpapi.New(host, httpapi.Options{Token: token, ReadOnly: readOnly, AllowRemote: hf.allowRemote, Web: pages, Mount: c.fleetRoutes(ctx)})
+	var picker []web.Workspace
+	for i, h := range hosts {
+		picker = append(picker, web.Workspace{Path: h.Workspace(), Base: workspaceBase(i)})
+	}
+	server := func(i int) *httpapi.Server {
+		pages := web.New(hosts[i], web.Options{ReadOnly: readOnly, Base: workspaceBase(i), Workspaces: picker})
+		o := httpapi.Options{Token: token, ReadOnly: readOnly, AllowRemote: hf.allowRemote, Web: pages}
+		if i == 0 {
+			o.Mount = c.fleetRoutes(ctx)
+		}
+		return httpapi.New(hosts[i], o)
+	}
+	srv := server(0)
+	for i := 1; i < len(hosts); i++ {
+		srv.Add(workspaceBase(i), server(i))
+	}
 	fmt.Fprintf(c.stderr, "openseek: serving %s\n", httpapi.URL(ln, path, token))
 	if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("http server: %w", err)
 	}
 	return nil
+}
+
+// workspaceBase is where the i-th workspace of serve --http is served.
+func workspaceBase(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return "/w/" + strconv.Itoa(i)
 }

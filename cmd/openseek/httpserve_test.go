@@ -296,7 +296,7 @@ func TestInspectBinary(t *testing.T) {
 // TestHTTPServerAsOrdinaryUser runs the HTTP server's end-to-end tests
 // again as an ordinary user, as most people run it.
 func TestHTTPServerAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestServeHTTPBinary|TestInspectBinary|TestCurlAsTheREADMEShows|TestBrowserCannotBeTurnedAgainstTheUser)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestServeHTTPBinary|TestInspectBinary|TestCurlAsTheREADMEShows|TestBrowserCannotBeTurnedAgainstTheUser|TestWebAppTwoWorkspacesBinary)$")
 }
 
 // The README's curl commands drive the real server: --json creates a

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/openseek/openseek/internal/engine"
 )
 
 // inspectCmd is `openseek inspect [ID]`: the read-only session viewer
@@ -35,7 +37,7 @@ needed. Ctrl-C stops it.`,
 				}
 				path = "/sessions/" + args[0]
 			}
-			return c.serveAPI(cmd.Context(), host, hf, true, path)
+			return c.serveAPI(cmd.Context(), []*engine.Host{host}, hf, true, path)
 		},
 	}
 	cmd.Flags().StringVar(&hf.addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")

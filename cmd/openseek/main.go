@@ -73,7 +73,8 @@ type cli struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	g              globals
-	envErrs        []error // environment values that did not parse
+	envErrs        []error    // environment values that did not parse
+	report         *runReport // run --format json: the result gathered from the events
 }
 
 // globals are the options every subcommand accepts.
@@ -154,7 +155,7 @@ in an append-only session log under .openseek/ that can be resumed and shown.
 	f.BoolVar(&c.g.trustWS, "trust-workspace", false, "trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml for this run")
 	f.StringVar(&c.g.tools, "tools", c.getenv("OPENSEEK_TOOLS"), "change the built-in tools: +apply_patch,-multi_edit adds and removes; bare names (read,grep,finish) are the exact set [env OPENSEEK_TOOLS]")
 	root.AddCommand(c.runCmd(), c.serveCmd(), c.tuiCmd(), c.sessionsCmd(), c.mcpCmd(), c.trustCmd(), c.rulesCmd(), c.modelsCmd(), c.doctorCmd())
-	root.AddCommand(c.applyPatchCmd())
+	root.AddCommand(c.applyPatchCmd(), c.proxyConnectCmd())
 	root.AddCommand(c.rewindCmd(), c.reviewCmd())
 	root.AddCommand(c.workflowCmd())
 	root.AddCommand(c.exportCmd(), c.replayCmd(), c.importCmd())

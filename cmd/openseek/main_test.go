@@ -175,10 +175,10 @@ func TestRunEditsFilesAndRecordsTheSession(t *testing.T) {
 	for _, e := range s.Events {
 		kinds = append(kinds, e.Item.ItemKind())
 	}
-	// The turn's workspace snapshot, taken beside the first model
-	// request, is recorded before the first tool result (a runtime
-	// notice naming the prompt).
-	want := "user assistant runtime_notice tool_result assistant tool_result tool_result assistant terminal"
+	// The turn's workspace snapshot, taken before the first tool that
+	// can change files (the write, not the read before it), is recorded
+	// before that tool's result (a runtime notice naming the prompt).
+	want := "user assistant tool_result assistant runtime_notice tool_result tool_result assistant terminal"
 	if strings.Join(kinds, " ") != want {
 		t.Errorf("session items %v, want %s", kinds, want)
 	}
@@ -256,8 +256,8 @@ func TestRunCommandLineErrors(t *testing.T) {
 func TestRunReportsARefusedKey(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Fail{Status: 401, Body: `{"error":{"message":"Authentication Fails"}}`})
 	r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), "--api-key", "sk-secret-value", "run", "hi")...)
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1", r.code)
+	if r.code != exitModel {
+		t.Fatalf("exit %d, want %d (the provider failed)", r.code, exitModel)
 	}
 	fails := find[protocol.TurnFailed](r.events)
 	if len(fails) != 1 || !strings.Contains(strings.ToLower(fails[0].Error), "key") {
@@ -289,8 +289,8 @@ func TestRunMaxSteps(t *testing.T) {
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "b", Name: "shell", Args: `{"cmd":"true"}`}}},
 	)
 	r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), "--max-steps", "2", "run", "loop")...)
-	if r.code != 1 {
-		t.Errorf("exit %d, want 1", r.code)
+	if r.code != exitLimit {
+		t.Errorf("exit %d, want %d (a limit was hit)", r.code, exitLimit)
 	}
 	if got := names(r.events); got[len(got)-2] != "max_steps_exhausted" {
 		t.Errorf("terminal event %q", got[len(got)-2])
@@ -423,16 +423,17 @@ func TestKilledRunResumes(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("resume exit %d: %s", r.code, r.stderr)
 	}
-	// The killed turn and the resumed one are two turns, each with its
-	// snapshot: the killed one recorded no end, the resumed prompt's
-	// snapshot marker names it.
+	// The killed turn and the resumed one are two turns: the killed one
+	// (with its snapshot) recorded no end; the resumed prompt's marker —
+	// here that it changed nothing, as it ran no tool — names it.
 	r = openseek(t, ws, "", []string{"HOME=" + home}, "rewind", "k", "--list", "--format", "json")
 	var turns []struct {
-		Number   int    `json:"number"`
-		Snapshot string `json:"snapshot"`
-		Prompt   string `json:"prompt"`
+		Number    int    `json:"number"`
+		Snapshot  string `json:"snapshot"`
+		Unchanged bool   `json:"unchanged"`
+		Prompt    string `json:"prompt"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &turns); err != nil || len(turns) != 2 || turns[1].Prompt != "go on" || turns[1].Snapshot == "" {
+	if err := json.Unmarshal([]byte(r.stdout), &turns); err != nil || len(turns) != 2 || turns[0].Snapshot == "" || turns[1].Prompt != "go on" || !turns[1].Unchanged {
 		t.Errorf("rewind --list after a crash and a resume: %v %s %s", err, r.stdout, r.stderr)
 	}
 	if r = openseek(t, ws, "", []string{"HOME=" + home}, "rewind", "k", "--turn", "2"); r.code != 0 {

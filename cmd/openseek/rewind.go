@@ -80,6 +80,9 @@ SESSION defaults to --session, else the workspace's most recent session.`,
 						snap = "snapshot " + short(t.Snapshot)
 					}
 					fmt.Fprintf(c.stdout, "%d\t%s\t%s\n", t.Number, snap, oneLine(t.Prompt, 70))
+					for _, cs := range t.Commands {
+						fmt.Fprintf(c.stdout, "\tsnapshot %s\tbefore %s (rewind --snapshot %s)\n", short(cs.Snapshot), oneLine(cs.What, 60), cs.Snapshot)
+					}
 				}
 				return nil
 			}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
+	"github.com/openseek/openseek/internal/snapshot"
 )
 
 func TestRewindCommand(t *testing.T) {
@@ -76,4 +78,51 @@ func TestRewindCommand(t *testing.T) {
 	if a, b := read("a.txt"), read("b.txt"); a != "turn one\n" || b != "turn two\n" {
 		t.Errorf("after undo: a.txt %q b.txt %q", a, b)
 	}
+}
+
+// TestReadOnlyTurnTakesNoSnapshot runs the binary with the default flags
+// (sandbox on): a turn that only reads and runs a read-only command
+// starts no git and is listed as unchanged; rewinding to before it
+// restores the snapshot the next turn took before it wrote.
+func TestReadOnlyTurnTakesNoSnapshot(t *testing.T) {
+	ws := t.TempDir()
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("original\n"), 0o644)
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{Name: "read", Args: `{"path":"a.txt"}`}, llmtest.Call{Name: "shell", Args: `{"cmd":"echo hello; cat a.txt"}`}), llmtest.Text("one"),
+		llmtest.Calls(llmtest.Call{Name: "write", Args: `{"path":"b.txt","content":"turn two\n"}`}), llmtest.Text("two"),
+	)
+	side := snapshot.Dir(home, ws)
+	for i, task := range []string{"first", "second"} {
+		args := append(modelArgs(srv), "--session", "s1", "run", task)
+		if r := openseek(t, ws, "", env, args...); r.code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, r.code, r.stderr)
+		}
+		if _, err := os.Stat(side); (err == nil) != (i == 1) {
+			t.Errorf("after run %d: side repository %s: %v", i+1, side, err)
+		}
+	}
+	r := openseek(t, ws, "", env, "rewind", "--list", "--format", "json")
+	var turns []struct {
+		Snapshot  string `json:"snapshot"`
+		Unchanged bool   `json:"unchanged"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &turns); err != nil || len(turns) != 2 ||
+		turns[0].Snapshot != "" || !turns[0].Unchanged || turns[1].Snapshot == "" || turns[1].Unchanged {
+		t.Fatalf("--list: %v %+v\n%s%s", err, turns, r.stdout, r.stderr)
+	}
+	r = openseek(t, ws, "", env, "rewind", "s1", "--turn", "1")
+	if r.code != 0 || !strings.Contains(r.stdout, "removed  b.txt") {
+		t.Fatalf("rewind to turn 1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "b.txt")); err == nil {
+		t.Error("b.txt is still there after rewinding to before turn 1")
+	}
+}
+
+// TestSnapshotsAsOrdinaryUser runs the snapshot tests of the CLI again as
+// an ordinary user.
+func TestSnapshotsAsOrdinaryUser(t *testing.T) {
+	sandboxtest.AsOrdinaryUser(t, "^(TestReadOnlyTurnTakesNoSnapshot|TestRewindCommand)$")
 }

@@ -34,7 +34,10 @@ func (c *cli) runCmd() *cobra.Command {
 is read from standard input; with task words, piped input is added to the
 task as context (git diff | openseek run "review this"). Events stream on
 stdout as JSONL when stdout is not a terminal, as readable text when it is
-(--format forces either). Exit status 0 when the turn finished, 1 otherwise.`,
+(--format forces either); --format json prints one result object when the
+run ends instead. Exit status: 0 the turn finished, 1 usage error or the run
+could not start, 2 the turn failed, 3 the model or provider failed, 4 the
+prompt was refused, 5 a limit was hit, 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if bo.asked(cmd) {
 				return c.runBestOf(cmd, args, &bo, format)
@@ -70,6 +73,9 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 			if _, err := host.ResolveModel(cmd.Context()); err != nil {
 				return err
 			}
+			if format == "json" {
+				c.report = newRunReport()
+			}
 			sess, err := c.openSession(cmd.Context(), host, engine.OpenOptions{NoSession: noSession, Continue: cont, ID: c.g.session, Holder: "openseek run"}, format)
 			if err != nil {
 				return err
@@ -79,11 +85,14 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 			if err == nil && j.reviewGate && out.OK() {
 				out, err = c.reviewGate(cmd.Context(), cmd, sess, out, j.reviewDeadline)
 			}
+			if c.report != nil {
+				fmt.Fprintf(c.stdout, "%s\n", marshalResult(c.report.result(out, err, noSession)))
+			}
 			if err != nil {
 				return err
 			}
-			if !out.OK() {
-				return exitError(1)
+			if code := exitCode(out); code != exitDone {
+				return exitError(code)
 			}
 			return nil
 		},
@@ -93,7 +102,7 @@ stdout as JSONL when stdout is not a terminal, as readable text when it is
 	f.BoolVar(&cont, "continue", false, "continue the most recent session of the workspace")
 	f.StringVar(&sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
 	f.StringVar(&addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
-	f.StringVar(&format, "format", "", "output: jsonl or text (default: text on a terminal, jsonl otherwise)")
+	f.StringVar(&format, "format", "", "output: jsonl (the event stream), text, or json (one result object at the end; docs/schema/run-result.v1.json) (default: text on a terminal, jsonl otherwise)")
 	j.addFlags(f)
 	bo.addFlags(f)
 	return cmd
@@ -168,13 +177,18 @@ func (c *cli) sink(format string, cost render.CostFunc) (func(protocol.Event), e
 			return text(), nil
 		}
 		fallthrough
-	case "jsonl", "json":
+	case "json":
+		if c.report != nil {
+			return c.report.observe, nil // run prints one result at the end
+		}
+		fallthrough
+	case "jsonl":
 		w := protocol.NewWriter(c.stdout)
 		return func(e protocol.Event) { _ = w.Emit(e) }, nil
 	case "text":
 		return text(), nil
 	}
-	return nil, fmt.Errorf("--format must be jsonl or text, not %q", format)
+	return nil, fmt.Errorf("--format must be jsonl, json or text, not %q", format)
 }
 
 // prepareDir resolves the workspace directory, creating its last

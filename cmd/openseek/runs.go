@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/fleet"
@@ -20,22 +19,8 @@ import (
 	"github.com/openseek/openseek/internal/verify"
 )
 
-// bestOfFlags are run's best-of-N flags: `openseek run --runs N "task"`.
-type bestOfFlags struct {
-	runs, concurrency int
-	verify            string
-	judge, apply      bool
-	keep              bool
-}
-
-func (b *bestOfFlags) addFlags(f *pflag.FlagSet) {
-	f.IntVar(&b.runs, "runs", 0, fmt.Sprintf("best-of-N: run the task N ways at once (1-%d), each in its own worktree (or copy), and pick one", fleet.MaxRuns))
-	f.IntVar(&b.concurrency, "concurrency", 0, "with --runs: attempts run at once (default min(N, CPUs))")
-	f.StringVar(&b.verify, "verify", "", "with --runs: the command a run must pass to be chosen (default: the configured or detected check)")
-	f.BoolVar(&b.judge, "judge", false, "with --runs: a judging model reads the runs' diffs and picks the best")
-	f.BoolVar(&b.apply, "apply", false, "with --runs: apply the chosen run's change to the working tree (default: print how)")
-	f.BoolVar(&b.keep, "keep", false, "with --runs: keep every run's workspace (default: keep only their patches and sessions)")
-}
+// maxRuns is the most attempts of best-of-N (run --runs).
+const maxRuns = fleet.MaxRuns
 
 // runBestOf is `openseek run --runs N`: N attempts of one task on this
 // machine, without a queue, then one is chosen (fleet.Choose) and all are

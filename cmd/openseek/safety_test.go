@@ -183,7 +183,7 @@ func leftovers(t *testing.T, mark string) []string {
 // TestAgentAsOrdinaryUser runs the end-to-end sandbox tests of the CLI
 // again as an ordinary user, as most people run it.
 func TestAgentAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestAgentStaysInTheSandbox|TestPlanModeRunsNoWrites|TestRunEditsFilesAndRecordsTheSession|TestKilledRunResumes)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestAgentStaysInTheSandbox|TestPlanModeRunsNoWrites|TestRunEditsFilesAndRecordsTheSession|TestKilledRunResumes|TestNetworkAllowlistEndToEnd|TestNetworkAllowlistFromRepositoryOnceTrusted|TestNetworkAllowCommand|TestNetworkAskedInAutoMode|TestSSHThroughProxyConnect)$")
 }
 
 func quoteJSON(s string) string {

@@ -366,5 +366,5 @@ func startPathEnv() []string {
 // TestSandboxOnReexecPath runs the CLI's sandbox tests again on the
 // sandbox's re-exec path, as root and as an ordinary user.
 func TestSandboxOnReexecPath(t *testing.T) {
-	sandboxtest.OnReexecPath(t, "^(TestAgentStaysInTheSandbox|TestPlanModeRunsNoWrites|TestAgentAsOrdinaryUser|TestNoHostUnixSocket|TestServeHTTPSessionsHaveTheirOwnTmp|TestSandboxEscapesAsOrdinaryUser)$")
+	sandboxtest.OnReexecPath(t, "^(TestAgentStaysInTheSandbox|TestPlanModeRunsNoWrites|TestAgentAsOrdinaryUser|TestNoHostUnixSocket|TestServeHTTPSessionsHaveTheirOwnTmp|TestSandboxEscapesAsOrdinaryUser|TestNetworkAllowlistEndToEnd|TestNetworkAskedInAutoMode|TestSSHThroughProxyConnect)$")
 }

@@ -90,8 +90,28 @@ func TestScriptInPlanModeWritesNothing(t *testing.T) {
 	}
 }
 
+// A script that does not parse, or loops without end, is an error result
+// naming its line, and the turn goes on: the model reads the errors and
+// answers.
+func TestScriptBadCodeFailsTheCallNotTheTurn(t *testing.T) {
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t,
+		scriptTurn("s1", "print('ok')\nfor x in [1, 2]\n    print(x)"),
+		scriptTurn("s2", "n = 0\nwhile True:\n    n += 1"),
+		llmtest.Text("both failed"))
+	r := openseek(t, ws, "", nil, append(modelArgs(srv), "run", "try scripts")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "both failed") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	for id, want := range map[string]string{"s1": "syntax error at line 3", "s2": "line 3: the script was stopped after 10000000 execution steps"} {
+		if res := resultOf(r.events, id); !res.IsError || !strings.Contains(res.Content, want) {
+			t.Errorf("script %s: %+v, want an error with %q", id, res, want)
+		}
+	}
+}
+
 // TestScriptAsOrdinaryUser runs the script tests again as an ordinary
 // user, as most people run it.
 func TestScriptAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestScriptRunsToolsInTheSandbox|TestScriptInPlanModeWritesNothing)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestScriptRunsToolsInTheSandbox|TestScriptInPlanModeWritesNothing|TestScriptBadCodeFailsTheCallNotTheTurn)$")
 }

@@ -43,6 +43,9 @@ printed on stderr.`,
 			if hf.allowRemote {
 				return errors.New("--http-allow-remote needs --http")
 			}
+			if len(hf.workspaces) > 0 {
+				return errors.New("--workspace needs --http")
+			}
 			w := protocol.NewWriter(c.stdout)
 			fail := func(err error) error {
 				_ = w.Emit(protocol.AgentSetupFailed{Error: err.Error()})
@@ -78,5 +81,6 @@ printed on stderr.`,
 	f.StringVar(&hf.addr, "http", "", "serve the HTTP API and web app on ADDR (default "+httpDefaultAddr+") instead of stdio")
 	f.Lookup("http").NoOptDefVal = httpDefaultAddr
 	f.BoolVar(&hf.allowRemote, "http-allow-remote", false, "allow a non-loopback --http address (anyone with the token controls the workspace)")
+	f.StringArrayVar(&hf.workspaces, "workspace", nil, "with --http: serve this workspace too, beside --dir's (repeatable; the web app's sidebar switches between them)")
 	return cmd
 }

@@ -19,7 +19,7 @@ import (
 func (c *cli) sessionsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List and show durable sessions (offline; no key needed)",
+		Short: "List, show, search and fork durable sessions (offline; no key needed)",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected value '%s' found; no more were expected", args[0])
@@ -27,7 +27,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("the following required argument was not provided: 'list | show'")
+			return errors.New("the following required argument was not provided: 'list | show | search | fork'")
 		},
 	}
 	var format string
@@ -134,7 +134,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, repair, c.compactCmd())
+	cmd.AddCommand(list, show, repair, c.compactCmd(), c.sessionsSearchCmd(), c.sessionsForkCmd())
 	for _, sub := range cmd.Commands() {
 		sub.SetFlagErrorFunc(flagError)
 	}

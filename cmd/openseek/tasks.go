@@ -19,6 +19,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/fleet"
+	"github.com/openseek/openseek/internal/workflow"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -108,9 +109,15 @@ func (c *cli) tasksAddCmd(ff *fleetFlags) *cobra.Command {
 own worktree of the --dir repository (default: the current directory), or of
 a clone of --repo. --runs N tries it N ways in N workspaces and keeps the
 best: the runs whose --verify command passes, then the fewest changed lines,
-or with --judge the one a judging model picks from their diffs.`,
+or with --judge the one a judging model picks from their diffs. --workflow NAME
+runs that workflow instead of a model turn, with the arguments as its args.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec.Prompt = strings.TrimSpace(strings.Join(args, " "))
+			if spec.Workflow != "" {
+				if err := c.taskWorkflow(&spec, args); err != nil {
+					return err
+				}
+			}
 			if spec.Repo == "" {
 				dir, err := filepath.Abs(c.g.dir)
 				if err != nil {
@@ -152,7 +159,25 @@ or with --judge the one a judging model picks from their diffs.`,
 	f.BoolVar(&spec.Judge, "judge", false, "best-of-N: a judging model reads the runs' diffs and picks the best (falling back to --verify, then fewest changed lines)")
 	f.Float64Var(&spec.MaxCost, "max-cost", 0, "stop the task once it has cost this many US dollars (0 = no limit)")
 	f.StringVar(&deadline, "deadline", "", "stop the task at this time: a duration from now (90m) or an RFC 3339 time")
+	f.StringVar(&spec.Workflow, "workflow", "", "run this `NAME` (one of openseek workflow list, or a FILE.star) as the task; the arguments go to it")
 	return cmd
+}
+
+// taskWorkflow makes spec run the workflow it names, found here as
+// `workflow run` finds it (an unknown or untrusted one is an error now,
+// not a failed task later); its code travels with the task, so the worker
+// runs what was trusted here, and args are its arguments.
+func (c *cli) taskWorkflow(spec *fleet.Spec, args []string) error {
+	p, err := c.workflowPlaces()
+	if err != nil {
+		return err
+	}
+	w, err := workflow.Find(p, spec.Workflow)
+	if err != nil {
+		return err
+	}
+	spec.Workflow, spec.Source, spec.Args, spec.Prompt = w.Name, w.Code, args, ""
+	return nil
 }
 
 // parseDeadline reads a duration from now or an RFC 3339 time.

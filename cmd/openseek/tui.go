@@ -16,13 +16,6 @@ import (
 	"github.com/openseek/openseek/internal/tui/remote"
 )
 
-// tuiFlags are the terminal UI's own flags (on `tui` and on the bare root).
-type tuiFlags struct {
-	cont              bool
-	attach            string
-	sysFile, addendum string
-}
-
 func (c *cli) tuiCmd() *cobra.Command {
 	var tf tuiFlags
 	cmd := &cobra.Command{
@@ -37,14 +30,6 @@ in-process engine (the URL it printed, with #token=…).`,
 	}
 	tf.bind(cmd, c)
 	return cmd
-}
-
-func (tf *tuiFlags) bind(cmd *cobra.Command, c *cli) {
-	f := cmd.Flags()
-	f.BoolVar(&tf.cont, "continue", false, "continue the most recent session of the workspace")
-	f.StringVar(&tf.attach, "attach", "", "drive a running openseek serve --http at `URL` (the address it printed: http://ADDR/#token=TOKEN)")
-	f.StringVar(&tf.sysFile, "system-prompt-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_FILE"), "complete system prompt replacement [env OPENSEEK_SYSTEM_PROMPT_FILE]")
-	f.StringVar(&tf.addendum, "system-prompt-addendum-file", c.getenv("OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE"), "appended to the system prompt [env OPENSEEK_SYSTEM_PROMPT_ADDENDUM_FILE]")
 }
 
 // runTUI opens the UI on the in-process host or an attached server.

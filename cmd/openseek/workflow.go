@@ -17,7 +17,8 @@ func (c *cli) workflowCmd() *cobra.Command {
 		Short: "Run Starlark workflows: tools, agents as sub-runs, parallel(), best_of()",
 		Long: `A workflow is a Starlark program that calls the agent's tools (as the script
 tool does) and runs agents as sub-runs: agent(task=..., kind=..., model=...),
-parallel([...]), best_of(n, task, verify=...), project(), json, args.
+parallel([...]), best_of(n, task, verify=...), review(base=..., goal=...),
+goal(session=...), project(), json, args.
 Workflows come from .openseek/workflows/NAME.star (once trusted:
 openseek trust FILE), ~/.openseek/workflows/NAME.star and the bundled ones
 (check, fix-tests, review).`,

@@ -278,7 +278,7 @@ func TestWorkflowListAndTrust(t *testing.T) {
 // TestWorkflowAsOrdinaryUser runs the workflow tests again as an
 // ordinary user, as most people run them.
 func TestWorkflowAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows|TestBundledReviewWorkflow|TestWorkflowBestOf|TestWorkflowInterruptedEndsCleanly|TestKilledWorkflowRunResumes)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows|TestBundledReviewWorkflow|TestBundledReviewAuditsTheGoal|TestWorkflowBestOf|TestWorkflowInterruptedEndsCleanly|TestKilledWorkflowRunResumes)$")
 }
 
 // The bundled workflows run against a project whose Makefile has build
@@ -380,7 +380,7 @@ func TestBundledReviewWorkflow(t *testing.T) {
 			if r.code != tc.code || !strings.Contains(r.stdout, `"verdict":"request_changes"`) || !strings.Contains(r.stdout, `"title":"bad sum"`) {
 				t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
 			}
-			if tc.code == 1 && !strings.Contains(r.stderr, "1 blocker(s): a.go:1 bad sum") {
+			if tc.code == 1 && !strings.Contains(r.stderr, "1 blocker(s) in the changes: a.go:1 bad sum") {
 				t.Errorf("stderr %q does not name the blocker", r.stderr)
 			}
 			reqs := srv.Requests()
@@ -422,6 +422,13 @@ func TestKilledWorkflowRunResumes(t *testing.T) {
 	cmd := startUntilStarted(t, ws, home, nil, append(modelArgs(srv), "--session", "wfk", "workflow", "run", flow)...)
 	cmd.Process.Kill()
 	cmd.Wait()
+	// What the killed run left loads, whole lines only, and shows.
+	if _, err := session.NewStore(filepath.Join(ws, ".openseek")).Load("wfk"); err != nil {
+		t.Fatalf("the killed run's session does not load: %v", err)
+	}
+	if show := openseek(t, ws, "", []string{"HOME=" + home}, "sessions", "show", "wfk", "--format", "text"); show.code != 0 || !strings.Contains(show.stdout, "→ workflow") {
+		t.Fatalf("sessions show of the killed run: exit %d\n%s%s", show.code, show.stdout, show.stderr)
+	}
 
 	r := openseek(t, ws, "", []string{"HOME=" + home}, append(modelArgs(srv), "--session", "wfk", "workflow", "run", writeWorkflow(t, "print('again')\n"))...)
 	if r.code != 0 || r.stdout != "again\n" {
@@ -463,5 +470,72 @@ func TestWorkflowEventStreamShowsAgents(t *testing.T) {
 	}
 	if sums[0].Usage.PromptTokens < finished[0].PromptTokens {
 		t.Errorf("the turn's summary %+v leaves out the agent's %d prompt tokens", sums[0].Usage, finished[0].PromptTokens)
+	}
+}
+
+// The bundled review also audits the standing goal: the goal set in a
+// session (through `serve`, as a face sets it) records the commit it was
+// set at; a later `workflow run review` has a second read-only agent
+// judge the work since that commit (committed and not) against the goal.
+// A goal not met (a high finding) fails the run, naming the session and
+// the finding; a met goal passes it, and the report carries the audit.
+func TestBundledReviewAuditsTheGoal(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		audit string
+		code  int
+	}{
+		{"not met", `{"findings":[{"file":"sum.go","line_start":1,"line_end":1,"severity":"high","title":"Sub is missing","body":"the goal asks for Sub too"}],"verdict":"request_changes","summary":"half done"}`, 1},
+		{"met", `{"findings":[],"verdict":"approve","summary":"the goal is met"}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, home := fleetRepo(t, map[string]string{"a.go": "package a\n"}), t.TempDir()
+			env := []string{"HOME=" + home}
+			base := strings.TrimSpace(gitRun(t, ws, "rev-parse", "HEAD"))
+			srv := llmtest.NewServer(t,
+				llmtest.Text(`{"findings":[],"verdict":"approve","summary":"the uncommitted changes are fine"}`),
+				llmtest.Text(tc.audit))
+			srv.MultiConversation() // the reviewer and the auditor are two agents
+			set := openseek(t, ws, `{"command":"goal","action":"set","text":"add Sum and Sub to package a"}`+"\n", env,
+				append(modelArgs(srv), "--session", "worked", "serve")...)
+			if set.code != 0 {
+				t.Fatalf("serve: exit %d: %s", set.code, set.stderr)
+			}
+			// The work since: one commit, and a change not committed.
+			os.WriteFile(filepath.Join(ws, "sum.go"), []byte("package a\n\nfunc Sum(a, b int) int { return a + b }\n"), 0o644)
+			gitRun(t, ws, "add", "sum.go")
+			gitRun(t, ws, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "sum")
+			os.WriteFile(filepath.Join(ws, "a.go"), []byte("package a\n\n// Package a adds.\n"), 0o644)
+
+			r := openseek(t, ws, "", env, append(modelArgs(srv), "workflow", "run", "review")...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", r.code, tc.code, r.stdout, r.stderr)
+			}
+			var rep struct {
+				Verdict string
+				Goal    *struct {
+					Text, Of, Baseline, Verdict string
+				}
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Goal == nil {
+				t.Fatalf("the report has no goal audit: %v: %s", err, r.stdout)
+			}
+			if rep.Goal.Text != "add Sum and Sub to package a" || rep.Goal.Of != "worked" || rep.Goal.Baseline != base {
+				t.Errorf("goal audit %+v, want the goal of session worked since %s", rep.Goal, base)
+			}
+			if tc.code == 1 && !strings.Contains(r.stderr, "the goal of session worked is not met (1 blocker(s)): sum.go:1 Sub is missing") {
+				t.Errorf("stderr %q does not say the goal is not met", r.stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d model requests, want the review's and the audit's", len(reqs))
+			}
+			audit := string(reqs[1].Messages[len(reqs[1].Messages)-1])
+			for _, want := range []string{"add Sum and Sub to package a", base, "return a + b", "Package a adds"} {
+				if !strings.Contains(audit, want) {
+					t.Errorf("the audit's task lacks %q (the goal, its baseline, the committed and the uncommitted work)", want)
+				}
+			}
+		})
 	}
 }

@@ -143,7 +143,21 @@ type Outcome struct {
 	// result reports "steps":0 for a run cancelled while it retried).
 	Steps int
 	Usage protocol.Usage
+	// Cause says why a turn that did not finish ended, where its kind
+	// does not: the model could not be reached, a limit was hit, or the
+	// prompt was refused. "" otherwise.
+	Cause Cause
 }
+
+// Cause is why a turn ended early (Outcome.Cause).
+type Cause string
+
+// Causes.
+const (
+	CauseModel   Cause = "model"   // a model request failed (after its retries)
+	CauseLimit   Cause = "limit"   // the budget, the context window or the loop guard stopped it
+	CauseRefused Cause = "refused" // a hook refused the prompt
+)
 
 // OK reports whether the turn finished normally.
 func (o Outcome) OK() bool { return o.Kind == session.Finished }
@@ -158,22 +172,28 @@ type Agent struct {
 	cancel context.CancelFunc
 	queue  []queued
 
-	hist   history      // used by the running turn only
-	gate   func() error // see SetGate; taken by the next turn
-	ledger ledger       // files read, used by the running turn or compaction only
-	health health       // likewise
-	turns  int          // turns begun, for the ledger's answers
-	search toolSearch   // deferred tools found, used by the running turn only
+	hist   history    // used by the running turn only
+	gate   Gate       // see SetGate; taken by the next turn
+	ledger ledger     // files read, used by the running turn or compaction only
+	health health     // likewise
+	turns  int        // turns begun, for the ledger's answers
+	search toolSearch // deferred tools found, used by the running turn only
 }
 
-// SetGate makes the next turn call gate once, before it runs a tool,
-// verifies or records its end — whatever comes first — so that work the
-// engine started beside the turn's first request (the workspace's
-// snapshot, the sandbox's first build) is done before anything can change
-// the workspace. The model's first request does not wait for it. A gate
-// that returns an error ends the turn as failed with it, before any tool
-// or check runs.
-func (a *Agent) SetGate(gate func() error) {
+// A Gate is what a turn passes before it runs tools, runs its check or
+// records its end, so that work the engine does for the turn (the
+// workspace's snapshot, the sandbox's first build) is done before
+// anything can change the workspace. calls are the tool calls about to
+// run; nil when the turn is about to run its check (end false) or to
+// record its end (end true). The gate returns done once it need not be
+// passed again in this turn: a gate that waits for the first call that
+// can write returns false for calls that cannot. An error ends the turn
+// as failed with it, before any tool or check runs.
+type Gate func(calls []chat.ToolCall, end bool) (done bool, err error)
+
+// SetGate gives the next turn its gate (nil: none). The model's first
+// request never waits for it.
+func (a *Agent) SetGate(gate Gate) {
 	a.mu.Lock()
 	a.gate = gate
 	a.mu.Unlock()
@@ -340,7 +360,7 @@ func (a *Agent) hasSteers() bool {
 // turn is the state of one running turn.
 type turn struct {
 	a        *Agent
-	gate     func() error // see Agent.SetGate; nil once passed
+	gate     Gate // see Agent.SetGate; nil once done
 	ctx      context.Context
 	steps    int // model requests started (AgentStep numbers, --max-steps)
 	answered int // model answers received (Outcome.Steps)
@@ -369,6 +389,9 @@ type turn struct {
 	// notices, appended after the batch like the batch's own.
 	innerMu      sync.Mutex
 	innerNotices []string
+
+	// cause is the Outcome.Cause of the end to come.
+	cause Cause
 }
 
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
@@ -391,6 +414,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 	if cfg.Hooks != nil {
 		block, reason, extra := cfg.Hooks.UserPromptSubmit(t.ctx, input.Text())
 		if block {
+			t.cause = CauseRefused
 			return t.end(session.Aborted, "prompt refused by a UserPromptSubmit hook: "+reason)
 		}
 		if extra != "" {
@@ -438,10 +462,12 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			est = t.meter.tokens(hist)
 		}
 		if t.meter.overHard(est) && t.compactFailed {
+			t.cause = CauseLimit
 			return t.end(session.Failed, fmt.Sprintf("the conversation no longer fits the model's context window (about %d of %d tokens) and could not be summarised", est, cfg.Window))
 		}
 		if cfg.Budget != nil {
 			if err := cfg.Budget(est); err != nil {
+				t.cause = CauseLimit
 				return t.end(session.Failed, err.Error())
 			}
 		}
@@ -456,6 +482,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			if t.ctx.Err() != nil {
 				return t.end(session.Interrupted, "cancelled")
 			}
+			t.cause = CauseModel
 			return t.end(session.Failed, failureText(err))
 		}
 		t.answered++
@@ -487,7 +514,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		after := t.meter.tokens(hist) + resp.Usage.CompletionTokens
 		var ctl tool.Control
 		var answer string
-		if err := t.passGate(); err != nil {
+		if err := t.passGate(resp.ToolCalls, false); err != nil {
 			return t.end(session.Failed, err.Error())
 		}
 		if t.meter.overHard(after) {
@@ -509,6 +536,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		case ctl == tool.Abort:
 			return t.end(session.Aborted, answer)
 		case stop != "":
+			t.cause = CauseLimit
 			return t.end(session.Aborted, stop)
 		case notice != "":
 			if err := t.append(&session.Notice{Content: notice}); err != nil {
@@ -553,12 +581,12 @@ func (t *turn) keepGoing() (bool, error) {
 // failure was handed to the model and the turn goes on; otherwise the
 // turn has ended (finished with answer, failed, or interrupted) as out says.
 func (t *turn) verify(answer string) (repair bool, out Outcome, err error) {
-	if err := t.passGate(); err != nil {
-		out, err = t.end(session.Failed, err.Error())
-		return false, out, err
-	}
 	var v Verdict
 	if t.check != nil {
+		if err := t.passGate(nil, false); err != nil {
+			out, err = t.end(session.Failed, err.Error())
+			return false, out, err
+		}
 		v = t.check(t.ctx)
 	}
 	if v.Note != "" {
@@ -914,13 +942,16 @@ func (t *turn) call(ctx context.Context, c chat.ToolCall, parent string) (res to
 	return res
 }
 
-// passGate calls the turn's gate the first time only.
-func (t *turn) passGate() error {
-	if g := t.gate; g != nil {
-		t.gate = nil
-		return g()
+// passGate calls the turn's gate until it is done (see Gate).
+func (t *turn) passGate(calls []chat.ToolCall, end bool) error {
+	if t.gate == nil {
+		return nil
 	}
-	return nil
+	done, err := t.gate(calls, end)
+	if done || err != nil {
+		t.gate = nil
+	}
+	return err
 }
 
 // end records the turn's terminal item and emits its terminal event.
@@ -931,8 +962,8 @@ func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 // endWith is end with an explicit terminal event (nil = the usual one).
 func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
 	// Nothing runs after this: a gate's error changes nothing here.
-	_ = t.passGate()
-	out := Outcome{Kind: kind, Answer: msg, Steps: t.answered, Usage: t.usage}
+	_ = t.passGate(nil, true)
+	out := Outcome{Kind: kind, Answer: msg, Steps: t.answered, Usage: t.usage, Cause: t.cause}
 	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
 		return out, err
 	}

@@ -35,7 +35,7 @@ func (a *Agent) Program(ctx context.Context, input protocol.Content, call chat.T
 	if err := t.append(&session.User{Content: input}); err != nil {
 		return Outcome{}, err
 	}
-	if err := t.passGate(); err != nil {
+	if err := t.passGate([]chat.ToolCall{call}, false); err != nil {
 		return t.end(session.Failed, err.Error())
 	}
 	if err := t.append(&session.Assistant{ToolCalls: []chat.ToolCall{call}}); err != nil {

@@ -37,6 +37,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -169,9 +170,37 @@ func (r *Root) WriteFile(name string, data []byte, perm iofs.FileMode) error {
 		return err
 	}
 	defer r.release(dir)
+	if err := replace(dir, base, data, perm); err != nil {
+		return pathErr("write", name, err)
+	}
+	return nil
+}
+
+// WriteFile replaces the file at path with data, with mode perm, as
+// Root.WriteFile does (a temporary file beside it, written, synced and
+// renamed over it; readers and a crash see the old content or the new,
+// nothing is left behind; a symlink at path is replaced, not written
+// through) — for a path the caller trusts: the directories on the way are
+// opened normally. It is the one atomic write of the program's own files
+// (session logs, the trust store, the sandbox's mark, snapshot records).
+func WriteFile(path string, data []byte, perm iofs.FileMode) error {
+	dir, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &iofs.PathError{Op: "write", Path: path, Err: err}
+	}
+	defer unix.Close(dir)
+	if err := replace(dir, filepath.Base(path), data, perm); err != nil {
+		return &iofs.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
+}
+
+// replace writes data to a new temporary file in dir and renames it over
+// base; on failure the temporary file is unlinked.
+func replace(dir int, base string, data []byte, perm iofs.FileMode) error {
 	fd, tmp, err := createTemp(dir, base)
 	if err != nil {
-		return pathErr("write", name, err)
+		return err
 	}
 	f := os.NewFile(uintptr(fd), tmp)
 	err = fill(f, data, perm)
@@ -183,9 +212,8 @@ func (r *Root) WriteFile(name string, data []byte, perm iofs.FileMode) error {
 	}
 	if err != nil {
 		_ = unix.Unlinkat(dir, tmp, 0)
-		return pathErr("write", name, err)
 	}
-	return nil
+	return err
 }
 
 func fill(f *os.File, data []byte, perm iofs.FileMode) error {

@@ -6,6 +6,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -202,5 +203,57 @@ func BenchmarkWriteFile(b *testing.B) {
 		if err := r.WriteFile("src/pkg/a.go", data, 0o644); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestWriteFileByPath: the path variant replaces the file atomically with
+// the mode asked for, replaces a symlink instead of writing through it,
+// and leaves no temporary file behind, also when it fails.
+func TestWriteFileByPath(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	if err := WriteFile(p, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("two"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "two" {
+		t.Errorf("content %q", b)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("keep"), 0o600)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("new"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("wrote through the symlink: %q", b)
+	}
+	if fi, _ := os.Lstat(link); !fi.Mode().IsRegular() {
+		t.Errorf("the symlink was not replaced: %v", fi.Mode())
+	}
+	// A directory in the way: the rename fails, the temporary file goes.
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "d", "x"), nil, 0o600)
+	if err := WriteFile(filepath.Join(dir, "d"), []byte("x"), 0o600); err == nil {
+		t.Error("replacing a non-empty directory succeeded")
+	}
+	if err := WriteFile(filepath.Join(dir, "missing", "f"), []byte("x"), 0o600); !errors.Is(err, iofs.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "d f.json link target" {
+		t.Errorf("directory holds %s", got)
 	}
 }

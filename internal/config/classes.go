@@ -24,7 +24,7 @@ const (
 	UserOnly
 )
 
-// String is the class as the README's table says it.
+// String is the class as docs/configuration.md's table says it.
 func (c Class) String() string {
 	switch c {
 	case OnceTrusted:
@@ -63,11 +63,12 @@ func Keys() []Key {
 		{"models.*.price", OnceTrusted, "what [budget] max_cost counts; a repository could make every request look free"},
 		{"profiles.*.candidates", Anywhere, "names configured models only"},
 		{"budget.max_cost", OnceTrusted, "how much a session may spend"},
+		{"files.allow_secrets", UserOnly, "lets the model read secret files (.env, keys, credentials); a repository could hand its owner your credentials"},
 		{"fleet.nats", OnceTrusted, "where tasks and their prompts are sent"},
 		{"rules.pattern", Anywhere, "allow rules count only once trusted (ask and deny always): see [[rules]]"},
 		{"rules.decision", Anywhere, "allow rules count only once trusted (ask and deny always): see [[rules]]"},
 		{"sandbox.enabled", UserOnly, "turns the sandbox off"},
-		{"sandbox.network", UserOnly, "lets commands reach the network"},
+		{"sandbox.network", OnceTrusted, "lets commands reach the network: every host, or those listed"},
 		{"sandbox.writable_roots", UserOnly, "lets commands write outside the workspace"},
 		{"sandbox.allow_env", UserOnly, "passes secrets to commands"},
 		{"telemetry.otlp_endpoint", OnceTrusted, "where traces and metrics of your sessions are sent"},

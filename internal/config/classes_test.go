@@ -32,9 +32,10 @@ var samples = map[string]struct{ toml, probe string }{
 	"rules.pattern":               {"[[rules]]\npattern = [\"w4242\"]\ndecision = \"deny\"", "w4242"},
 	"rules.decision":              {"[[rules]]\npattern = [\"x\"]\ndecision = \"deny\"", "deny"},
 	"sandbox.enabled":             {"[sandbox]\nenabled = false", "enabled:"},
-	"sandbox.network":             {"[sandbox]\nnetwork = true", "network:"},
+	"sandbox.network":             {"[sandbox]\nnetwork = [\"h4242:22\"]", "h4242"},
 	"sandbox.writable_roots":      {"[sandbox]\nwritable_roots = [\"/w4242\"]", "w4242"},
 	"sandbox.allow_env":           {"[sandbox]\nallow_env = [\"V4242\"]", "V4242"},
+	"files.allow_secrets":         {"[files]\nallow_secrets = [\"dev4242.env\"]", "dev4242.env"},
 	"telemetry.otlp_endpoint":     {"[telemetry]\notlp_endpoint = \"http://h4242:4318\"", "h4242"},
 	"telemetry.log_prompts":       {"[telemetry]\nlog_prompts = true", "log_prompts:"},
 	"tools.add":                   {"[tools]\nadd = [\"t4242\"]", "t4242"},
@@ -122,7 +123,7 @@ func TestUnclassifiedKeyIsUnknown(t *testing.T) {
 		"[sandbox]\nnetwrok = true\n":     "unknown key sandbox.netwrok (did you mean network?); known keys: allow_env, enabled, network, writable_roots",
 		"[[rules]]\nallow = \"ls\"\n":     "unknown key rules.allow; known keys: decision, pattern",
 		"[telemetry]\nendpoint = \"x\"\n": "unknown key telemetry.endpoint (did you mean otlp_endpoint?); known keys: log_prompts, otlp_endpoint",
-		"[tracing]\nendpoint = \"x\"\n":   "unknown key tracing; known keys: budget, fleet, model, models, profiles, providers, rules, sandbox, telemetry, tools, verify",
+		"[tracing]\nendpoint = \"x\"\n":   "unknown key tracing; known keys: budget, files, fleet, model, models, profiles, providers, rules, sandbox, telemetry, tools, verify",
 	} {
 		home, ws := dirs(t, body, "")
 		if _, err := config.Load(home, ws, env{}.get); err == nil || !strings.Contains(err.Error(), want) {

@@ -129,7 +129,7 @@ candidates = ["kimi/kimi-k2.7-code", "deepseek/deepseek-v4-flash"]
 timeout = "5m"
 
 [sandbox]
-network = false
+enabled = false
 `
 	home, ws := dirs(t, user, project)
 	c, err := config.LoadTrusting(home, ws, env{"OPENAI_BASE_URL": "https://env.example/v1"}.get, config.TrustAll)
@@ -159,7 +159,8 @@ network = false
 	if got := c.Profiles["fast"].Candidates; !reflect.DeepEqual(got, []string{"kimi/kimi-k2.7-code", "deepseek/deepseek-v4-flash"}) {
 		t.Errorf("profile = %v, want the project's", got)
 	}
-	// A repository may never change the sandbox, trusted or not.
+	// A repository may never switch the sandbox off, trusted or not
+	// (its network list counts once trusted: TestRepositoryKeys).
 	wantRaw := map[string]any{
 		"sandbox": map[string]any{},
 		"verify":  map[string]any{"command": "make test", "timeout": "5m"},

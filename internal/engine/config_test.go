@@ -17,7 +17,7 @@ func TestEngineConfigKeysHaveAClass(t *testing.T) {
 	for _, k := range config.Keys() {
 		known = append(known, k.Path)
 	}
-	for table, v := range map[string]any{"sandbox": sandboxConfig{}, "verify": verifyConfig{}} {
+	for table, v := range map[string]any{"sandbox": sandboxConfig{}, "verify": verifyConfig{}, "files": filesConfig{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")

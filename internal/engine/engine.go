@@ -25,6 +25,7 @@ import (
 	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
+	"github.com/openseek/openseek/internal/netproxy"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/sandbox"
@@ -127,6 +128,7 @@ type Engine struct {
 	// turn's gate does, and sandboxBuild starts the build once the first
 	// request is on its way.
 	sandboxPolicy  *sandbox.Policy
+	netProxy       *netproxy.Proxy // the allowlist's proxy, nil without one
 	sandboxReady   <-chan error
 	sandboxBuild   func()
 	sandboxStarted atomic.Bool
@@ -156,10 +158,16 @@ type Engine struct {
 	children       childCounter
 	cleanup        []func()
 
-	starting  turnStart  // a turn's snapshot in progress (Cancel reaches it)
-	mu        sync.Mutex // guards the goal's auto-continuation state
-	autoGoal  bool
-	goalTurns int
+	guard    *policy.Guard    // the tools' permission check (env.Guard)
+	withheld *sandbox.Secrets // the credentials commands never get (env.Secrets)
+
+	starting turnStart // a turn's snapshot in progress (Cancel reaches it)
+	// beforeCheck takes the running turn's snapshot, if it has not,
+	// before its check runs a command (see snapshotTurn).
+	beforeCheck atomic.Pointer[func()]
+	mu          sync.Mutex // guards the goal's auto-continuation state
+	autoGoal    bool
+	goalTurns   int
 }
 
 // Resolve loads the configuration (built-in providers, then
@@ -570,6 +578,10 @@ func (e *Engine) SetGoal(text *string, auto bool) error {
 			return ErrBlankGoal
 		}
 		marker = session.GoalSetPrefix + *text
+		// Its baseline goes just before it (reference §6).
+		if b := goalBaseline(e.opts.Dir); b != "" {
+			e.agent.Notify(b)
+		}
 	}
 	e.agent.Notify(marker)
 	e.mu.Lock()
@@ -667,6 +679,9 @@ func (e *Engine) Close() error {
 	// The session's helper, and its private /tmp, end with it.
 	if e.sandboxPolicy != nil {
 		e.sandboxPolicy.Release()
+	}
+	if e.netProxy != nil {
+		e.netProxy.CloseIdle()
 	}
 	for i := len(e.cleanup) - 1; i >= 0; i-- {
 		e.cleanup[i]()

@@ -363,21 +363,21 @@ func TestSandboxIsOnAndOnlyTheUserCanTurnItOff(t *testing.T) {
 		t.Cleanup(func() { e.Close() })
 		return e
 	}
-	if e := newE(); e.env.Sandbox == nil || e.env.Sandbox.Network {
-		t.Fatalf("default sandbox %+v", e.env.Sandbox)
+	if e := newE(); e.sandboxPolicy == nil || e.sandboxPolicy.Network {
+		t.Fatalf("default sandbox %+v", e.sandboxPolicy)
 	}
 	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[sandbox]\nenabled = false\n"), 0o644)
-	if e := newE(); e.env.Sandbox == nil {
+	if e := newE(); e.sandboxPolicy == nil {
 		t.Fatal("a repository's config switched the sandbox off")
 	}
 	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
 	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[sandbox]\nnetwork = true\nwritable_roots = [\"~/.gradle\"]\n"), 0o644)
-	if e := newE(); e.env.Sandbox == nil || !e.env.Sandbox.Network || !contains(e.env.Sandbox.WritableRoots, filepath.Join(home, ".gradle")) {
-		t.Fatalf("user sandbox settings not applied: %+v", e.env.Sandbox)
+	if e := newE(); e.sandboxPolicy == nil || !e.sandboxPolicy.Network || !contains(e.sandboxPolicy.WritableRoots, filepath.Join(home, ".gradle")) {
+		t.Fatalf("user sandbox settings not applied: %+v", e.sandboxPolicy)
 	}
 	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[sandbox]\nenabled = false\n"), 0o644)
-	if e := newE(); e.env.Sandbox != nil {
+	if e := newE(); e.sandboxPolicy != nil {
 		t.Fatal("the user's enabled = false was not honoured")
 	}
 	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[sandbox]\nnetwrk = true\n"), 0o644)
@@ -402,14 +402,14 @@ func TestProjectAllowRulesNeedTrust(t *testing.T) {
 		t.Cleanup(func() { e.Close() })
 		return e
 	}
-	untrusted := build(false).env.Guard.Policy
+	untrusted := build(false).guard.Policy
 	if v := untrusted.CheckCommand("make install"); v.Decision.String() != "ask" {
 		t.Errorf("untrusted allow rule applied: %s", v.Decision)
 	}
 	if v := untrusted.CheckCommand("git push"); v.Decision.String() != "deny" {
 		t.Errorf("untrusted deny rule ignored: %s", v.Decision)
 	}
-	if v := build(true).env.Guard.Policy.CheckCommand("make install"); v.Decision.String() != "allow" {
+	if v := build(true).guard.Policy.CheckCommand("make install"); v.Decision.String() != "allow" {
 		t.Errorf("trusted allow rule not applied: %s", v.Decision)
 	}
 }

@@ -229,6 +229,10 @@ func (h *Host) thinkingFor(res *config.Resolved) string {
 // Workspace is the absolute workspace root.
 func (h *Host) Workspace() string { return h.opts.Dir }
 
+// Home is the user's home the host was built with (it holds the
+// workspace snapshots that Changes and Rewind read).
+func (h *Host) Home() string { return h.opts.Home }
+
 // Thinking is the reasoning knob sessions of the default model use ("" =
 // none is sent), once ResolveModel succeeded.
 func (h *Host) Thinking() string {

@@ -16,7 +16,7 @@ func (e *Engine) startLSP() {
 	if getenvOr(e.opts.Getenv, "OPENSEEK_LSP") == "off" {
 		return
 	}
-	o := lsp.Options{Home: e.opts.Home, Sandbox: e.env.Sandbox}
+	o := lsp.Options{Home: e.opts.Home, Sandbox: e.sandboxPolicy}
 	if ms, err := strconv.Atoi(getenvOr(e.opts.Getenv, "OPENSEEK_LSP_WAIT_MS")); err == nil && ms > 0 {
 		o.Wait = time.Duration(ms) * time.Millisecond
 	}

@@ -9,11 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openseek/openseek/internal/beneath"
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/secretfile"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/trust"
 	"github.com/openseek/openseek/protocol"
@@ -67,18 +69,33 @@ func (e *Engine) setupSafety() error {
 	if err != nil {
 		return err
 	}
+	secrets, err := e.secretFiles()
+	if err != nil {
+		return err
+	}
 	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles(),
-		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && e.sandboxPolicy.Network}
+		// With an allowlist the sandbox's proxy decides, so commands
+		// that use the network are not asked about (and run outside).
+		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && (e.sandboxPolicy.Network || e.netProxy != nil), Secrets: secrets}
 	pol.Pin() // now, before any command of the session can rename a protected directory
 	guard := &policy.Guard{Policy: pol}
+	if getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") != "off" {
+		guard.Snapshot = e.commandSnapshot
+	}
 	if mode.Asks() {
 		e.broker = policy.NewBroker(e.recordApproval)
 		guard.Broker = e.broker
+		if e.netProxy != nil {
+			e.netProxy.SetAsk(e.askNetwork)
+		}
 	}
-	e.env.Guard = guard
+	e.env.Guard, e.guard = guard, guard
 
-	e.env.Secrets = e.secrets()
-	e.env.Sandbox = e.sandboxPolicy
+	e.withheld = e.secrets()
+	e.env.Secrets = e.withheld
+	if e.sandboxPolicy != nil {
+		e.env.Sandbox = e.sandboxPolicy
+	}
 	return nil
 }
 
@@ -100,7 +117,16 @@ func (e *Engine) startSandbox() error {
 		return nil
 	}
 	sp := sandbox.DefaultPolicy(e.opts.Dir)
-	sp.Network = e.opts.Network || (sc.Network != nil && *sc.Network)
+	sp.Network = e.opts.Network || sc.Network.all
+	if !sp.Network {
+		px, err := e.newNetProxy(sc.Network.hosts)
+		if err != nil {
+			return err
+		}
+		if px != nil {
+			e.netProxy, sp.Proxy = px, px
+		}
+	}
 	// Plan mode's promise is kept by the sandbox, not by judging commands.
 	sp.ReadOnlyWorkspace = mode == policy.ModePlan
 	for _, f := range e.configFiles() {
@@ -109,6 +135,9 @@ func (e *Engine) startSandbox() error {
 		}
 	}
 	sp.AllowEnv = append(sp.AllowEnv, sc.AllowEnv...)
+	if sp.Secrets, err = e.secretFiles(); err != nil {
+		return err
+	}
 	// The session's own sandbox helper: its commands share a private
 	// /tmp that no other session of this process sees; Close ends it.
 	sp.Session = rand.Text()
@@ -231,8 +260,8 @@ func sandboxMark(home string, sp sandbox.Policy) markFile {
 		return markFile{}
 	}
 	release, _ := os.ReadFile("/proc/sys/kernel/osrelease")
-	key := fmt.Sprintf("openseek sandbox built: kernel %s, program %s (%d bytes, %d), uid %d, network %v, read-only workspace %v\n",
-		strings.TrimSpace(string(release)), exe, fi.Size(), fi.ModTime().UnixNano(), os.Getuid(), sp.Network, sp.ReadOnlyWorkspace)
+	key := fmt.Sprintf("openseek sandbox built: kernel %s, program %s (%d bytes, %d), uid %d, network %v, proxy %v, read-only workspace %v\n",
+		strings.TrimSpace(string(release)), exe, fi.Size(), fi.ModTime().UnixNano(), os.Getuid(), sp.Network, sp.Proxy != nil, sp.ReadOnlyWorkspace)
 	return markFile{path: filepath.Join(home, ".openseek", "run", "sandbox-ok"), key: key}
 }
 
@@ -261,10 +290,7 @@ func (m markFile) record(ok bool) {
 	if err := os.MkdirAll(filepath.Dir(m.path), 0o700); err != nil {
 		return
 	}
-	tmp := m.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(m.key), 0o600); err == nil {
-		_ = os.Rename(tmp, m.path)
-	}
+	_ = beneath.WriteFile(m.path, []byte(m.key), 0o600)
 }
 
 // secrets are the credentials this process holds — every provider's key
@@ -352,10 +378,39 @@ func droppedRulesNotice(dropped int, dir string) protocol.Event {
 // the agent there, so the config loader leaves a [sandbox] table there out
 // and reports it (the sandbox keys are "never" in config.Keys).
 type sandboxConfig struct {
-	Enabled       *bool    `toml:"enabled"`
-	Network       *bool    `toml:"network"`
-	WritableRoots []string `toml:"writable_roots"`
-	AllowEnv      []string `toml:"allow_env"`
+	Enabled       *bool          `toml:"enabled"`
+	Network       networkSetting `toml:"network"`
+	WritableRoots []string       `toml:"writable_roots"`
+	AllowEnv      []string       `toml:"allow_env"`
+}
+
+// filesConfig is the [files] table of the user's config file:
+//
+//	[files]
+//	allow_secrets = ["config/dev.env", "certs/*.pem"]  # secret files the model may use
+//
+// Only the user's own file may allow secret files (config.Keys: a
+// repository's config could otherwise hand its owner the credentials of
+// whoever runs the agent there, trusted or not).
+type filesConfig struct {
+	AllowSecrets []string `toml:"allow_secrets"`
+}
+
+// secretFiles are the session's secret-file rules (package secretfile).
+func (e *Engine) secretFiles() (*secretfile.Rules, error) {
+	cfg, err := e.config()
+	if err != nil {
+		return nil, err
+	}
+	var fc filesConfig
+	if err := cfg.Section("files", &fc); err != nil {
+		return nil, err
+	}
+	r := &secretfile.Rules{Allow: fc.AllowSecrets}
+	if p, ok := r.Validate(); !ok {
+		return nil, fmt.Errorf("%s: files.allow_secrets: %q is not a pattern relative to the workspace", e.configFiles()[0], p)
+	}
+	return r, nil
 }
 
 func (e *Engine) sandboxConfig() (sandboxConfig, error) {

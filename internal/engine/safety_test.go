@@ -104,8 +104,8 @@ func TestPlanModeCannotWrite(t *testing.T) {
 		llmtest.Text("done"),
 	)
 	e, _, ws := newEngine(t, srv, func(o *Options) { o.Approval = "plan" })
-	if e.env.Sandbox == nil || !e.env.Sandbox.ReadOnlyWorkspace {
-		t.Fatalf("plan mode sandbox %+v, want a read-only workspace", e.env.Sandbox)
+	if e.sandboxPolicy == nil || !e.sandboxPolicy.ReadOnlyWorkspace {
+		t.Fatalf("plan mode sandbox %+v, want a read-only workspace", e.sandboxPolicy)
 	}
 	hook := filepath.Join(ws, "hook.sh")
 	pwned := filepath.Join(ws, "pwned")

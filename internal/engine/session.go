@@ -9,6 +9,7 @@ import (
 
 	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/evidence"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/telemetry"
 	"github.com/openseek/openseek/protocol"
@@ -222,6 +223,8 @@ func (s *Session) Apply(cmd protocol.Command) error {
 		}})
 	case protocol.ApprovalCmd:
 		return s.eng.ResolveApproval(c.ID, c.Allow, c.Remember, c.Reason)
+	case protocol.NetworkAllowCmd:
+		return s.eng.AllowNetwork(c.Host)
 	case protocol.JobsSnapshotCmd:
 		s.hub.Publish(protocol.JobsSnapshot{RequestID: c.RequestID, Jobs: s.eng.Jobs()})
 	case protocol.JobStopCmd:
@@ -302,6 +305,13 @@ func (s *Session) turn(ctx context.Context, content protocol.Content, submission
 	if traced != nil {
 		traced.End(sum)
 	}
+	if out.Kind == session.Finished {
+		// An answer that says the tests pass must have a passing run
+		// after the last edit in the record; else every face warns.
+		if f, ok := evidence.Check(out.Answer, s.eng.Session()); ok {
+			s.hub.Publish(protocol.UnverifiedClaim{Session: s.ID(), Claim: f.Claim.Kind.String(), Quote: f.Claim.Quote, Message: f.Message})
+		}
+	}
 	s.hub.Publish(sum)
 	return out, nil
 }
@@ -311,8 +321,7 @@ func (s *Session) turn(ctx context.Context, content protocol.Content, submission
 func (s *Session) observe(e protocol.Event) {
 	if f, ok := e.(protocol.SubrunFinished); ok {
 		s.mu.Lock()
-		s.subrun = s.subrun.Add(protocol.Usage{PromptTokens: f.PromptTokens, CompletionTokens: f.CompletionTokens,
-			TotalTokens: f.PromptTokens + f.CompletionTokens, PromptCacheMissTokens: f.PromptTokens})
+		s.subrun = s.subrun.Add(f.Spent())
 		s.mu.Unlock()
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,25 +10,31 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/snapshot"
 	"github.com/openseek/openseek/protocol"
 )
 
-// snapshotTurn starts the snapshot of the workspace for a turn that may
-// change files, beside the turn's first model request, so the user does
-// not wait for git before the model starts. It returns the turn's
-// context and a finish function to call once the turn returned. The
-// agent's gate (Agent.SetGate) waits for the snapshot before the turn
-// runs a tool, verifies or ends, and records its id after the turn's
-// prompt, naming it (session.SnapshotMarkerFor), so that `openseek
-// rewind` can put the files back. Plan mode (read-only), sessions that
-// are not recorded and OPENSEEK_SNAPSHOTS=off take none. A failed
-// snapshot never stops the turn: it is reported as a notice.
+// snapshotTurn prepares the snapshot of the workspace for a turn that
+// may change files, so that `openseek rewind` can put the files back. It
+// returns the turn's context and a finish function to call once the turn
+// returned. The snapshot is taken at the turn's gate (Agent.SetGate), the
+// first time the turn is about to run a tool that can change files (see
+// cannotWrite), or just before its check runs a command; its id is recorded after the turn's prompt,
+// naming it (session.SnapshotMarkerFor). A turn that ends without running
+// such a tool takes none and records that it changed nothing
+// (session.UnchangedMarkerFor): the files before it are those before the
+// next snapshot. Where something else may change the files meanwhile — a
+// background job still running, or hooks, which run commands around
+// every tool — the snapshot is started beside the turn's first model
+// request instead, and the gate waits for it. Plan mode (read-only),
+// sessions that are not recorded and OPENSEEK_SNAPSHOTS=off take none. A
+// failed snapshot never stops the turn: it is reported as a notice.
 //
 // Cancel reaches a snapshot in progress, and the turn: both run under the
-// context returned, which Cancel cancels until the turn's loop is running.
+// context returned, which Cancel cancels until the turn returned.
 func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 	if e.writer == nil || e.agent.Active() || getenvOr(e.opts.Getenv, "OPENSEEK_SNAPSHOTS") == "off" {
 		return ctx, e.setGate(nil)
@@ -41,15 +48,21 @@ func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 	done := make(chan struct{})
 	var id string
 	var err error
-	go func() {
+	take := func() {
 		defer close(done)
 		id, err = takeSnapshot(sctx, e.opts.Home, e.opts.Dir, e.root)
-	}()
+	}
+	eager := e.hooks != nil || e.jobsRunning()
+	if eager {
+		go take()
+	}
 	var once sync.Once
-	snap := func() {
+	write := func() {
 		once.Do(func() {
+			if !eager {
+				take()
+			}
 			<-done
-			e.starting.set(nil)
 			if err != nil {
 				if sctx.Err() == nil {
 					e.opts.Emit(protocol.BackgroundNotice{Content: "[snapshot] this turn cannot be rewound: " + err.Error()})
@@ -65,36 +78,125 @@ func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 			}
 		})
 	}
+	// The turn's check takes the snapshot itself, once it knows it runs
+	// (the workspace changed): see verifier.
+	e.beforeCheck.Store(&write)
+	snap := func(calls []chat.ToolCall, end bool) bool {
+		switch {
+		case eager || (calls != nil && !e.cannotWrite(calls)):
+			write()
+			return true
+		case end:
+			once.Do(func() { e.recordUnchanged(before) })
+			return true
+		}
+		return false
+	}
 	finish := e.setGate(snap)
 	return sctx, func() {
 		finish()
+		e.beforeCheck.Store(nil)
+		e.starting.set(nil)
 		cancel()
 	}
 }
 
+// recordUnchanged records that the turn which began after sequence before
+// ran nothing that could change the workspace's files, and so took no
+// snapshot.
+func (e *Engine) recordUnchanged(before int) {
+	prompt := turnPrompt(e.log.Session(), before)
+	if prompt == 0 {
+		return
+	}
+	if _, err := e.log.Append(&session.Notice{Content: session.UnchangedMarkerFor(prompt)}); err != nil {
+		e.opts.Emit(protocol.SessionError{Error: err.Error()})
+	}
+}
+
+// jobsRunning reports whether a background job is still running: it may
+// change the files while a turn runs only tools that cannot.
+func (e *Engine) jobsRunning() bool {
+	for _, j := range e.jobs.Snapshot() {
+		if j.State.Kind == protocol.JobStateRunning || j.State.Kind == protocol.JobStateStopping {
+			return true
+		}
+	}
+	return false
+}
+
+// readOnlyTools are the built-in tools that cannot change the workspace's
+// files: a turn runs them before its snapshot is taken.
+var readOnlyTools = map[string]bool{
+	"read": true, "grep": true, "glob": true, "list": true, "job_output": true,
+	"plan": true, "goal": true, "finish": true,
+}
+
+// cannotWrite reports whether none of calls can change the workspace's
+// files: built-in read-only tools, and shell commands that the policy
+// knows to be read-only (the list plan mode allows, no output written to
+// a file) run in the foreground. MCP tools, sub-agents, scripts and
+// everything else can.
+func (e *Engine) cannotWrite(calls []chat.ToolCall) bool {
+	for _, c := range calls {
+		if readOnlyTools[c.Name] {
+			continue
+		}
+		if c.Name != "shell" || e.guard == nil || e.guard.Policy == nil {
+			return false
+		}
+		var a struct {
+			Cmd string `json:"cmd"`
+		}
+		if json.Unmarshal([]byte(c.Arguments), &a) != nil || !e.guard.Policy.CheckCommand(a.Cmd).ReadOnly {
+			return false
+		}
+	}
+	return true
+}
+
+// commandSnapshot snapshots the workspace just before a destructive
+// command runs (policy.Guard.Snapshot), records its id in the session log
+// (session.CommandSnapshotPrefix, a marker the model never sees) and tells
+// the user how to undo the command.
+func (e *Engine) commandSnapshot(ctx context.Context, what string) error {
+	id, err := takeSnapshot(ctx, e.opts.Home, e.opts.Dir, e.root)
+	if err != nil {
+		return err
+	}
+	if e.writer != nil {
+		if _, err := e.log.Append(&session.Notice{Content: session.CommandSnapshotMarker(id, what)}); err != nil {
+			return err
+		}
+	}
+	e.opts.Emit(protocol.BackgroundNotice{Content: fmt.Sprintf("[snapshot] before %s: `openseek rewind --snapshot %s` puts the files back", what, id)})
+	return nil
+}
+
 // setGate gives the next turn its gate (Agent.SetGate): the sandbox's
-// first build, if New did not wait for it, then snap, if any (both wait
-// once, however often the gate is passed). It returns the function to
-// call once the turn returned, which passes the gate if the turn did not.
-func (e *Engine) setGate(snap func()) func() {
+// first build, if New did not wait for it, then snap, if any, which
+// reports whether it is done (see Agent.Gate). It returns the function to
+// call once the turn returned, which passes the gate as the turn's end if
+// the turn did not.
+func (e *Engine) setGate(snap func(calls []chat.ToolCall, end bool) bool) func() {
 	deferred := e.sandboxBuild != nil
 	if snap == nil && !deferred {
 		return func() {}
 	}
-	gate := func() error {
+	gate := func(calls []chat.ToolCall, end bool) (bool, error) {
 		var err error
 		if deferred {
 			err = e.waitSandbox()
 		}
 		if snap != nil {
-			snap()
+			return snap(calls, end), err
 		}
-		return err
+		return true, err
 	}
 	e.agent.SetGate(gate)
 	return func() {
 		e.agent.SetGate(nil)
-		_ = gate()
+		_, _ = gate(nil, true)
 	}
 }
 
@@ -217,14 +319,22 @@ func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
 	}
 	t := turns[n-1]
 	out.Turn = t
-	if t.Snapshot == "" {
+	target, later := snapshotBefore(turns, n)
+	if target == "" && !later {
 		return out, fmt.Errorf("turn %d of session %s has no snapshot (it ran in plan mode, with OPENSEEK_SNAPSHOTS=off, or before snapshots were recorded); nothing was changed", n, id)
 	}
 	repo, err := snapshotRepo(o.Home, dir, root)
 	if err != nil {
 		return out, err
 	}
-	if out.Files, err = repo.Restore(ctx, t.Snapshot); err != nil {
+	if target == "" {
+		// This turn and every later one changed no files: they are as
+		// the turn found them; the restore only records them (undo).
+		if target, err = repo.Take(ctx); err != nil {
+			return out, fmt.Errorf("rewind the files of session %s to before turn %d: %w", id, n, err)
+		}
+	}
+	if out.Files, err = repo.Restore(ctx, target); err != nil {
 		return out, fmt.Errorf("rewind the files of session %s to before turn %d: %w", id, n, err)
 	}
 	if o.Conversation {
@@ -234,6 +344,23 @@ func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
 		out.HiddenFrom = t.Start
 	}
 	return out, nil
+}
+
+// snapshotBefore is the snapshot holding the files as they were before
+// turn n (from 1): its own, or, when it and the turns after it up to one
+// with a snapshot changed no files (Turn.Unchanged), that later
+// snapshot. unchanged reports, with no snapshot, that turn n and all
+// later turns changed no files, so the files now are those before it.
+func snapshotBefore(turns []session.Turn, n int) (id string, unchanged bool) {
+	for _, t := range turns[n-1:] {
+		if t.Snapshot != "" {
+			return t.Snapshot, false
+		}
+		if !t.Unchanged {
+			return "", false
+		}
+	}
+	return "", true
 }
 
 // workspaceRoots resolves a workspace directory (symlinks too, as New

@@ -451,3 +451,80 @@ func TestSnapshotBesideTheFirstRequest(t *testing.T) {
 		t.Errorf("turns %+v: want the snapshot on the turn", turns)
 	}
 }
+
+// TestTurnThatCannotWriteTakesNoSnapshot: a turn whose tools cannot
+// change files (read, a read-only shell command) starts no git and
+// records that it changed nothing; a turn that writes takes its snapshot
+// before the write; rewinding to an unchanged turn restores the next
+// snapshot, or nothing when no later turn changed files; and a running
+// background job (which may write meanwhile) makes even a read-only turn
+// take its snapshot.
+func TestTurnThatCannotWriteTakesNoSnapshot(t *testing.T) {
+	ctx := context.Background()
+	read := llmtest.Call{Name: "read", Args: `{"path":"main.go"}`}
+	echo := llmtest.Call{Name: "shell", Args: `{"cmd":"echo hello; ls"}`}
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(read, echo), llmtest.Text("one"),
+		llmtest.Calls(llmtest.Call{Name: "shell", Args: `{"cmd":"echo made > made.txt"}`}), llmtest.Text("two"),
+		llmtest.Calls(read), llmtest.Text("three"),
+		llmtest.Calls(llmtest.Call{Name: "shell", Args: `{"cmd":"sleep 60","background":true}`}), llmtest.Text("four"),
+		llmtest.Calls(read), llmtest.Text("five"),
+	)
+	ws := t.TempDir()
+	put(t, ws, map[string]string{"main.go": "package main\n"})
+	home := t.TempDir()
+	e, _, _ := newEngine(t, srv, func(o *Options) { o.Dir, o.Home = ws, home })
+	id := e.SessionID()
+	side := snapshot.Dir(home, ws)
+	prompt := func(p string) {
+		t.Helper()
+		if out, err := e.Prompt(ctx, protocol.Text(p), nil); err != nil || !out.OK() {
+			t.Fatalf("turn %q: %+v %v", p, out, err)
+		}
+	}
+	prompt("first")
+	if _, err := os.Stat(side); err == nil {
+		t.Error("a turn that only read made a snapshot repository")
+	}
+	prompt("second")
+	afterTwo := files(t, ws)
+	for _, p := range []string{"third", "fourth", "fifth"} {
+		prompt(p)
+	}
+	turns := e.Session().Turns()
+	if len(turns) != 5 {
+		t.Fatalf("turns %+v", turns)
+	}
+	type state struct {
+		snap, unchanged bool
+	}
+	want := []state{{false, true}, {true, false}, {false, true}, {false, true}, {true, false}}
+	for i, tr := range turns {
+		if got := (state{tr.Snapshot != "", tr.Unchanged}); got != want[i] {
+			t.Errorf("turn %d: snapshot %q, unchanged %v; want %+v", tr.Number, tr.Snapshot, tr.Unchanged, want[i])
+		}
+	}
+	// The unchanged marker is bookkeeping: the model never sees it.
+	for _, m := range e.Session().Messages() {
+		if strings.Contains(m.Text(), session.UnchangedPrefix) {
+			t.Errorf("the model sees %q", m.Text())
+		}
+	}
+	e.Close()
+
+	opts := RewindOptions{Dir: ws, SessionID: id, Home: home, Turn: 3}
+	r, err := Rewind(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, ws); !reflect.DeepEqual(got, afterTwo) || len(r.Files.Changes) != 0 {
+		t.Errorf("before turn 3 (it and turn 4 changed nothing, turn 5 found the files as turn 2 left them): %v, %+v", got, r.Files)
+	}
+	opts.Turn = 1
+	if r, err = Rewind(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, ws); !reflect.DeepEqual(got, map[string]string{"main.go": "package main\n"}) || len(r.Files.Changes) != 1 {
+		t.Errorf("before turn 1 (turn 2's snapshot): %v, %+v", got, r.Files)
+	}
+}

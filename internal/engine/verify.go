@@ -47,8 +47,11 @@ func (e *Engine) verifier() (agent.Verifier, error) {
 		s.Timeout = e.opts.VerifyTimeout
 	}
 	emit := e.opts.Emit
-	v := verify.New(e.opts.Dir, s, e.env.Sandbox, e.env.Secrets, verify.Report{
+	v := verify.New(e.opts.Dir, s, e.sandboxPolicy, e.withheld, verify.Report{
 		Started: func(command string, attempt int) {
+			if snap := e.beforeCheck.Load(); snap != nil {
+				(*snap)()
+			}
 			emit(protocol.VerifyStarted{Command: command, Attempt: attempt})
 		},
 		Finished: func(r verify.Result, attempt int) {

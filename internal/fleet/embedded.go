@@ -15,6 +15,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Embedded is a JetStream server running inside this process, the
@@ -62,11 +64,7 @@ func StartEmbedded(dir string) (*Embedded, error) {
 		return nil, fmt.Errorf("the embedded NATS server (store %s) did not start within 10s", dir)
 	}
 	url := strings.Replace(srv.ClientURL(), "nats://", "nats://"+token+"@", 1)
-	tmp := filepath.Join(dir, "server.url.tmp")
-	if err := os.WriteFile(tmp, []byte(url+"\n"), 0o600); err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, "server.url"))
-	}
-	if err != nil {
+	if err := beneath.WriteFile(filepath.Join(dir, "server.url"), []byte(url+"\n"), 0o600); err != nil {
 		srv.Shutdown()
 		unlock()
 		return nil, fmt.Errorf("write %s: %w", filepath.Join(dir, "server.url"), err)

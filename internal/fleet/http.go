@@ -15,6 +15,7 @@ import (
 // mount behind its authentication:
 //
 //	POST /v1/tasks                 body: a Spec → 201 the task record
+//	     ({"workflow":NAME,"args":[…]} runs a workflow the worker knows)
 //	GET  /v1/tasks                 → 200 [task records]
 //	GET  /v1/tasks/{id}            → 200 the record (with "runs" for best-of-N); 404
 //	POST /v1/tasks/{id}/cancel     → 200 the record; 409 when already finished
@@ -58,7 +59,7 @@ func (c *Client) httpAdd(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
-		writeErr(w, http.StatusBadRequest, fmt.Errorf("the body must be a task spec {\"prompt\",\"dir\"|\"repo\",…}: %v", err))
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("the body must be a task spec {\"prompt\"|\"workflow\",\"dir\"|\"repo\",…}: %v", err))
 		return
 	}
 	if err := spec.Validate(); err != nil {

@@ -34,6 +34,7 @@ func (c *Client) Add(ctx context.Context, spec Spec) (*Task, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	spec.Prompt = spec.title()
 	now := time.Now().UTC()
 	t := &Task{ID: newID(), Spec: spec, State: Queued, CreatedAt: now}
 	var runs []*Task

@@ -39,13 +39,25 @@ type Spec struct {
 	MaxCost float64 `json:"max_cost,omitempty"`
 	// Deadline, when set, stops the task (failed) once it passes.
 	Deadline time.Time `json:"deadline,omitzero"`
+	// Workflow, when set, runs that workflow (internal/workflow) with
+	// Args as the task's session instead of a model turn on Prompt.
+	// Source is its code as found where the task was added, so that what
+	// the user trusted there is what runs; without it the worker looks
+	// the name up itself (bundled, its user's, the workspace's trusted).
+	Workflow string   `json:"workflow,omitempty"`
+	Args     []string `json:"args,omitempty"`
+	Source   string   `json:"workflow_source,omitempty"`
 }
 
 // Validate reports what is wrong with a spec, in words a user can act on.
 func (s Spec) Validate() error {
 	switch {
-	case strings.TrimSpace(s.Prompt) == "":
-		return errors.New(`a task is required: openseek tasks add "what to do"`)
+	case strings.TrimSpace(s.Prompt) == "" && s.Workflow == "":
+		return errors.New(`a task is required: openseek tasks add "what to do" (or --workflow NAME)`)
+	case s.Workflow == "" && (len(s.Args) > 0 || s.Source != ""):
+		return errors.New("workflow arguments or source without a workflow name")
+	case s.Workflow != "" && s.Runs > 1:
+		return errors.New("--runs contradicts --workflow: a workflow that wants several tries says so itself (best_of)")
 	case s.Dir != "" && s.Repo != "":
 		return errors.New("--dir contradicts --repo; give the task one source")
 	case s.Dir == "" && s.Repo == "":
@@ -100,6 +112,15 @@ type Task struct {
 	CreatedAt  time.Time `json:"created_at"`
 	StartedAt  time.Time `json:"started_at,omitzero"`
 	FinishedAt time.Time `json:"finished_at,omitzero"`
+}
+
+// title is the task's line in lists: its prompt, or for a workflow task
+// with none, "workflow NAME ARGS".
+func (s Spec) title() string {
+	if strings.TrimSpace(s.Prompt) != "" || s.Workflow == "" {
+		return s.Prompt
+	}
+	return strings.Join(append([]string{"workflow", s.Workflow}, s.Args...), " ")
 }
 
 // newID makes a short random task id (lower-case letters and digits,

@@ -21,7 +21,10 @@ type turnSpec struct {
 	// NoSession records nothing on disk (the judge).
 	NoSession bool
 	Prompt    string
-	MaxCost   float64 // > 0: the turn is cancelled once its usage costs this much
+	// Run, when set, drives the session's turn instead of a model turn on
+	// Prompt (a workflow task's program).
+	Run     func(ctx context.Context, host *engine.Host, sess *engine.Session) (agent.Outcome, error)
+	MaxCost float64 // > 0: the turn is cancelled once its usage costs this much
 	// OnOpen, when set, is called with the session's log file once it is
 	// open; OnEntry with each of its events, in order.
 	OnOpen  func(logPath string)
@@ -85,8 +88,8 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 			if ts.OnEntry != nil {
 				ts.OnEntry(e)
 			}
-			if u, ok := e.Event.(protocol.UsageEvent); ok {
-				c, known := sess.Cost(u.Usage)
+			if u, ok := spent(e.Event); ok {
+				c, known := sess.Cost(u)
 				mu.Lock()
 				cost, unknown = cost+c, unknown || !known
 				over := ts.MaxCost > 0 && cost >= ts.MaxCost && !overspent
@@ -99,7 +102,11 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 			return nil
 		})
 	}()
-	res.Out, res.Err = sess.Prompt(ctx, protocol.Text(ts.Prompt), nil)
+	if ts.Run != nil {
+		res.Out, res.Err = ts.Run(ctx, host, sess)
+	} else {
+		res.Out, res.Err = sess.Prompt(ctx, protocol.Text(ts.Prompt), nil)
+	}
 	_ = sess.Close()
 	stopPump()
 	<-pumped
@@ -118,4 +125,21 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 		})
 	}
 	return res, nil
+}
+
+// spent is the usage an event of the session reports: a model response's,
+// or a sub-agent's (an agent tool call, a workflow's agent), whose own
+// responses are in its own session, priced as the engine's totals price
+// it (all prompt tokens uncached).
+func spent(e protocol.Event) (protocol.Usage, bool) {
+	switch e := e.(type) {
+	case protocol.UsageEvent:
+		return e.Usage, true
+	case protocol.SubrunFinished:
+		if e.PromptTokens == 0 && e.CompletionTokens == 0 {
+			return protocol.Usage{}, false
+		}
+		return e.Spent(), true
+	}
+	return protocol.Usage{}, false
 }

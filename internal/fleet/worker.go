@@ -16,8 +16,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/workflow"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -465,11 +467,31 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 			prompt = "This task was interrupted (its worker stopped) and is resumed on another worker: the same session, in a fresh workspace, so changes the earlier attempt made to files may be missing. Check the files, then finish the task.\n\nThe task: " + t.Prompt
 		}
 	}
+	var (
+		program func(context.Context, *engine.Host, *engine.Session) (agent.Outcome, error)
+		printed string
+	)
+	if t.Workflow != "" {
+		wf, err := taskWorkflow(t, dir, opts)
+		if err != nil {
+			return fail(err.Error())
+		}
+		program = func(ctx context.Context, host *engine.Host, sess *engine.Session) (agent.Outcome, error) {
+			run := workflow.Run{Host: host, Session: sess}
+			res, err := run.Exec(ctx, wf, t.Args)
+			printed = res.Output
+			if err == nil {
+				err = res.Err
+			}
+			return res.Outcome, err
+		}
+	}
 	tr, err := runTurn(tctx, turnSpec{
 		Engine:  opts,
 		Session: t.Session,
 		Holder:  "openseek worker " + w.opts.Name,
 		Prompt:  prompt,
+		Run:     program,
 		MaxCost: t.MaxCost,
 		OnOpen:  logs.start,
 		After: func(ctx context.Context, tr turnResult, check checkFunc) {
@@ -515,6 +537,10 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 		cur.CostUnknown = cur.CostUnknown || unpriced
 		cur.Diff, cur.ChangedLines, cur.VerifyOK = diff, lines, verifyOK
 		cur.Commands, cur.FailedCommands = cmds.run, cmds.failed
+		if t.Workflow != "" {
+			// What the workflow printed is its report, a failed run's too.
+			cur.Result = printed
+		}
 		switch {
 		case over:
 			cur.State, cur.Error = Failed, fmt.Sprintf("stopped: the cost budget $%g was reached ($%g spent this attempt)", t.MaxCost, spent)
@@ -524,6 +550,12 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 			cur.State, cur.Error = Failed, perr.Error()
 		case !out.OK():
 			cur.State, cur.Error = Failed, fmt.Sprintf("the turn ended %s: %s", out.Kind, out.Answer)
+		case t.Workflow != "":
+			// The program judged its own commands; only verify may differ.
+			cur.State, cur.Error = Completed, ""
+			if why := (&commandCount{}).failure(t.Verify, verifyOK, verifyOut); why != "" {
+				cur.State, cur.Error = Failed, why
+			}
 		default:
 			cur.State, cur.Result, cur.Error = Completed, out.Answer, ""
 			if why := cmds.failure(t.Verify, verifyOK, verifyOut); why != "" {
@@ -531,6 +563,24 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 			}
 		}
 	}, nil
+}
+
+// taskWorkflow is the workflow a task runs: the source it carries, or,
+// for a task added without one (over the HTTP API), the workflow of that
+// name the worker finds for the workspace dir — never a file named by
+// the task, which would be read from the worker's machine.
+func taskWorkflow(t *Task, dir string, opts engine.Options) (workflow.Workflow, error) {
+	if t.Source != "" {
+		return workflow.Workflow{Name: t.Workflow, Origin: "task", Path: t.Workflow, Code: t.Source}, nil
+	}
+	if strings.HasSuffix(t.Workflow, ".star") {
+		return workflow.Workflow{}, fmt.Errorf("the task names the workflow file %s but carries no source: add it with openseek tasks add --workflow FILE.star, which sends the file", t.Workflow)
+	}
+	home := opts.Home
+	if home == "" {
+		home = os.Getenv("HOME")
+	}
+	return workflow.Find(workflow.Places{Workspace: dir, Home: home, TrustWorkspace: opts.TrustWorkspace}, t.Workflow)
 }
 
 // commandCount counts an attempt's shell commands and those that failed,

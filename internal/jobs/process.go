@@ -32,9 +32,16 @@ type Spec struct {
 	// unsandboxed. Secret-looking environment variables are withheld
 	// either way, except those the policy's AllowEnv names.
 	Sandbox *sandbox.Policy
-	// Secrets are the credentials this process holds; none reaches the
-	// command's environment, whatever its variable is called.
-	Secrets *sandbox.Secrets
+	// Secrets are the credentials this process holds (sandbox.Secrets);
+	// none reaches the command's environment, whatever its variable is
+	// called. nil holds none.
+	Secrets Secrets
+}
+
+// Secrets filters the credentials out of an environment: env without
+// them, but for the variables allow names.
+type Secrets interface {
+	Env(env, allow []string) []string
 }
 
 // Process is a command running in its own process group, stdin at
@@ -129,10 +136,13 @@ func spawn(spec Spec, f *os.File) (*Process, error) {
 
 // childEnv is this process's environment without secrets, except those
 // the policy allows.
-func childEnv(p *sandbox.Policy, s *sandbox.Secrets) []string {
+func childEnv(p *sandbox.Policy, s Secrets) []string {
 	var allow []string
 	if p != nil {
 		allow = p.AllowEnv
+	}
+	if s == nil {
+		return sandbox.FilterEnv(os.Environ(), allow)
 	}
 	return s.Env(os.Environ(), allow)
 }

@@ -68,6 +68,7 @@ func (c *checker) command(args []arg, redirs []*syntax.Redirect, taint string, d
 		break
 	}
 	c.judge(layers, redirs, taint, extra)
+	c.destroying(layers[len(layers)-1].argv)
 }
 
 // judge combines the rule matches and built-in defaults of a chain of

@@ -83,7 +83,7 @@ func TestCheckCommandTable(t *testing.T) {
 		{"/usr/bin/git push", Deny, Deny, "user.toml:1"},
 		// ask rules and escalations: asked in ask, refused in never
 		{"rm -rf build", Ask, Deny, "user.toml:5"},
-		{"ls && rm -rf ~", Ask, Deny, "user.toml:5"},
+		{"ls && rm -rf ~", Deny, Deny, none}, // a recursive delete of $HOME is refused (destructive.go)
 		{"find . -name '*.tmp' -exec rm {} +", Ask, Deny, "user.toml:5"},
 		{"git ls-files | xargs rm", Ask, Deny, "user.toml:5"},
 		{"sudo ls", Ask, Deny, none},
@@ -171,8 +171,8 @@ func TestCheckCommandModes(t *testing.T) {
 
 func TestCheckCommandDetail(t *testing.T) {
 	p := &Policy{Mode: ModeAsk, Rules: testRules()}
-	v := p.CheckCommand("ls && sudo env FOO=1 rm -rf /tmp/x | tee log")
-	wantCmds := [][]string{{"ls"}, {"sudo", "env", "FOO=1", "rm", "-rf", "/tmp/x"}, {"tee", "log"}}
+	v := p.CheckCommand("ls && sudo env FOO=1 rm -f /tmp/x | tee log")
+	wantCmds := [][]string{{"ls"}, {"sudo", "env", "FOO=1", "rm", "-f", "/tmp/x"}, {"tee", "log"}}
 	if len(v.Commands) != len(wantCmds) {
 		t.Fatalf("commands %q, want %q", v.Commands, wantCmds)
 	}
@@ -181,7 +181,7 @@ func TestCheckCommandDetail(t *testing.T) {
 			t.Errorf("command %d = %q, want %q", i, v.Commands[i], wantCmds[i])
 		}
 	}
-	if len(v.Matches) != 1 || v.Matches[0].Rule.Source != "user.toml:5" || strings.Join(v.Matches[0].Command, " ") != "rm -rf /tmp/x" {
+	if len(v.Matches) != 1 || v.Matches[0].Rule.Source != "user.toml:5" || strings.Join(v.Matches[0].Command, " ") != "rm -f /tmp/x" {
 		t.Errorf("matches = %+v", v.Matches)
 	}
 	if got := strings.Join(v.Patterns, ","); got != "rm,tee" {
@@ -273,5 +273,37 @@ func BenchmarkCheckCommandAuto(b *testing.B) {
 	const script = "cd sub && go vet ./... && git diff --stat | head -20; find . -name '*.go' -exec grep -l needle {} + | xargs wc -l > /w/out.txt"
 	for b.Loop() {
 		p.CheckCommand(script)
+	}
+}
+
+// TestVerdictReadOnly: ReadOnly (a turn runs such commands before its
+// snapshot) holds only when every command is a known read-only one and
+// none writes its output to a file, whatever the mode.
+func TestVerdictReadOnly(t *testing.T) {
+	tests := []struct {
+		script string
+		want   bool
+	}{
+		{"echo step 1", true},
+		{"ls -la; cat a.txt | wc -l", true},
+		{"find . -name '*.go'", true},
+		{"echo hi >&2", true},
+		{"echo x > made.txt", false},
+		{"echo x >> made.txt", false},
+		{"rm -rf build", false},
+		{"go test ./...", false},
+		{"find . -delete", false},
+		{"ls; touch x", false},
+		{"bash -c 'echo hi > f'", false},
+		{"make", false}, // allowed by a rule, not known to be read-only
+		{"", false},
+	}
+	for _, mode := range []Mode{ModeAuto, ModeNever, ModeAsk} {
+		p := &Policy{Mode: mode, Rules: testRules(), Workspace: "/ws"}
+		for _, tc := range tests {
+			if got := p.CheckCommand(tc.script).ReadOnly; got != tc.want {
+				t.Errorf("mode %v: %q: ReadOnly %v, want %v", mode, tc.script, got, tc.want)
+			}
+		}
 	}
 }

@@ -60,6 +60,14 @@
 // redirection (> file, >> file; not /dev/null or 2>&1), or setting PATH,
 // LD_*, GIT_* and the like, makes a command not read-only.
 //
+// # Destructive commands
+//
+// A recursive delete or a git command that discards work (destructive.go)
+// is marked in Verdict.Destructive, and Guard calls its Snapshot hook
+// before it runs; one whose target may lie outside the workspace ($HOME,
+// ~, /, .. climbing out, a glob or link rooted outside, a word only known
+// at run time, a remote) is denied in every mode but full-access.
+//
 // # Approvals
 //
 // Broker holds the pending questions (ids ap-1, ap-2, …): Ask emits

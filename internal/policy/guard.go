@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Guard is what the tools consult before acting: the policy, and the
@@ -13,6 +15,11 @@ import (
 type Guard struct {
 	Policy *Policy
 	Broker *Broker
+	// Snapshot, when set, is called before a destructive command that the
+	// policy allows runs (Verdict.Destructive says what it destroys): the
+	// engine snapshots the workspace there, so that a rewind undoes the
+	// command. If it fails the command does not run.
+	Snapshot func(ctx context.Context, what string) error
 }
 
 // Refusal is the error of a refused action. Its text is what the model
@@ -49,16 +56,22 @@ type Escalation struct {
 // refused (a *Refusal, carrying the user's reason for a rejection), or
 // that ctx ended while waiting.
 func (g *Guard) Shell(ctx context.Context, tool, script string, esc Escalation) (outside bool, err error) {
+	return g.ShellIn(ctx, tool, "", script, esc)
+}
+
+// ShellIn is Shell for a script that starts in the directory dir ("" the
+// workspace root). Before a destructive command runs, Snapshot is called.
+func (g *Guard) ShellIn(ctx context.Context, tool, dir, script string, esc Escalation) (outside bool, err error) {
 	if g == nil || g.Policy == nil {
 		return false, nil
 	}
-	v := g.Policy.CheckCommand(script)
+	v := g.Policy.CheckCommandIn(dir, script)
 	if esc.Requested {
-		v = g.Policy.CheckEscalation(script, esc.Why)
+		v = g.Policy.CheckEscalationIn(dir, script, esc.Why)
 	}
 	switch v.Decision {
 	case Allow:
-		return v.Outside, nil
+		return v.Outside, g.snapshot(ctx, v)
 	case Deny:
 		return false, &Refusal{Verdict: v, Text: "refused: " + v.Reason + ". Do not retry it or work around it; tell the user what you wanted to run and why"}
 	}
@@ -78,20 +91,53 @@ func (g *Guard) Shell(ctx context.Context, tool, script string, esc Escalation) 
 		}
 		return false, &Refusal{Verdict: v, Text: text}
 	}
-	return v.Outside, nil
+	return v.Outside, g.snapshot(ctx, v)
+}
+
+// snapshot calls Snapshot before a destructive command; its failure
+// stops the command, which could not be undone.
+func (g *Guard) snapshot(ctx context.Context, v Verdict) error {
+	if v.Destructive == "" || g.Snapshot == nil {
+		return nil
+	}
+	if err := g.Snapshot(ctx, v.Destructive); err != nil {
+		return fmt.Errorf("was not run: %s, and the snapshot that would let the user undo it failed: %w", v.Destructive, err)
+	}
+	return nil
+}
+
+// Avoided are the protected directories by device and inode
+// (Policy.Pinned): the file tools' roots never enter them.
+func (g *Guard) Avoided() beneath.Set {
+	if g == nil || g.Policy == nil {
+		return beneath.Set{}
+	}
+	return g.Policy.Pinned
 }
 
 // Write decides whether tool may write the resolved absolute path: nil
 // means go ahead. Writes are never asked about: they are allowed, or
-// refused with a *Refusal (protected path, plan mode).
+// refused with a *Refusal (protected path, a secret file, plan mode).
 func (g *Guard) Write(ctx context.Context, tool, path string) error {
+	return g.file(ctx, tool, path, (*Policy).CheckWrite)
+}
+
+// Read decides whether tool may read the resolved absolute path: nil
+// means go ahead, a *Refusal names the secret file and what the user can
+// do.
+func (g *Guard) Read(ctx context.Context, tool, path string) error {
+	return g.file(ctx, tool, path, (*Policy).CheckRead)
+}
+
+// file applies a file check of the policy for tool.
+func (g *Guard) file(ctx context.Context, tool, path string, check func(*Policy, string) Verdict) error {
 	if g == nil || g.Policy == nil {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	v := g.Policy.CheckWrite(path)
+	v := check(g.Policy, path)
 	if v.Decision == Allow {
 		return nil
 	}

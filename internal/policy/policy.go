@@ -7,6 +7,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/openseek/openseek/internal/beneath"
+	"github.com/openseek/openseek/internal/secretfile"
 )
 
 // Policy is the permission policy of one session: the approval mode, the
@@ -33,6 +34,9 @@ type Policy struct {
 	// Network: the sandbox lets commands reach the network, so auto mode
 	// need not ask about the programs that use it.
 	Network bool
+	// Secrets say which files hold secrets: the file tools neither read
+	// nor write them (CheckRead, CheckWrite). nil checks none.
+	Secrets *secretfile.Rules
 }
 
 // Match is a rule that matched a command.
@@ -59,6 +63,14 @@ type Verdict struct {
 	// model's escalate request), so once allowed it runs outside the
 	// sandbox.
 	Outside bool
+	// ReadOnly: every command is a known read-only one (the list plan
+	// mode allows) and none writes its output to a file, so running it
+	// cannot change the workspace's files.
+	ReadOnly bool
+	// Destructive says what the first destructive command of the script
+	// destroys ("`rm -rf src` deletes recursively"), "" when none: the
+	// guard takes a snapshot before such a command runs.
+	Destructive string
 }
 
 // finding is the judgement of one simple command.
@@ -72,6 +84,8 @@ type finding struct {
 	// outside says why the command needs more than the sandbox gives
 	// (auto mode only): the network, or a write outside the workspace.
 	outside string
+	// destroys says what a destructive command destroys (destructive.go).
+	destroys string
 }
 
 // maxDepth bounds nesting of bash -c, eval, find -exec and the like.
@@ -81,10 +95,22 @@ const maxDepth = 8
 // command in it — in pipelines, lists, subshells, $(…), `…`, <(…),
 // functions, bash -c '…', eval, find -exec, xargs — is judged, and the
 // strictest judgement wins.
-func (p *Policy) CheckCommand(script string) Verdict {
-	c := &checker{p: p}
+func (p *Policy) CheckCommand(script string) Verdict { return p.CheckCommandIn("", script) }
+
+// CheckCommandIn is CheckCommand for a script that starts in dir (""
+// the workspace root): the targets of destructive commands are judged
+// from there.
+func (p *Policy) CheckCommandIn(dir, script string) Verdict {
+	c := p.checker(dir)
 	c.script(script, 0)
 	return c.verdict()
+}
+
+func (p *Policy) checker(dir string) *checker {
+	if dir == "" {
+		dir = p.Workspace
+	}
+	return &checker{p: p, dir: dir}
 }
 
 // CheckEscalation judges a script the model asks to run outside the
@@ -92,7 +118,13 @@ func (p *Policy) CheckCommand(script string) Verdict {
 // mode ask, always grants it, never and plan refuse it, and the script's
 // own commands are judged as by CheckCommand (a deny rule still wins).
 func (p *Policy) CheckEscalation(script, why string) Verdict {
-	c := &checker{p: p, escalate: true, why: why}
+	return p.CheckEscalationIn("", script, why)
+}
+
+// CheckEscalationIn is CheckEscalation for a script that starts in dir.
+func (p *Policy) CheckEscalationIn(dir, script, why string) Verdict {
+	c := p.checker(dir)
+	c.escalate, c.why = true, why
 	c.script(script, 0)
 	return c.verdict()
 }
@@ -102,6 +134,9 @@ type checker struct {
 	findings []finding
 	escalate bool   // the model asks to leave the sandbox
 	why      string // and says why
+	// dir is where the next command runs, followed through cd; "" once
+	// it is only known at run time.
+	dir string
 }
 
 // script parses and walks a script (the top level, or the text of a
@@ -124,8 +159,22 @@ func (c *checker) add(f finding) { c.findings = append(c.findings, f) }
 // walk judges every command under n.
 func (c *checker) walk(n syntax.Node, depth int) {
 	stmtOf := map[*syntax.CallExpr]*syntax.Stmt{}
+	// A cd inside a subshell, $(…) or <(…) ends with it (c.dir).
+	var open []syntax.Node
+	var dirs []string
 	syntax.Walk(n, func(n syntax.Node) bool {
+		if n == nil { // the end of the last node opened
+			switch open[len(open)-1].(type) {
+			case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+				c.dir, dirs = dirs[len(dirs)-1], dirs[:len(dirs)-1]
+			}
+			open = open[:len(open)-1]
+			return true
+		}
+		open = append(open, n)
 		switch n := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+			dirs = append(dirs, c.dir)
 		case *syntax.Stmt:
 			if call, ok := n.Cmd.(*syntax.CallExpr); ok {
 				stmtOf[call] = n

@@ -33,7 +33,11 @@ func (c *checker) verdict() Verdict {
 		}
 		v.Matches = append(v.Matches, f.matches...)
 		v.Commands = append(v.Commands, f.argv)
+		if f.destroys != "" && v.Destructive == "" {
+			v.Destructive = f.destroys
+		}
 	}
+	v.ReadOnly = readOnly
 	worst := c.findings[top]
 	switch {
 	case worst.need == needDeny:

@@ -28,6 +28,10 @@ func (p *Policy) CheckWrite(path string) Verdict {
 		v.Reason = fmt.Sprintf("%s is protected (%s): the agent never writes there, in any mode; the user can make this change themselves", path, why)
 		return v
 	}
+	if why := p.secretPath(path); why != "" {
+		v.Decision, v.Reason = Deny, why
+		return v
+	}
 	if p.Mode == ModePlan {
 		v.Decision = Deny
 		v.Reason = fmt.Sprintf("plan mode is read-only: %s cannot be written; only read, search and plan, and ask the user to leave plan mode to make changes", path)

@@ -155,3 +155,30 @@ func (r repo) diff(ctx context.Context, label, rev string, untracked bool) (Chan
 	c.Diff = b.String()
 	return c, nil
 }
+
+// since is the changes of dir's work tree (committed since, and not
+// committed; untracked files included) against the commit sha.
+func since(ctx context.Context, dir, sha string) (Changes, error) {
+	top, err := repo{dir: dir}.git(ctx, "rev-parse", "--show-toplevel")
+	if err != nil || strings.TrimSpace(top) == "" {
+		abs, _ := filepath.Abs(dir)
+		return Changes{}, fmt.Errorf("%w: %s is not inside a git work tree; the goal's baseline is a commit", ErrNotGit, abs)
+	}
+	r := repo{dir: strings.TrimSpace(top)}
+	if strings.HasPrefix(sha, "-") {
+		return Changes{}, fmt.Errorf("the goal's baseline %q is not a git revision", sha)
+	}
+	if _, err := r.git(ctx, "rev-parse", "--verify", "--quiet", sha+"^{commit}"); err != nil {
+		return Changes{}, fmt.Errorf("the goal's baseline commit %s is not in this repository (was it set in another clone?)", sha)
+	}
+	c, err := r.diff(ctx, "changes since "+shortSHA(sha)+" (the goal's baseline), uncommitted ones included", sha, true)
+	c.Root = r.dir
+	return c, err
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -224,7 +224,9 @@ misleading names or comments. Report only real problems, each once, with
 the lines of the new version of the file it concerns; no praise, no
 style nits a formatter would fix.
 
-When you are done, answer with ONLY one JSON object, no prose and no code
+` + reportShape
+
+const reportShape = `When you are done, answer with ONLY one JSON object, no prose and no code
 fence around it, of this shape:
 
 {"findings":[{"file":"path/from/repo/root.go","line_start":10,"line_end":12,"severity":"high","title":"one line","body":"what is wrong, why it matters, how to fix it"}],"verdict":"request_changes","summary":"two or three sentences"}
@@ -240,16 +242,23 @@ first). An empty findings list is fine when there is nothing to report.`
 func prompt(ch Changes, max int) string {
 	var b strings.Builder
 	b.WriteString(instructions)
-	fmt.Fprintf(&b, "\n\nThe changes: %s.\n\n<diffstat>\n%s</diffstat>\n\n<diff>\n", ch.Range, ch.Stat)
+	b.WriteString("\n")
+	showChanges(&b, ch, max)
+	return b.String()
+}
+
+// showChanges writes the changes for a prompt: what they are, the
+// diffstat and the diff (cut at max bytes).
+func showChanges(b *strings.Builder, ch Changes, max int) {
+	fmt.Fprintf(b, "\nThe changes: %s.\n\n<diffstat>\n%s</diffstat>\n\n<diff>\n", ch.Range, ch.Stat)
 	d := ch.Diff
 	if len(d) > max {
 		cut := strings.LastIndexByte(d[:max], '\n') + 1
-		fmt.Fprintf(&b, "%s[the diff is cut here: %d of %d bytes shown; read the remaining changed files from the diffstat with your tools]\n", d[:cut], cut, len(d))
+		fmt.Fprintf(b, "%s[the diff is cut here: %d of %d bytes shown; read the remaining changed files from the diffstat with your tools]\n", d[:cut], cut, len(d))
 	} else {
 		b.WriteString(d)
 	}
 	b.WriteString("</diff>\n")
-	return b.String()
 }
 
 func retryPrompt(err error) string {
@@ -270,4 +279,43 @@ func Task(ctx context.Context, dir, base string, uncommitted bool) (string, erro
 		return "", err
 	}
 	return prompt(ch, DefaultMaxDiff), nil
+}
+
+const goalInstructions = `Audit whether the work below meets the standing goal it was done for,
+as a careful senior engineer would before calling it done. You are in
+read-only mode: read the files (read, grep and the like) wherever the
+diff alone does not show whether a part of the goal is done. Report each
+part of the goal that is not done, only partly done or done wrongly, and
+each bug the changes bring, as a finding on the lines it concerns (a
+missing part: the file where it belongs, line 1). A part of the goal not
+done, or done so that it does not work, is "high"; verdict "approve" only
+when the whole goal is met.
+
+` + reportShape
+
+// GoalTask is the audit of a standing goal: the changes of dir since
+// the goal's baseline commit (committed or not, untracked files
+// included) with the goal, for a read-only agent to judge whether they
+// meet it; its answer is a report as Task's is (Parse).
+func GoalTask(ctx context.Context, dir, goal string, b session.Baseline) (string, error) {
+	if strings.TrimSpace(goal) == "" {
+		return "", errors.New("the goal is empty")
+	}
+	ch, err := since(ctx, dir, b.SHA)
+	if err != nil {
+		return "", err
+	}
+	var p strings.Builder
+	p.WriteString(goalInstructions)
+	fmt.Fprintf(&p, "\n\nThe goal, set when the repository was at commit %s", b.SHA)
+	if b.Dirty {
+		p.WriteString(" with changes not committed then (the diff below includes them: judge only what the goal asks)")
+	}
+	fmt.Fprintf(&p, ":\n\n<goal>\n%s\n</goal>\n", strings.TrimSpace(goal))
+	if strings.TrimSpace(ch.Diff) == "" {
+		p.WriteString("\nNothing has changed since that commit: no part of the goal is done in the files.\n")
+		return p.String(), nil
+	}
+	showChanges(&p, ch, DefaultMaxDiff)
+	return p.String(), nil
 }

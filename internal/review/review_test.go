@@ -17,6 +17,7 @@ import (
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/session"
 )
 
 func TestMain(m *testing.M) {
@@ -308,4 +309,39 @@ func TestPromptCutsALongDiffAtALine(t *testing.T) {
 	if strings.Count(p, "+a line of the diff\n") != 25 || !strings.Contains(p, "main...HEAD") {
 		t.Errorf("prompt:\n%s", p)
 	}
+}
+
+// A goal's audit shows the goal and the work since its baseline commit,
+// committed or not, untracked files included; says when the baseline had
+// changes not committed, and when nothing changed since; refuses a
+// baseline the repository does not have.
+func TestGoalTask(t *testing.T) {
+	dir := repoWithBranch(t)
+	base := strings.TrimSpace(string(must(exec.Command("git", "-C", dir, "rev-parse", "main").Output())))
+	put(t, dir, "new.go", "package calc\n")
+	task, err := GoalTask(context.Background(), dir, "make Div safe", session.Baseline{SHA: base, Dirty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<goal>\nmake Div safe\n</goal>", "at commit " + base + " with changes not committed then", "-\tif b == 0 {", "+++ b/new.go"} {
+		if !strings.Contains(task, want) {
+			t.Errorf("the audit's task lacks %q:\n%s", want, task)
+		}
+	}
+	head := strings.TrimSpace(string(must(exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output())))
+	os.Remove(filepath.Join(dir, "new.go"))
+	task, err = GoalTask(context.Background(), dir, "make Div safe", session.Baseline{SHA: head})
+	if err != nil || !strings.Contains(task, "Nothing has changed since that commit") || strings.Contains(task, "not committed then") {
+		t.Errorf("no work since: %v\n%s", err, task)
+	}
+	if _, err := GoalTask(context.Background(), dir, "x", session.Baseline{SHA: strings.Repeat("0", 40)}); err == nil || !strings.Contains(err.Error(), "is not in this repository") {
+		t.Errorf("an unknown baseline: %v", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -98,6 +98,10 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 			return err
 		}
 	}
+	// Before privateTmp, whose copy of a workspace in /tmp carries them.
+	if err := maskSecrets(pol); err != nil {
+		return err
+	}
 	if err := privateProc(); err != nil {
 		return err
 	}
@@ -116,8 +120,20 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 			return fmt.Errorf("re-enter working directory: %w", err)
 		}
 	}
+	proxyFD := -1
+	if pol.Proxied {
+		if proxyFD, err = proxyListener(); err != nil {
+			return err
+		}
+		if !pl.Helper {
+			// The pair stays open in this process, the command's init:
+			// its end tells the proxy to close the listener.
+			sendMessage(pl.ProxyFD, "proxy", "", []int{proxyFD})
+			unix.Close(proxyFD)
+		}
+	}
 	if pl.Helper {
-		return serveHelper(pol, pl.Seccomp, readOnly, protected, cacheLater)
+		return serveHelper(pol, pl.Seccomp, readOnly, protected, cacheLater, proxyFD)
 	}
 	if err := restrictWrites(pol); err != nil {
 		return err

@@ -73,7 +73,9 @@
 //     program dies, every process the command started ends too (`cmd &`,
 //     `setsid cmd &`, nohup): they live in the command's PID namespace;
 //   - with Network false the command sees an empty network namespace (not
-//     even loopback is up) and private temporary and runtime directories,
+//     even loopback is up; with a Proxy, loopback and the proxy's listener
+//     at ProxyAddr alone, served from outside) and private temporary and
+//     runtime directories,
 //     and the seccomp filter refuses UNIX sockets but connected stream
 //     and seqpacket pairs, socket families the namespace does not confine
 //     (vsock), and io_uring, so no socket of the host is reachable,

@@ -17,7 +17,7 @@ import (
 // must stay), makes or joins namespaces (a fresh user namespace would hand
 // back every capability), inspects or patches other processes, or reaches
 // into the kernel (BPF, perf, keyrings, modules, kexec). The names are for
-// people (doc.go, the README); the numbers are this architecture's.
+// people (doc.go, docs/safety.md); the numbers are this architecture's.
 var deniedSyscalls = []struct {
 	name string
 	nr   uint32

@@ -70,6 +70,13 @@ type client struct {
 	spareAsked bool
 	buf        [16 << 10]byte // readSpare's
 	oob        [24]byte       // room for one descriptor
+
+	// proxy serves the commands' network (Policy.Proxied) on proxyL, the
+	// listener the helper sent with "ready"; closed when the helper ends.
+	proxy       NetworkProxy
+	proxyMu     sync.Mutex
+	proxyL      net.Listener
+	proxyClosed bool
 }
 
 // spareConn is this process's end of a spare's status socket.
@@ -159,6 +166,10 @@ func (p Policy) start(cmd *exec.Cmd, probe bool) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	pol.Proxied = pol.Proxied && pol.Proxy != nil
+	if pol.Proxied {
+		cmd.Env = proxyEnv(cmd.Env, pol.Proxy)
+	}
 	var req []byte
 	if helper, _ := StartPath(); helper {
 		req = helperCommand(pol, cmd, probe)
@@ -197,10 +208,14 @@ func (p Policy) start(cmd *exec.Cmd, probe bool) (*Process, error) {
 	if probe {
 		p.CacheDir = ""
 	}
-	if err := p.Wrap(cmd); err != nil {
+	started, err := p.wrap(cmd)
+	if err != nil {
+		started()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	started()
+	if err != nil {
 		return nil, err
 	}
 	return &Process{pid: cmd.Process.Pid, cmd: cmd}, nil
@@ -447,11 +462,16 @@ func startHelper(key string, pol Policy) (*client, error) {
 		flags |= syscall.CLONE_NEWNET
 	}
 	setNamespaces(cmd.SysProcAttr, flags)
+	proxyCaps(cmd.SysProcAttr, pol)
 	if err := cmd.Start(); err != nil {
 		ctl.Close()
 		return nil, fmt.Errorf("sandbox: start the helper: %w", err)
 	}
-	return &client{key: key, cmd: cmd, ctl: ctl, session: pol.Session != ""}, nil
+	c := &client{key: key, cmd: cmd, ctl: ctl, session: pol.Session != ""}
+	if pol.Proxied {
+		c.proxy = pol.Proxy
+	}
+	return c, nil
 }
 
 // socketPair is a connected pair of SOCK_SEQPACKET sockets, close-on-exec.
@@ -469,9 +489,25 @@ func (c *client) ready() error {
 	c.once.Do(func() {
 		c.ctl.SetReadDeadline(time.Now().Add(helperSetupTimeout))
 		buf := make([]byte, 4096)
-		n, err := c.ctl.Read(buf)
+		oob := make([]byte, unix.CmsgSpace(4))
+		n, oobn, _, _, err := c.ctl.ReadMsgUnix(buf, oob)
 		c.ctl.SetReadDeadline(time.Time{})
 		kind, detail := parseMessage(buf[:n])
+		if err == nil && kind == helperReady && c.proxy != nil {
+			// The helper's network namespace's listener for the proxy.
+			l, err := receivedListener(oob[:oobn])
+			if err != nil {
+				c.err = fmt.Errorf("the sandbox helper's network proxy listener: %w", err)
+				return
+			}
+			c.proxyMu.Lock()
+			c.proxyL = l
+			if c.proxyClosed {
+				l.Close()
+			}
+			c.proxyMu.Unlock()
+			go c.proxy.Serve(l)
+		}
 		switch {
 		case err != nil:
 			c.err = fmt.Errorf("the sandbox helper ended while being built: %w", err)
@@ -764,6 +800,12 @@ func (c *client) end() {
 		}
 		c.mu.Unlock()
 		c.ctl.Close()
+		c.proxyMu.Lock()
+		c.proxyClosed = true
+		if c.proxyL != nil {
+			c.proxyL.Close()
+		}
+		c.proxyMu.Unlock()
 		c.cmd.Process.Kill()
 		c.cmd.Wait()
 	})

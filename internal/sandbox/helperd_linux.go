@@ -156,7 +156,9 @@ type helper struct {
 // serveHelper runs in a helper whose namespaces and mounts are built. It
 // returns only on failure; a parent that hangs up ends the helper (and
 // with it, as the PID namespace's init, every command still running).
-func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []string, cacheLater bool) error {
+// proxyFD (-1: none) is the network proxy's listener, handed to the
+// parent with "ready".
+func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []string, cacheLater bool, proxyFD int) error {
 	cfg, err := newHelperConfig(pol, prog)
 	if err != nil {
 		return err
@@ -182,7 +184,12 @@ func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []strin
 	// fewer page tables each fork copies and the fewer pages it shares
 	// copy-on-write. What start-up allocated is garbage by now.
 	debug.FreeOSMemory()
-	reportHelper(helperReady, "")
+	if proxyFD >= 0 {
+		sendMessage(helperFD, helperReady, "", []int{proxyFD})
+		unix.Close(proxyFD)
+	} else {
+		reportHelper(helperReady, "")
+	}
 	buf := make([]byte, maxHelperRequest)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/openseek/openseek/internal/secretfile"
 )
 
 // Policy is what a sandboxed command may do. Paths are absolute.
@@ -29,6 +31,15 @@ type Policy struct {
 	// Network allows network access; false gives the command an empty
 	// network namespace.
 	Network bool `json:"network,omitempty"`
+	// Proxy, when Network is false, is the commands' one way out: their
+	// network namespace gets loopback and a listener at [ProxyAddr] that
+	// Proxy serves from outside, and their environment points HTTP_PROXY
+	// and its kin there. nil: no network at all.
+	Proxy NetworkProxy `json:"-"`
+	// Proxied is set by validation when Proxy takes effect, so that the
+	// sandbox's init and the helper's key know; this program ignores it
+	// without a Proxy.
+	Proxied bool `json:"proxied,omitempty"`
 	// ReadOnlyWorkspace makes the workspace read-only to the command, as
 	// plan mode promises, and drops the writable roots but the temporary
 	// directories: whatever its options or environment, the command
@@ -43,6 +54,11 @@ type Policy struct {
 	// is there for the next. Commands of different sessions never share
 	// one. [Policy.Release] ends the session's helper and its /tmp.
 	Session string `json:"session,omitempty"`
+	// Secrets, when set, hides the secret files (package secretfile) of
+	// the workspace and the usual ones of the user's home from commands:
+	// each reads as empty and cannot be written. Files created after the
+	// sandbox started are not hidden.
+	Secrets *secretfile.Rules `json:"secrets,omitempty"`
 }
 
 // DefaultPolicy is the policy for a workspace: write in the workspace,
@@ -119,6 +135,8 @@ func (p Policy) validate() (Policy, error) {
 		return p, fmt.Errorf("sandbox workspace %q is not an absolute path", p.Workspace)
 	}
 	p.Workspace = filepath.Clean(p.Workspace)
+	// The sandbox's init gets Proxied over JSON, without Proxy.
+	p.Proxied = (p.Proxied || p.Proxy != nil) && !p.Network
 	clean := func(kind string, in []string) ([]string, error) {
 		out := make([]string, 0, len(in))
 		for _, d := range in {

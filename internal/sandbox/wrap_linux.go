@@ -34,6 +34,9 @@ type payload struct {
 	// Helper asks for a sandbox that runs many commands, which arrive
 	// over the control socket at helperFD (see helper_linux.go).
 	Helper bool `json:"helper,omitempty"`
+	// ProxyFD is the descriptor a wrapped command's init sends the
+	// network proxy's listener on (Policy.Proxied).
+	ProxyFD int `json:"proxy_fd,omitempty"`
 }
 
 // Wrap rewrites cmd, not yet started, to run inside the sandbox: it starts
@@ -42,34 +45,54 @@ type payload struct {
 // SysProcAttr settings such as Setpgid are kept, and the command keeps its
 // pid, so signalling its process group works as before. Wrap fails when
 // the program it runs in did not call Main first (the marker is still set).
+// A wrapped command gets no network proxy (it has no network, as without
+// one); [Policy.Start] gives one.
 func (p Policy) Wrap(cmd *exec.Cmd) error {
+	p.Proxy, p.Proxied = nil, false
+	_, err := p.wrap(cmd)
+	return err
+}
+
+// wrap is Wrap with the network proxy: started is to be called once
+// cmd.Start returned (it closes this program's copy of the descriptor
+// the proxy's listener comes back on).
+func (p Policy) wrap(cmd *exec.Cmd) (started func(), err error) {
+	started = func() {}
 	if cmd.Process != nil {
-		return errors.New("sandbox: command already started")
+		return started, errors.New("sandbox: command already started")
 	}
 	if cmd.Err != nil {
-		return cmd.Err
+		return started, cmd.Err
 	}
 	if _, inChild := os.LookupEnv(childEnv); inChild || !mainCalled.Load() {
-		return errors.New("sandbox: this program did not call sandbox.Main at start, so it cannot run sandboxed commands")
+		return started, errors.New("sandbox: this program did not call sandbox.Main at start, so it cannot run sandboxed commands")
 	}
 	pol, err := p.validate()
 	if err != nil {
-		return err
+		return started, err
 	}
+	pol.Proxied = pol.Proxied && pol.Proxy != nil
 	if cmd.Path == "" || len(cmd.Args) == 0 {
-		return errors.New("sandbox: command has no path")
+		return started, errors.New("sandbox: command has no path")
 	}
 	prog, err := seccompProgram(pol.Network)
 	if err != nil {
-		return fmt.Errorf("sandbox: assemble the seccomp filter: %w", err)
+		return started, fmt.Errorf("sandbox: assemble the seccomp filter: %w", err)
 	}
-	data, err := json.Marshal(payload{Policy: pol, Path: cmd.Path, Seccomp: prog})
-	if err != nil {
-		return fmt.Errorf("sandbox: encode policy: %w", err)
-	}
+	pl := payload{Policy: pol, Path: cmd.Path, Seccomp: prog}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
+	}
+	if pol.Proxied {
+		env = proxyEnv(env, pol.Proxy)
+		if pl.ProxyFD, started, err = wrapProxy(cmd, pol.Proxy); err != nil {
+			return started, err
+		}
+	}
+	data, err := json.Marshal(pl)
+	if err != nil {
+		return started, fmt.Errorf("sandbox: encode policy: %w", err)
 	}
 	env = withoutVar(env, childEnv)
 	cmd.Env = append(env, childEnv+"="+string(data))
@@ -83,10 +106,11 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 		flags |= syscall.CLONE_NEWNET
 	}
 	setNamespaces(cmd.SysProcAttr, flags)
+	proxyCaps(cmd.SysProcAttr, pol)
 	// Should this program die without ending the command (kill -9), the
 	// sandbox's init dies too, and with it every process of the command.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	return nil
+	return started, nil
 }
 
 // setNamespaces asks for new namespaces of the given kinds. The user
@@ -114,6 +138,15 @@ func setNamespaces(a *syscall.SysProcAttr, flags uintptr) {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+}
+
+// proxyCaps adds, for an ordinary user, the capability the sandbox's
+// init needs to bring up loopback for the proxy (valid only in the new
+// namespaces, dropped before the command starts like the others).
+func proxyCaps(a *syscall.SysProcAttr, pol Policy) {
+	if pol.Proxied && a.AmbientCaps != nil {
+		a.AmbientCaps = append(a.AmbientCaps, unix.CAP_NET_ADMIN)
+	}
 }
 
 // withoutVar is env without entries for name.

@@ -5,30 +5,17 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/openseek/openseek/internal/beneath"
+
 	"golang.org/x/sys/unix"
 )
 
-// writeAtomic replaces path with data: write <path>.tmp, fdatasync it,
-// rename it over path, then fsync the directory chain innermost first (the
-// session dir, sessions/, the root). Directory syncs are best effort.
+// writeAtomic replaces path with data (beneath.WriteFile: a synced
+// temporary file renamed over it), then fsyncs the directory chain
+// innermost first (the session dir, sessions/, the root). Directory syncs
+// are best effort.
 func writeAtomic(path string, data []byte, dirs ...string) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = fdatasync(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
+	if err := beneath.WriteFile(path, data, 0o600); err != nil {
 		return err
 	}
 	for _, d := range dirs {

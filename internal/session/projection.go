@@ -92,8 +92,8 @@ func (p *projector) add(item Item) {
 		p.flush()
 		p.msgs = append(p.msgs, chat.Message{Role: chat.User, Content: it.Content})
 	case *Notice:
-		if IsMarker(it.Content) {
-			return // snapshot and rewind bookkeeping, not for the model
+		if IsMarker(it.Content) || IsNetworkMarker(it.Content) {
+			return // bookkeeping and the network log, not for the model
 		}
 		p.flush()
 		p.msgs = append(p.msgs, chat.Message{Role: chat.User, Content: protocol.Text(it.Content)})

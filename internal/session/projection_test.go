@@ -225,6 +225,25 @@ func TestProjectionMatchesMessages(t *testing.T) {
 	}
 }
 
+// The network log is recorded mid-turn too, and shown by the views (it
+// is no bookkeeping marker), never to the model.
+func TestProjectionSkipsTheNetworkLog(t *testing.T) {
+	line := NetworkPrefix + "github.com:443 allowed, 517 bytes sent, 5120 received"
+	s := &Session{ID: "s", Events: []Event{
+		{Sequence: 1, Item: &User{Content: protocol.Text("fetch")}},
+		{Sequence: 2, Item: &Assistant{ToolCalls: []chat.ToolCall{{ID: "c1", Name: "shell", Arguments: `{"cmd":"curl https://github.com"}`}}}},
+		{Sequence: 3, Item: &Notice{Content: line}},
+		{Sequence: 4, Item: &ToolResult{ToolCallID: "c1", ToolName: "shell", Content: protocol.Text("ok")}},
+	}}
+	msgs := s.Messages()
+	if len(msgs) != 4 || msgs[3].Role != chat.Tool || msgs[3].ToolCallID != "c1" { // system, user, assistant, tool
+		t.Fatalf("projection %+v", msgs)
+	}
+	if IsMarker(line) || !IsNetworkMarker(line) {
+		t.Errorf("the network log is a marker the views hide, or not recognised")
+	}
+}
+
 // Approval markers are recorded mid-turn, between a tool call and its
 // result: the model never sees them and the call keeps its result.
 func TestProjectionSkipsApprovalMarkers(t *testing.T) {

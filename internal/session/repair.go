@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Repaired is what Repair did to a session file.
@@ -85,21 +87,7 @@ func (s *Store) Repair(id string) (Repaired, error) {
 	if err := os.Link(s.Path(id), aside); err != nil {
 		return Repaired{}, fmt.Errorf("set the corrupt file aside: %w; nothing was changed", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".repair-*")
-	if err != nil {
-		return Repaired{}, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(good); err != nil {
-		tmp.Close()
-		return Repaired{}, err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return Repaired{}, err
-	}
-	tmp.Close()
-	if err := os.Rename(tmp.Name(), s.Path(id)); err != nil {
+	if err := beneath.WriteFile(s.Path(id), good, 0o600); err != nil {
 		return Repaired{}, fmt.Errorf("replace the session file: %w (the original is at %s)", err, aside)
 	}
 	return Repaired{Kept: len(sess.Events), Aside: filepath.Clean(aside)}, nil

@@ -18,7 +18,42 @@ const (
 	// rewinds the conversation: the projection drops the events from
 	// sequence n up to the marker itself.
 	RewindPrefix = "[rewind] from_sequence="
+	// UnchangedPrefix starts the notice "[snapshot] unchanged
+	// turn=<sequence>" appended at the end of a turn that ran nothing
+	// able to change the workspace's files, and so took no snapshot: the
+	// files before it are those before the next snapshot.
+	UnchangedPrefix = "[snapshot] unchanged turn="
+	// CommandSnapshotPrefix starts the notice
+	// "[snapshot] before_command commit=<id> <what>": the snapshot taken
+	// just before a destructive command (rm -r, git clean, …) ran, which
+	// `openseek rewind --snapshot <id>` restores. It starts no turn; it
+	// belongs to the turn it is in (Turn.Commands).
+	CommandSnapshotPrefix = "[snapshot] before_command commit="
 )
+
+// CommandSnapshotMarker is the notice recording that snapshot id was
+// taken before a destructive command; what says what the command
+// destroys, on one line.
+func CommandSnapshotMarker(id, what string) string {
+	return CommandSnapshotPrefix + id + " " + strings.Join(strings.Fields(what), " ")
+}
+
+func parseCommandSnapshot(c string) (id, what string, ok bool) {
+	rest, ok := strings.CutPrefix(c, CommandSnapshotPrefix)
+	if !ok {
+		return "", "", false
+	}
+	id, what, _ = strings.Cut(rest, " ")
+	return id, what, id != "" && !strings.Contains(id, "\n")
+}
+
+// CommandSnapshot is a snapshot taken within a turn, just before a
+// destructive command ran.
+type CommandSnapshot struct {
+	Snapshot string `json:"snapshot"`
+	Sequence int    `json:"sequence"` // of its marker
+	What     string `json:"what"`     // the command and what it destroys
+}
 
 // SnapshotMarker is the notice recording that snapshot id was taken
 // before the turn whose prompt follows.
@@ -31,6 +66,13 @@ func SnapshotMarker(id string) string { return SnapshotPrefix + id }
 func SnapshotMarkerFor(id string, turn int) string {
 	return SnapshotPrefix + id + " turn=" + strconv.Itoa(turn)
 }
+
+// UnchangedMarkerFor is the notice recording that the turn whose prompt
+// is the user item at sequence turn changed no files (UnchangedPrefix).
+func UnchangedMarkerFor(turn int) string { return UnchangedPrefix + strconv.Itoa(turn) }
+
+// parseUnchanged returns the prompt sequence an unchanged marker names.
+func parseUnchanged(c string) (int, bool) { return parseSequence(c, UnchangedPrefix) }
 
 // RewindMarker is the notice that hides events from sequence from on.
 func RewindMarker(from int) string { return RewindPrefix + strconv.Itoa(from) }
@@ -57,8 +99,12 @@ func parseSnapshot(c string) (string, int, bool) {
 }
 
 // parseRewind returns the first hidden sequence of a rewind marker.
-func parseRewind(c string) (int, bool) {
-	rest, ok := strings.CutPrefix(c, RewindPrefix)
+func parseRewind(c string) (int, bool) { return parseSequence(c, RewindPrefix) }
+
+// parseSequence returns the sequence that follows prefix in c, written
+// canonically (no sign, no leading zero).
+func parseSequence(c, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(c, prefix)
 	if !ok {
 		return 0, false
 	}
@@ -82,8 +128,14 @@ type Turn struct {
 	// Snapshot is the id of the workspace snapshot taken before the turn,
 	// "" when none was recorded.
 	Snapshot string `json:"snapshot"`
+	// Unchanged: the turn ran nothing that could change the files, so it
+	// took no snapshot (UnchangedPrefix).
+	Unchanged bool `json:"unchanged,omitempty"`
 	// Prompt is the text of the prompt that started the turn.
 	Prompt string `json:"prompt"`
+	// Commands are the snapshots taken before the turn's destructive
+	// commands, in order.
+	Commands []CommandSnapshot `json:"commands,omitempty"`
 }
 
 // Turns lists the session's turns. A turn starts with a user item that
@@ -97,7 +149,11 @@ func (s *Session) Turns() []Turn {
 	var named map[int]bool
 	for _, e := range s.Events {
 		if n, ok := e.Item.(*Notice); ok {
-			if _, turn, ok := parseSnapshot(n.Content); ok && turn > 0 {
+			turn, ok := parseUnchanged(n.Content)
+			if !ok {
+				_, turn, ok = parseSnapshot(n.Content)
+			}
+			if ok && turn > 0 {
 				if named == nil {
 					named = map[int]bool{}
 				}
@@ -123,6 +179,16 @@ func (s *Session) Turns() []Turn {
 				}
 			} else if ok {
 				snap, snapSeq = id, e.Sequence
+			} else if turn, ok := parseUnchanged(it.Content); ok {
+				for i := len(turns) - 1; i >= 0; i-- {
+					if turns[i].Sequence == turn {
+						turns[i].Unchanged = true
+						break
+					}
+				}
+			} else if id, what, ok := parseCommandSnapshot(it.Content); ok && len(turns) > 0 {
+				t := &turns[len(turns)-1]
+				t.Commands = append(t.Commands, CommandSnapshot{Snapshot: id, Sequence: e.Sequence, What: what})
 			} else if _, ok := parseRewind(it.Content); ok {
 				open = false
 			}
@@ -174,8 +240,8 @@ func (s *Session) rewound() []bool {
 	return hidden
 }
 
-// IsMarker reports whether a notice is a snapshot, rewind, approval or
-// compaction marker: bookkeeping that the projection never shows the model. A
+// IsMarker reports whether a notice is a snapshot, rewind, fork, approval
+// or compaction marker: bookkeeping that the projection never shows the model. A
 // conversation view shows approvals (ParseApproval first) and hides the
 // rest.
 func IsMarker(c string) bool {
@@ -186,6 +252,15 @@ func IsMarker(c string) bool {
 		return true
 	}
 	if _, ok := parseRewind(c); ok {
+		return true
+	}
+	if _, _, ok := parseFork(c); ok {
+		return true
+	}
+	if _, ok := parseUnchanged(c); ok {
+		return true
+	}
+	if _, _, ok := parseCommandSnapshot(c); ok {
 		return true
 	}
 	_, ok := ParseApproval(c)

@@ -35,6 +35,15 @@ func TestTurns(t *testing.T) {
 			{Number: 1, Sequence: 2, Start: 1, Snapshot: "aaaa", Prompt: "one"},
 			{Number: 2, Sequence: 9, Start: 7, Snapshot: "bbbb", Prompt: "two"},
 		}},
+		{"snapshots before destructive commands belong to their turn", seqd(
+			notice(SnapshotMarker("aaaa")), // 1
+			user("one"),                    // 2
+			notice(CommandSnapshotMarker("cccc", "`rm -rf src` deletes\nrecursively")), // 3
+			answer("a"), done("a"), // 4, 5
+		), []Turn{
+			{Number: 1, Sequence: 2, Start: 1, Snapshot: "aaaa", Prompt: "one",
+				Commands: []CommandSnapshot{{Snapshot: "cccc", Sequence: 3, What: "`rm -rf src` deletes recursively"}}},
+		}},
 		{"old turns without snapshots", seqd(
 			user("one"), answer("a"), done("a"),
 			user("two"), answer("b"), done("b"),
@@ -145,5 +154,20 @@ func TestMarkersRoundTrip(t *testing.T) {
 		if !bytes.Contains(line, []byte(`{"kind":"runtime_notice","payload":{"content":"[`)) {
 			t.Errorf("marker not written as a runtime notice: %s", line)
 		}
+	}
+}
+
+// TestCommandSnapshotIsAMarker: the snapshot before a destructive
+// command is bookkeeping the model never sees, and starts no turn.
+func TestCommandSnapshotIsAMarker(t *testing.T) {
+	m := CommandSnapshotMarker("cccc", "`git clean -fdx` deletes untracked files")
+	if !IsMarker(m) {
+		t.Errorf("%q is not a marker", m)
+	}
+	if _, _, ok := parseSnapshot(m); ok {
+		t.Errorf("%q reads as a turn's snapshot", m)
+	}
+	if IsMarker(CommandSnapshotPrefix) {
+		t.Errorf("a marker without an id counts")
 	}
 }

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // lastFile records the last snapshot the branch was moved to,
@@ -157,25 +159,7 @@ func (r *Repo) readLast() (snap, bool) {
 
 // writeLast records s in lastFile (a temporary file renamed over it).
 func (r *Repo) writeLast(s snap) error {
-	return writeAtomic(filepath.Join(r.gitDir, lastFile), []byte(s.commit+" "+s.tree+"\n"))
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return beneath.WriteFile(filepath.Join(r.gitDir, lastFile), []byte(s.commit+" "+s.tree+"\n"), 0o600)
 }
 
 // commitText is the commit object git commit-tree writes for tree, an

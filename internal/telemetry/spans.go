@@ -18,7 +18,7 @@ import (
 )
 
 // Attribute names. The gen_ai.* ones follow OpenTelemetry's semantic
-// conventions for generative AI; the README lists them all.
+// conventions for generative AI; docs/telemetry.md lists them all.
 const (
 	AttrSession        = "openseek.session.id"
 	AttrOperation      = "gen_ai.operation.name"

@@ -34,7 +34,7 @@ type Exporter struct {
 	m          instruments
 }
 
-// instruments are the metrics, named as the README lists them.
+// instruments are the metrics, named as docs/telemetry.md lists them.
 type instruments struct {
 	tokens       metric.Int64Counter
 	cost         metric.Float64Counter

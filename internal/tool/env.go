@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,10 +10,47 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/openseek/openseek/internal/jobs"
-	"github.com/openseek/openseek/internal/policy"
-	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/beneath"
 	"github.com/openseek/openseek/protocol"
+)
+
+// The engine's facilities as the tools see them: small interfaces, so
+// that a tool links only what it uses (the search tools neither the jobs
+// nor the sandbox code). *jobs.Manager, *policy.Guard, *sandbox.Policy and
+// *sandbox.Secrets are what the engine hands in.
+type (
+	// Jobs is the session's background-job runtime. The shell tools,
+	// which start and read jobs, use more of it (package shell).
+	Jobs interface {
+		Generation() string
+		Job(id string) (protocol.JobRecord, bool)
+		Stop(generation, id string) string
+	}
+	// Guard is the permission check. The shell tool also has it judge
+	// commands (package shell).
+	Guard interface {
+		// Write decides whether tool may write the resolved path.
+		Write(ctx context.Context, tool, path string) error
+		// Read decides whether tool may read the resolved path (secret
+		// files are refused unless the user's config allows them).
+		Read(ctx context.Context, tool, path string) error
+		// Avoided are the protected directories no write may enter,
+		// by device and inode (beneath.Open).
+		Avoided() beneath.Set
+	}
+	// Sandbox confines the commands tools run; the shell tools hand it to
+	// the jobs that run them.
+	Sandbox interface {
+		// Hides is the directory of path the sandbox hides, or "".
+		Hides(path string) string
+	}
+	// Secrets are the credentials the process holds.
+	Secrets interface {
+		// Env is env without the secrets, but for the names in allow.
+		Env(env, allow []string) []string
+		// Redact replaces every secret value in text.
+		Redact(text string) string
+	}
 )
 
 // Env is the small runtime handle a tool gets: where it works and the
@@ -23,8 +61,8 @@ type Env struct {
 	// Cwd is the absolute directory the user started in, inside the
 	// workspace: shell commands start there. "" = the workspace root.
 	Cwd   string
-	Jobs  *jobs.Manager // background jobs; nil when there is no background runtime
-	Files *FileState    // what the agent wrote this session (provenance for remove)
+	Jobs  Jobs       // background jobs; nil when there is no background runtime
+	Files *FileState // what the agent wrote this session (provenance for remove)
 	// Roots are further absolute directories that paths may resolve into
 	// besides Workspace (extra writable roots); nil means the workspace
 	// only.
@@ -32,11 +70,11 @@ type Env struct {
 	// Guard is the permission check: shell asks it before running a
 	// command, the write tools before writing a resolved path (protected
 	// paths, plan mode). nil checks nothing.
-	Guard *policy.Guard
+	Guard Guard
 	// Sandbox confines the commands tools run (shell, background jobs);
 	// nil runs them unsandboxed. The engine decides, from what the kernel
 	// offers and the user's explicit choice.
-	Sandbox *sandbox.Policy
+	Sandbox Sandbox
 	// Diagnostics, when set, lets the file tools report what a change did
 	// to the language servers' diagnostics (see DiagnoseChange).
 	Diagnostics Diagnostics
@@ -46,7 +84,33 @@ type Env struct {
 	// Secrets are the credentials the process holds: withheld from the
 	// commands tools run and redacted from every tool result ([Env.Redact]).
 	// nil holds none.
-	Secrets *sandbox.Secrets
+	Secrets Secrets
+}
+
+// CheckWrite asks the guard whether tool may write the resolved path; nil
+// (go ahead) when there is no guard.
+func (e *Env) CheckWrite(ctx context.Context, tool, path string) error {
+	if e.Guard == nil {
+		return nil
+	}
+	return e.Guard.Write(ctx, tool, path)
+}
+
+// CheckRead asks the guard whether tool may read the resolved path; nil
+// (go ahead) when there is no guard.
+func (e *Env) CheckRead(ctx context.Context, tool, path string) error {
+	if e.Guard == nil {
+		return nil
+	}
+	return e.Guard.Read(ctx, tool, path)
+}
+
+// Avoided are the guard's protected directories (none without a guard).
+func (e *Env) Avoided() beneath.Set {
+	if e.Guard == nil {
+		return beneath.Set{}
+	}
+	return e.Guard.Avoided()
 }
 
 // Redact is res with every secret value the environment holds replaced,

@@ -19,6 +19,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/openseek/openseek/internal/beneath"
 )
 
 // Store is the trust record of one user, kept in ~/.openseek/trusted.json.
@@ -138,11 +140,7 @@ func (s *Store) save(m map[string]string) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return err
 	}
-	tmp := s.path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, s.path)
+	return beneath.WriteFile(s.path, append(data, '\n'), 0o600)
 }
 
 // WorkspaceFiles are the repository-defined files that need trust: MCP

@@ -26,6 +26,7 @@ var slashCommands = []slashCommand{
 	{"new", "", "start a new session"},
 	{"jobs", "", "list background jobs (/jobs stop ID, /jobs output ID)"},
 	{"diff", "", "what this session changed in the files"},
+	{"network", "[HOST]", "hosts commands may reach (/network HOST: one more)"},
 	{"rewind", "", "pick a turn: files and conversation back to before it"},
 	{"quit", "", "leave (the session can be resumed)"},
 }

@@ -172,7 +172,9 @@ func (m *Model) handle(e protocol.Event) {
 		return
 	}
 	if w, ok := protocol.Warning(e); ok {
-		if _, retry := e.(protocol.StreamRetry); !retry {
+		switch e.(type) {
+		case protocol.StreamRetry, protocol.UnverifiedClaim: // news each time: shown each time
+		default:
 			if m.warned[w] {
 				return
 			}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	md "github.com/openseek/openseek/internal/markdown"
 )
 
 // markdown renders streaming markdown incrementally: the text is cut into
@@ -102,57 +104,20 @@ func (m *markdown) lines(width int, r *renderers, throttle time.Duration, now ti
 	return append(out, m.tail...)
 }
 
-// renderers renders markdown blocks for one colour scheme. Nothing in it
-// depends on the width, so one serves every width.
+// renderers renders markdown blocks for one colour scheme: the
+// project's one Markdown implementation (package markdown), whose HTML
+// the web app shows.
 type renderers struct {
-	th *mdTheme
+	t *md.Terminal
 }
 
 func newRenderers(plain, dark bool) *renderers {
-	return &renderers{th: newMDTheme(plain, dark)}
+	return &renderers{t: md.NewTerminal(plain, dark)}
 }
 
 // render turns one markdown block into lines: a margin of two cells on
 // the left, wrapped to leave two on the right.
-func (r *renderers) render(src string, width int) []string {
-	doc := parseMarkdown(sanitize(src))
-	w := mdRender{th: r.th}
-	lines := w.blocks(doc, max(width-4, 10), 0, true)
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "  " + l
-		}
-	}
-	return lines
-}
-
-// sanitize drops control characters other than tab and newline: text
-// from a model must not move the cursor or restyle the terminal.
-func sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if isControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if isControl(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r < 0xa0)
-}
+func (r *renderers) render(src string, width int) []string { return r.t.Render(src, width) }
 
 // wrapPlain wraps text to width without styling.
 func wrapPlain(s string, width int) []string {

@@ -26,6 +26,7 @@ func TestMarkdownElements(t *testing.T) {
 		{"emphasis, strong, strike", "a *b* **c** ~~d~~ ~e~", "  a *b* **c** ~~d~~ ~e~"},
 		{"inline code", "run `go test ./...` now", "  run go test ./... now"},
 		{"escapes and entities", `\*not em\* &amp; &#65; &copy;`, "  *not em* & A ©"},
+		{"every HTML entity, whole names only", `&AElig; &Dcaron; &ngE; &notit; &nosuch; &amp`, "  Æ Ď ≧̸ &notit; &nosuch; &amp"},
 		{"link", "see [the docs](https://example.com/d)", "  see the docs (https://example.com/d)"},
 		{"link whose text is its address", "[https://a.b](https://a.b)", "  https://a.b"},
 		{"reference link, definition in its own block", "[the docs][d]\n\n[d]: https://e.com", "  the docs (https://e.com)"},

@@ -58,6 +58,10 @@ func (m *Model) slash(line string) tea.Cmd {
 		return m.listSessions()
 	case "jobs":
 		return m.jobs(arg)
+	case "network":
+		// The engine answers with a notice listing the allowlist.
+		m.apply(protocol.NetworkAllowCmd{Host: arg})
+		return nil
 	case "rewind":
 		return m.pickRewind()
 	case "diff":

@@ -266,6 +266,8 @@ func TestCommandsFromKeys(t *testing.T) {
 		{"goal", nil, []string{"/goal ship it", "enter"}, []string{`{"command":"goal","action":"set","text":"ship it"}`}},
 		{"goal clear", nil, []string{"/goal clear", "enter"}, []string{`{"command":"goal","action":"clear"}`}},
 		{"jobs", nil, []string{"/jobs", "enter"}, []string{`{"command":"jobs_snapshot","request_id":"tui-jobs"}`}},
+		{"network list", nil, []string{"/network", "enter"}, []string{`{"command":"network_allow"}`}},
+		{"network allow", nil, []string{"/network *.example.com:443", "enter"}, []string{`{"command":"network_allow","host":"*.example.com:443"}`}},
 		{"job stop", []protocol.Event{protocol.JobChanged{Job: protocol.JobRecord{Generation: "g7", ID: "bg-1", State: protocol.JobState{Kind: "running"}}}},
 			[]string{"/jobs stop bg-1", "enter"}, []string{`{"command":"job_stop","request_id":"tui-stop","generation":"g7","job_id":"bg-1"}`}},
 	}

@@ -67,18 +67,31 @@ func (a *agents) builtin(ctx context.Context) func(*starlark.Thread, *starlark.B
 	}
 }
 
-// review is review(base="", uncommitted=False): a read-only agent
-// reviews the changes (internal/review's task) and its answer is read as
+// review is review(base="", uncommitted=False, goal=None): a read-only
+// agent reviews the changes (internal/review's task) — with goal= (a
+// goal() struct or a text), audits the work since the goal's baseline
+// commit (or base=) against the goal — and its answer is read as
 // a ReviewReport: a struct with .verdict, .summary, .findings (dicts),
 // .blockers (the high-severity findings) and .session.
 func (a *agents) review(ctx context.Context) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 	return func(thread *starlark.Thread, b *starlark.Builtin, pos starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		var base, model string
 		var uncommitted bool
-		if err := starlark.UnpackArgs(b.Name(), pos, kw, "base?", &base, "uncommitted?", &uncommitted, "model?", &model); err != nil {
+		var goal starlark.Value = starlark.None
+		if err := starlark.UnpackArgs(b.Name(), pos, kw, "base?", &base, "uncommitted?", &uncommitted, "model?", &model, "goal?", &goal); err != nil {
 			return nil, err
 		}
-		task, err := review.Task(ctx, a.run.Host.Workspace(), base, uncommitted)
+		var task string
+		var err error
+		if goal != starlark.None {
+			text, baseline, gerr := goalOf(goal, base)
+			if gerr != nil {
+				return nil, gerr
+			}
+			task, err = review.GoalTask(ctx, a.run.Host.Workspace(), text, baseline)
+		} else {
+			task, err = review.Task(ctx, a.run.Host.Workspace(), base, uncommitted)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("review: %w", err)
 		}

@@ -102,6 +102,7 @@ func (r *Run) builtins(ctx context.Context, args []string) starlark.StringDict {
 		"best_of":  starlark.NewBuiltin("best_of", r.bestOf(ctx)),
 		"project":  starlark.NewBuiltin("project", r.project),
 		"review":   starlark.NewBuiltin("review", r.agents.review(ctx)),
+		"goal":     starlark.NewBuiltin("goal", r.goal),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -663,5 +664,54 @@ func TestStartupWarnings(t *testing.T) {
 	r.prompt(t, id2, "z")
 	if msg := text(r.cl.take(), agentText); msg != "three" {
 		t.Errorf("a second session repeats the warning: %q", msg)
+	}
+}
+
+// nested lists the tool calls announced, "title<parent" for the calls a
+// script made (their parent from _meta.openseek.parentToolCallId).
+func nested(us []sdk.SessionUpdate) []string {
+	var out []string
+	for _, u := range us {
+		tc := u.ToolCall
+		if tc == nil {
+			continue
+		}
+		s := string(tc.ToolCallId) + " " + tc.Title
+		if o, ok := tc.Meta["openseek"].(map[string]any); ok {
+			s += " <" + fmt.Sprint(o["parentToolCallId"])
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// The calls a script makes show under the script's call, live and when
+// the session is loaded again alike: titled "↳ …" with their arguments,
+// naming the script's call as their parent.
+func TestScriptCallsNestLiveAndInReplay(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644)
+	code, _ := json.Marshal(map[string]string{"code": "print(read(path = \"a.txt\"))\nprint(shell(cmd = \"echo hi\"))\n"})
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "s1", Name: "script", Args: string(code)}),
+		llmtest.Text("read it"),
+	)
+	r := serve(t, srv, ws, home, "never")
+	id := r.newSession(t)
+	if got := r.prompt(t, id, "read a.txt in a script"); got != sdk.StopReasonEndTurn {
+		t.Errorf("stop reason %q", got)
+	}
+	live := nested(r.cl.take())
+	want := []string{"s1 script", "s1.1 ↳ Read a.txt <s1", "s1.2 ↳ echo hi <s1"}
+	if strings.Join(live, "|") != strings.Join(want, "|") {
+		t.Errorf("live tool calls\n got %q\nwant %q", live, want)
+	}
+	r.conn.CloseSession(context.Background(), sdk.CloseSessionRequest{SessionId: id})
+	r2 := serve(t, srv, ws, home, "never")
+	if _, err := r2.conn.LoadSession(context.Background(), sdk.LoadSessionRequest{SessionId: id, Cwd: ws, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if replay := nested(r2.cl.take()); strings.Join(replay, "|") != strings.Join(live, "|") {
+		t.Errorf("replayed tool calls\n got %q\nwant %q (as live)", replay, live)
 	}
 }

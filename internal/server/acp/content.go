@@ -68,7 +68,8 @@ func PromptContent(blocks []sdk.ContentBlock) (protocol.Content, error) {
 
 // Replay turns a recorded session into the updates that show it again:
 // the user's messages, the agent's thoughts and answers, and each tool
-// call with its result (diffs for edits, plans for the plan tool).
+// call with its result (diffs for edits, plans for the plan tool), a
+// script's calls under it as they were shown live.
 func Replay(s *session.Session, workspace string) []sdk.SessionUpdate {
 	if s == nil {
 		return nil
@@ -94,10 +95,10 @@ func Replay(s *session.Session, workspace string) []sdk.SessionUpdate {
 				out = append(out, sdk.UpdateAgentMessageText(it.Content))
 			}
 			for _, c := range it.ToolCalls {
-				out = append(out, t.started(c.ID, c.Name, c.Arguments, sdk.ToolCallStatusInProgress)...)
+				out = append(out, t.started(c.ID, c.Name, c.Arguments, "", sdk.ToolCallStatusInProgress)...)
 			}
 		case *session.ToolResult:
-			out = append(out, t.result(it.ToolCallID, it.ToolName, it.Content.Text(), it.IsError, diffOf(it.Data))...)
+			out = append(out, t.result(it.ToolCallID, it.ToolName, it.Content.Text(), it.IsError, diffOf(it.Data), it.Arguments, it.Parent)...)
 		}
 	}
 	return out

@@ -28,9 +28,10 @@ type translator struct {
 	warned    map[string]bool  // warnings already shown: each shows once
 }
 
-// call is a tool call the client was told about.
+// call is a tool call the client was told about; parent is the call
+// that made it on its own (a script's), "" for the model's.
 type call struct {
-	id, name, args string
+	id, name, args, parent string
 }
 
 func newTranslator(workspace string) *translator {
@@ -69,9 +70,9 @@ func (t *translator) translate(ev protocol.Event) []sdk.SessionUpdate {
 		}
 		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(e.Content)}
 	case protocol.ToolStarted:
-		return t.started(e.ToolCallID, e.ToolName, e.Arguments, sdk.ToolCallStatusInProgress)
+		return t.started(e.ToolCallID, e.ToolName, e.Arguments, e.Parent, sdk.ToolCallStatusInProgress)
 	case protocol.ToolResult:
-		return t.result(e.ToolCallID, e.ToolName, e.Content, e.IsError, e.Diff)
+		return t.result(e.ToolCallID, e.ToolName, e.Content, e.IsError, e.Diff, "", "")
 	case protocol.VerifyStarted:
 		return t.verifyStarted(e)
 	case protocol.VerifyResult:
@@ -80,7 +81,7 @@ func (t *translator) translate(ev protocol.Event) []sdk.SessionUpdate {
 		return []sdk.SessionUpdate{notice(fmt.Sprintf("%d events of this session were not shown (%s); reload the session to see them.", e.Resume-e.Since-1, e.Reason))}
 	}
 	if w, ok := protocol.Warning(ev); ok {
-		if t.warned[w] {
+		if _, claim := ev.(protocol.UnverifiedClaim); t.warned[w] && !claim { // a claim is about its turn: shown each time
 			return nil
 		}
 		t.warned[w] = true
@@ -96,20 +97,31 @@ func notice(w string) sdk.SessionUpdate {
 	return sdk.UpdateAgentMessageText("\n\n> " + strings.ReplaceAll(strings.TrimSpace(w), "\n", "\n> ") + "\n\n")
 }
 
-// started announces a tool call (and a plan, for the plan tool).
-func (t *translator) started(id, name, args string, status sdk.ToolCallStatus) []sdk.SessionUpdate {
-	c := &call{id: id, name: name, args: args}
+// started announces a tool call (and a plan, for the plan tool). ACP
+// has no nesting of tool calls: a call a script made (parent) is shown
+// under it by its title, "↳ …", and says which call it belongs to in
+// _meta.openseek.parentToolCallId, for an editor that nests them.
+func (t *translator) started(id, name, args, parent string, status sdk.ToolCallStatus) []sdk.SessionUpdate {
+	c := &call{id: id, name: name, args: args, parent: parent}
 	if _, known := t.calls[id]; !known {
 		t.order = append(t.order, id)
 	}
 	t.calls[id] = c
 	title, kind, locs := describe(name, args, t.workspace)
+	if parent != "" {
+		title = "↳ " + title
+	}
 	opts := []sdk.ToolCallStartOpt{sdk.WithStartKind(kind), sdk.WithStartStatus(status)}
 	if len(locs) > 0 {
 		opts = append(opts, sdk.WithStartLocations(locs))
 	}
 	if in := rawJSON(args); in != nil {
 		opts = append(opts, sdk.WithStartRawInput(in))
+	}
+	if parent != "" {
+		opts = append(opts, func(tc *sdk.SessionUpdateToolCall) {
+			tc.Meta = map[string]any{"openseek": map[string]any{"parentToolCallId": parent}}
+		})
 	}
 	ups := []sdk.SessionUpdate{sdk.StartToolCall(sdk.ToolCallId(id), title, opts...)}
 	if name == "plan" {
@@ -121,12 +133,13 @@ func (t *translator) started(id, name, args string, status sdk.ToolCallStatus) [
 }
 
 // result completes a tool call; a call never announced (a hook blocked
-// it, the tool does not exist) is announced first.
-func (t *translator) result(id, name, content string, isError bool, diff *string) []sdk.SessionUpdate {
+// it, the tool does not exist; in a replay, a script's call, whose
+// arguments and parent only its result records) is announced first.
+func (t *translator) result(id, name, content string, isError bool, diff *string, args, parent string) []sdk.SessionUpdate {
 	var ups []sdk.SessionUpdate
 	c, ok := t.calls[id]
 	if !ok {
-		ups = t.started(id, name, "", sdk.ToolCallStatusInProgress)
+		ups = t.started(id, name, args, parent, sdk.ToolCallStatusInProgress)
 		c = t.calls[id]
 	}
 	delete(t.calls, id)

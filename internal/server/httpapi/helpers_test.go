@@ -38,6 +38,7 @@ type setup struct {
 	dir       string // workspace (default: a temp dir)
 	opts      func(*engine.Options)
 	mount     func(*http.ServeMux)
+	add       func(*Server) // called before serving (Server.Add)
 }
 
 func start(t *testing.T, model *llmtest.Server, su setup) *fixture {
@@ -65,6 +66,9 @@ func start(t *testing.T, model *llmtest.Server, su setup) *fixture {
 		t.Fatal(err)
 	}
 	srv := New(host, Options{Token: testToken, ReadOnly: su.readOnly, KeepAlive: su.keepAlive, Mount: su.mount})
+	if su.add != nil {
+		su.add(srv)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()

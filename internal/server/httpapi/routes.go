@@ -54,7 +54,7 @@ func (s *Server) routes() http.Handler {
 				return
 			}
 		}
-		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path+"; see the routes in the README's \"HTTP API\" section")
+		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path+"; see the routes in docs/web.md#http-api")
 	})
 	mux.Handle("/", s.o.Web)
 	return mux

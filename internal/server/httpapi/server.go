@@ -14,6 +14,7 @@
 //	POST /v1/sessions/{id}/commands  one protocol command line → 202 {"accepted":true}
 //	GET  /v1/sessions/{id}/events    text/event-stream of the session's protocol events
 //	/v1/tasks…                       the fleet's task API, when Options.Mount adds it
+//	/w/N/…                           another workspace's routes, when Server.Add serves one
 //	everything else                  the web app
 //
 // Security: every request carries the token as `Authorization: Bearer`;
@@ -57,6 +58,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,6 +113,22 @@ type Server struct {
 	streams context.Context
 	stop    context.CancelFunc
 	running sync.WaitGroup
+
+	more []prefixed // further workspaces served under a path prefix
+}
+
+// prefixed is another workspace's server and the path it is served at.
+type prefixed struct {
+	prefix string
+	s      *Server
+}
+
+// Add serves other (a server over another workspace host, with the same
+// token) under prefix, e.g. "/w/1": a request for prefix+"/…" is
+// other's "/…", checked by other's own guard. Its streams end with s's.
+// Call Add before serving.
+func (s *Server) Add(prefix string, other *Server) {
+	s.more = append(s.more, prefixed{prefix, other})
 }
 
 // New makes the server over host.
@@ -137,7 +155,31 @@ func New(host *engine.Host, o Options) *Server {
 }
 
 // ServeHTTP answers one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.h.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for _, m := range s.more {
+		if rest, ok := strings.CutPrefix(r.URL.Path, m.prefix); ok && strings.HasPrefix(rest, "/") {
+			http.StripPrefix(m.prefix, m.s).ServeHTTP(w, r)
+			return
+		}
+	}
+	s.h.ServeHTTP(w, r)
+}
+
+// stopAll ends the event streams of s and of the servers added to it.
+func (s *Server) stopAll() {
+	s.stop()
+	for _, m := range s.more {
+		m.s.stop()
+	}
+}
+
+// wait waits for the streams of s and of the servers added to it.
+func (s *Server) wait() {
+	s.running.Wait()
+	for _, m := range s.more {
+		m.s.running.Wait()
+	}
+}
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully:
 // event streams end, requests in flight finish (for up to 5 s), and Serve
@@ -148,12 +190,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
-	hs.RegisterOnShutdown(s.stop)
+	hs.RegisterOnShutdown(s.stopAll)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
-		s.stop()
+		s.stopAll()
 		return err
 	case <-ctx.Done():
 	}
@@ -166,15 +208,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
-	s.running.Wait()
+	s.wait()
 	return err
 }
 
 // Close ends the event streams of a server used as a plain handler
 // (Serve does it on shutdown) and waits for them to return.
 func (s *Server) Close() {
-	s.stop()
-	s.running.Wait()
+	s.stopAll()
+	s.wait()
 }
 
 // Listen opens the listener for addr ("host:port"; port 0 picks a free

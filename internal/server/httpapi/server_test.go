@@ -215,7 +215,7 @@ func TestBadInputKeepsServing(t *testing.T) {
 		{"unknown create key", "POST", "/v1/sessions", `{"name":"x"}`, 400, "unknown field"},
 		{"bad create id", "POST", "/v1/sessions", `{"id":"../x"}`, 400, "id"},
 		{"bad since", "GET", "/v1/sessions/" + id + "/events?since=abc", "", 400, "since"},
-		{"unknown route", "GET", "/v1/nothing", "", 404, "no API route"},
+		{"unknown route", "GET", "/v1/nothing", "", 404, "no API route GET /v1/nothing; see the routes in docs/web.md#http-api"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -57,6 +57,15 @@ func apiServer(h *engine.Host, o Options) http.Handler {
 		}
 		return h.Open(r.Context(), engine.OpenOptions{ID: id})
 	}
+	mux.HandleFunc("GET /v1/sessions", func(w http.ResponseWriter, r *http.Request) {
+		rows, err := h.SessionInfos()
+		if err != nil {
+			jsonErr(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(rows)
+	})
 	mux.HandleFunc("POST /v1/sessions", func(w http.ResponseWriter, r *http.Request) {
 		var body struct{ ID, Model string }
 		json.NewDecoder(r.Body).Decode(&body)

@@ -106,7 +106,8 @@ func TestBrowserChat(t *testing.T) {
 		chromedp.WaitVisible("#prompt"), chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "send a prompt",
 		chromedp.SendKeys("#prompt", "run the echo"), chromedp.SendKeys("#prompt", kb.Enter))
-	do(t, ctx, "wait for the turn", chromedp.WaitVisible(".card.tool.done"), chromedp.WaitVisible(".msg.turn-summary"))
+	do(t, ctx, "wait for the turn", chromedp.WaitVisible(".card.tool.done"), chromedp.WaitVisible(".msg.turn-summary"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".answer.streaming").length === 0`, chromedp.WithPollingInterval(50*time.Millisecond)))
 
 	if got := textOf(t, ctx, ".msg.user .text"); got != "run the echo" {
 		t.Errorf("user message %q", got)

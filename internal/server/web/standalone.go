@@ -21,12 +21,12 @@ func Standalone(w io.Writer, s *session.Session) error {
 	if err != nil {
 		return err
 	}
-	t, err := template.New("standalone.html").Funcs(template.FuncMap{"markdown": markdown}).
+	t, err := template.New("standalone.html").
 		ParseFS(templateFS, "templates/standalone.html", "templates/session.html")
 	if err != nil {
 		return err
 	}
-	p := sessionPage{ReadOnly: true, ID: s.ID, Title: s.ID, Parent: parentOf(s.ID)}
+	p := sessionPage{chrome: chrome{ReadOnly: true}, ID: s.ID, Title: s.ID, Parent: parentOf(s.ID)}
 	p.fill(s)
 	p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
 	return t.Execute(w, struct {

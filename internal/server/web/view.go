@@ -11,14 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openseek/openseek/internal/markdown"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
-)
-
-// A result longer than this (lines or bytes) is folded in its card.
-const (
-	foldLines = 12
-	foldBytes = 1500
 )
 
 // block is one piece of the chat history as the page shows it.
@@ -26,8 +21,8 @@ type block struct {
 	Kind      string // user, assistant, tool, notice, summary, status
 	Seq       int
 	Time      string
-	Text      string        // user, notice, summary and status text
-	Answer    template.HTML // an assistant's answer, markdown-ish
+	Text      string // user, notice, summary and status text
+	Markdown  string // an assistant's answer, as written (Answer renders it)
 	Reasoning string
 	Tool      *card
 	From, To  int       // a summary's range
@@ -59,15 +54,14 @@ type card struct {
 	ID, Name, Args string
 	Done, IsError  bool
 	Brief, Result  string
-	Exit           string   // the shell's exit code, from the result's footer
-	Notes          []string // the rest of the footer, in words
-	Folded         bool
-	Lines          int
-	Diff           []diffLine
-	Children       []*card // the calls a script made, in order
+	Exit           string     // the shell's exit code, from the result's footer
+	Notes          []string   // the rest of the footer, in words
+	Took           string     // from the call to its result, when both were logged with a time
+	diff           string     // an edit's unified diff (Files renders it)
+	files          []diffFile // Files, once rendered
+	Children       []*card    // the calls a script made, in order
+	start          int64      // when the call was logged (ms)
 }
-
-type diffLine struct{ Class, Text string }
 
 // step is one model call of the log: its tokens and cost.
 type step struct {
@@ -106,7 +100,7 @@ func history(s *session.Session) []block {
 				continue
 			}
 			if it.Content != "" || (it.Reasoning != nil && *it.Reasoning != "") {
-				b.Kind, b.Answer = "assistant", markdown(it.Content)
+				b.Kind, b.Markdown = "assistant", it.Content
 				if it.Reasoning != nil {
 					b.Reasoning = *it.Reasoning
 				}
@@ -114,7 +108,7 @@ func history(s *session.Session) []block {
 				out = append(out, b)
 			}
 			for _, c := range it.ToolCalls {
-				cd := &card{ID: c.ID, Name: c.Name, Args: argsBrief(c.Arguments)}
+				cd := &card{ID: c.ID, Name: c.Name, Args: argsBrief(c.Arguments), start: e.TS}
 				cards[c.ID] = cd
 				out = append(out, block{Kind: "tool", Seq: e.Sequence, Time: b.Time, Tool: cd})
 			}
@@ -122,7 +116,7 @@ func history(s *session.Session) []block {
 			if parent := cards[it.Parent]; it.Parent != "" && parent != nil {
 				// A call a script made: a card inside the script's card.
 				cd := &card{ID: it.ToolCallID, Name: it.ToolName, Args: argsBrief(it.Arguments)}
-				cd.complete(it)
+				cd.complete(it, e.TS)
 				parent.Children = append(parent.Children, cd)
 				break
 			}
@@ -131,7 +125,7 @@ func history(s *session.Session) []block {
 				cd = &card{ID: it.ToolCallID, Name: it.ToolName}
 				out = append(out, block{Kind: "tool", Seq: e.Sequence, Time: b.Time, Tool: cd})
 			}
-			cd.complete(it)
+			cd.complete(it, e.TS)
 		case *session.Notice:
 			ev, ok := session.ParseApproval(it.Content)
 			switch ev := ev.(type) {
@@ -165,8 +159,51 @@ func history(s *session.Session) []block {
 	return out
 }
 
-// complete fills a card with its result.
-func (c *card) complete(r *session.ToolResult) {
+// Answer is an assistant's answer as HTML (package markdown). Rendered
+// when the page shows the block, not for the blocks a long session's
+// page leaves for "Show earlier".
+func (b block) Answer() template.HTML { return template.HTML(markdown.HTML(b.Markdown)) }
+
+// Files is the card's diff per file, rendered once, when shown.
+func (c *card) Files() []diffFile {
+	if c.files == nil && c.diff != "" {
+		c.files = diffFiles(c.diff)
+	}
+	return c.files
+}
+
+// findCard is the card of tool call id in s (with the calls a script
+// made inside it), or nil: what a live page asks for when the call's
+// result arrives, so that the card is rendered here, as in the history.
+func findCard(s *session.Session, id string) *card {
+	var c *card
+	for _, e := range s.Events {
+		switch it := e.Item.(type) {
+		case *session.Assistant:
+			for _, tc := range it.ToolCalls {
+				if tc.ID == id && !it.IsReplay {
+					c = &card{ID: id, Name: tc.Name, Args: argsBrief(tc.Arguments), start: e.TS}
+				}
+			}
+		case *session.ToolResult:
+			switch {
+			case it.ToolCallID == id:
+				if c == nil {
+					c = &card{ID: id, Name: it.ToolName, Args: argsBrief(it.Arguments)}
+				}
+				c.complete(it, e.TS)
+			case it.Parent == id && c != nil:
+				child := &card{ID: it.ToolCallID, Name: it.ToolName, Args: argsBrief(it.Arguments)}
+				child.complete(it, e.TS)
+				c.Children = append(c.Children, child)
+			}
+		}
+	}
+	return c
+}
+
+// complete fills a card with its result, logged at ts.
+func (c *card) complete(r *session.ToolResult, ts int64) {
 	c.Done, c.IsError = true, r.IsError
 	if r.Brief != nil && !strings.Contains(c.Args, *r.Brief) {
 		c.Brief = *r.Brief // a brief the arguments already say is not repeated
@@ -175,9 +212,22 @@ func (c *card) complete(r *session.ToolResult) {
 	if body, f, ok := render.SplitFooter(c.Result); ok {
 		c.Result, c.Exit, c.Notes = body, f.Exit, f.Notes
 	}
-	c.Lines = strings.Count(strings.TrimRight(c.Result, "\n"), "\n") + 1
-	c.Folded = c.Lines > foldLines || len(c.Result) > foldBytes
-	c.Diff = diffLines(diffOf(r.Data))
+	if c.start > 0 && ts >= c.start {
+		c.Took = duration(ts - c.start)
+	}
+	c.diff = diffOf(r.Data)
+}
+
+// duration is a tool call's time as the cards show it: 0.4s, 12s, 2m05s.
+func duration(ms int64) string {
+	switch {
+	case ms < 10_000:
+		return fmt.Sprintf("%.1fs", float64(ms)/1000)
+	case ms < 60_000:
+		return fmt.Sprintf("%ds", (ms+500)/1000)
+	}
+	s := (ms + 500) / 1000
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
 }
 
 // diffOf is the unified diff an edit tool kept in its result's data (the
@@ -193,29 +243,6 @@ func diffOf(data json.RawMessage) string {
 		return ""
 	}
 	return d.Diff
-}
-
-// diffLines classes each line of a unified diff for coloring.
-func diffLines(diff string) []diffLine {
-	if diff == "" {
-		return nil
-	}
-	var out []diffLine
-	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
-		class := "ctx"
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			class = "file"
-		case strings.HasPrefix(l, "@@"):
-			class = "hunk"
-		case strings.HasPrefix(l, "+"):
-			class = "add"
-		case strings.HasPrefix(l, "-"):
-			class = "del"
-		}
-		out = append(out, diffLine{class, l})
-	}
-	return out
 }
 
 // argsBrief is a tool call's arguments on one line: "key: value" pairs,
@@ -299,6 +326,8 @@ func timeline(s *session.Session) []row {
 				r.Kind, r.What = "rewind", "later events hidden"
 				if strings.HasPrefix(it.Content, session.SnapshotPrefix) {
 					r.Kind, r.What = "snapshot", "workspace snapshot"
+				} else if strings.HasPrefix(it.Content, session.UnchangedPrefix) {
+					r.Kind, r.What = "snapshot", "no snapshot: the turn changed no files"
 				}
 				if strings.HasPrefix(it.Content, session.CompactionNotePrefix) {
 					r.Kind, r.What = e.Item.ItemKind(), it.Content // what a compaction summarised, as written

@@ -10,8 +10,12 @@
 // itself with `Authorization: Bearer`. The event stream is read with
 // fetch for the same reason (an EventSource cannot send that header).
 //
-//   - "/" lists the workspace's sessions, newest first, with a button that
-//     starts a new one (POST /v1/sessions).
+//   - Every page has the sidebar: New session (POST /v1/sessions), a search
+//     over the sessions' titles, the sessions with the shown one and the
+//     running ones marked (the script refreshes the marks from GET
+//     /v1/sessions), and, when the server holds several workspaces
+//     (Options.Workspaces, each served under its Base), a picker.
+//   - "/" lists the workspace's sessions, newest first.
 //   - "/sessions/{id}" renders the session's history from its log (user
 //     prompts, answers, folded reasoning, tool calls as cards with their
 //     results and colored diffs), then follows the live turn on
@@ -34,14 +38,18 @@ package web
 import (
 	"cmp"
 	"embed"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/markdown"
 	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
@@ -50,6 +58,19 @@ import (
 // Options configure the pages.
 type Options struct {
 	ReadOnly bool // the session viewer: nothing that changes a session
+	// Base is the path prefix the pages (and their API) are served under
+	// when one server holds several workspaces ("" or "/w/1"): links and
+	// the script's requests start with it.
+	Base string
+	// Workspaces are all the workspaces the server holds, in order, for
+	// the sidebar's picker; fewer than two shows no picker.
+	Workspaces []Workspace
+}
+
+// Workspace is one workspace of the server, as the picker lists it.
+type Workspace struct {
+	Path string // the workspace directory
+	Base string // where its pages are served ("" for the first)
 }
 
 //go:embed templates/*.html
@@ -73,14 +94,20 @@ type app struct {
 
 // New returns the handler of the pages over h.
 func New(h *engine.Host, o Options) http.Handler {
-	funcs := template.FuncMap{"markdown": markdown}
 	parse := func(page string) *template.Template {
-		return template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page))
+		return template.Must(template.New("layout.html").ParseFS(templateFS, "templates/layout.html", "templates/"+page))
 	}
 	a := &app{host: h, o: o, index: parse("index.html"), chat: parse("session.html")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.sessions)
 	mux.HandleFunc("GET /sessions/{id}", a.session)
+	mux.HandleFunc("GET /sessions/{id}/cards/{call}", a.card)
+	mux.HandleFunc("GET /sessions/{id}/blocks", a.blocks)
+	if !o.ReadOnly {
+		mux.HandleFunc("POST /markdown", renderMarkdown)
+		mux.HandleFunc("GET /sessions/{id}/changes", a.changes)
+		mux.HandleFunc("POST /sessions/{id}/rewind", a.rewind)
+	}
 	mux.Handle("GET /static/", assets())
 	return mux
 }
@@ -123,20 +150,49 @@ type listed struct {
 	Parent      string
 }
 
-type indexPage struct {
-	ReadOnly  bool
-	Warnings  []string
-	Workspace string
-	Sessions  []listed
+// chrome is what every page shows around its content: the workspace's
+// warnings and the sidebar (the workspace picker and its sessions).
+type chrome struct {
+	ReadOnly   bool
+	Warnings   []string // the workspace's (its sessions' streams start with them, before the page's head)
+	Base       string
+	Workspace  string
+	Workspaces []pick
+	Sessions   []listed // the sidebar's: the user's sessions, newest first, without sub-agents
+	Current    string   // the session the page shows, or ""
 }
 
-func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
+// pick is one workspace of the picker.
+type pick struct {
+	Workspace
+	Name    string // the directory's last element
+	Current bool
+}
+
+// chrome builds the frame of a page for session current ("" for none);
+// all are the workspace's sessions, newest first.
+func (a *app) chrome(all []listed, current string) chrome {
+	c := chrome{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), Base: a.o.Base, Workspace: a.host.Workspace(), Current: current}
+	if len(a.o.Workspaces) > 1 {
+		for _, ws := range a.o.Workspaces {
+			c.Workspaces = append(c.Workspaces, pick{Workspace: ws, Name: filepath.Base(ws.Path), Current: ws.Base == a.o.Base})
+		}
+	}
+	for _, l := range all {
+		if l.Parent == "" && !l.Review {
+			c.Sessions = append(c.Sessions, l)
+		}
+	}
+	return c
+}
+
+// listAll is the workspace's sessions as the pages list them.
+func (a *app) listAll() ([]listed, error) {
 	rows, err := a.host.SessionInfos()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		a.fail(w, http.StatusInternalServerError, "listing the sessions failed: "+err.Error())
-		return
+		return nil, err
 	}
-	p := indexPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), Workspace: a.host.Workspace()}
+	out := make([]listed, 0, len(rows))
 	for _, row := range rows {
 		l := listed{SessionInfo: row, Title: "(no prompt yet)", Parent: parentOf(row.ID)}
 		if row.Title != nil {
@@ -145,14 +201,27 @@ func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
 		if row.UpdatedAtMs != nil {
 			l.When = time.UnixMilli(*row.UpdatedAtMs).Local().Format(time.DateTime)
 		}
-		p.Sessions = append(p.Sessions, l)
+		out = append(out, l)
 	}
-	a.render(w, a.index, p)
+	return out, nil
+}
+
+type indexPage struct {
+	chrome
+	All []listed
+}
+
+func (a *app) sessions(w http.ResponseWriter, r *http.Request) {
+	all, err := a.listAll()
+	if err != nil {
+		a.fail(w, http.StatusInternalServerError, "listing the sessions failed: "+err.Error())
+		return
+	}
+	a.render(w, a.index, indexPage{chrome: a.chrome(all, ""), All: all})
 }
 
 type sessionPage struct {
-	ReadOnly  bool
-	Warnings  []string // the workspace's (its sessions' streams start with them, before the page's head)
+	chrome
 	ID        string
 	Title     string
 	Since     int64 // the stream sequence the page was rendered at
@@ -160,6 +229,7 @@ type sessionPage struct {
 	Busy      bool
 	Parent    string
 	Blocks    []block
+	Earlier   int // blocks before Blocks, loaded on demand (GET /sessions/{id}/blocks?to=Earlier)
 	Events    int
 	Usage     string // tokens, cache hits and cost of the session
 	Total     protocol.Usage
@@ -178,7 +248,8 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	p := sessionPage{ReadOnly: a.o.ReadOnly, Warnings: a.host.Warnings(), ID: id, Title: id, Parent: parentOf(id)}
+	all, _ := a.listAll() // a sidebar that cannot be listed is empty; the session still shows
+	p := sessionPage{chrome: a.chrome(all, id), ID: id, Title: id, Parent: parentOf(id)}
 	var s *session.Session
 	if open, ok := a.host.Get(id); ok {
 		// The head first, then the snapshot: an event in between is shown
@@ -197,18 +268,95 @@ func (a *app) session(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.fill(s)
+	if !a.o.ReadOnly {
+		// A long session shows its last blocks first: the page paints as
+		// fast for 5,000 events as for 50, and the rest loads on demand.
+		p.Earlier = max(len(p.Blocks)-pageBlocks, 0)
+		p.Blocks = p.Blocks[p.Earlier:]
+	}
 	if a.o.ReadOnly {
 		p.Steps, p.Timeline, p.Compacted = steps(s), timeline(s), compactions(s)
-		if rows, err := a.host.SessionInfos(); err == nil {
-			for _, row := range rows {
-				if parentOf(row.ID) == id {
-					l := listed{SessionInfo: row, Title: cmp.Or(deref(row.Title), row.ID)}
-					p.Children = append(p.Children, l)
-				}
+		for _, l := range all {
+			if l.Parent == id {
+				l.Title = cmp.Or(deref(l.SessionInfo.Title), l.ID)
+				p.Children = append(p.Children, l)
 			}
 		}
 	}
 	a.render(w, a.chat, p)
+}
+
+// pageBlocks is how many of a session's blocks its page shows at first
+// and each "Show earlier" adds.
+const pageBlocks = 300
+
+// blocks answers the HTML of a session's blocks [to-pageBlocks, to), with
+// the button for those before when there are: what "Show earlier" loads.
+func (a *app) blocks(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	to, err := strconv.Atoi(r.URL.Query().Get("to"))
+	if err != nil || to < 0 {
+		http.Error(w, "?to= must be a block index (0 or more)", http.StatusBadRequest)
+		return
+	}
+	var s *session.Session
+	if open, ok := a.host.Get(id); ok {
+		s = open.Snapshot()
+	} else if err = session.ValidateID(id); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	} else if s, err = a.host.LoadSession(id); err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	all := history(s)
+	to = min(to, len(all))
+	p := sessionPage{Blocks: all[max(to-pageBlocks, 0):to], Earlier: max(to-pageBlocks, 0)}
+	pageHeaders(w.Header())
+	if err := a.chat.ExecuteTemplate(w, "blocks", p); err != nil {
+		w.Write([]byte("<p class=\"error\">rendering failed: " + template.HTMLEscapeString(err.Error()) + "</p>"))
+	}
+}
+
+// renderMarkdown answers {"html"} for {"markdown"}: a streamed answer
+// rendered as the page renders the history (package markdown), so the
+// script keeps no Markdown renderer of its own. It changes nothing.
+func renderMarkdown(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Markdown string `json:"markdown"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20)).Decode(&req); err != nil {
+		jsonError(w, http.StatusBadRequest, `the body must be {"markdown": "text"} (at most 4 MiB): `+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(map[string]string{"html": markdown.HTML(req.Markdown)})
+}
+
+// card answers the HTML of one tool call's card, as the session page
+// renders it: the live page replaces its card with it when the call's
+// result arrives (one renderer for the exit badge, the notes, the diff).
+func (a *app) card(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var s *session.Session
+	if open, ok := a.host.Get(id); ok {
+		s = open.Snapshot()
+	} else if err := session.ValidateID(id); err == nil {
+		s, _ = a.host.LoadSession(id)
+	}
+	var c *card
+	if s != nil {
+		c = findCard(s, r.PathValue("call"))
+	}
+	if c == nil || !c.Done {
+		http.Error(w, "no finished tool call "+r.PathValue("call")+" in session "+id, http.StatusNotFound)
+		return
+	}
+	pageHeaders(w.Header())
+	if err := a.chat.ExecuteTemplate(w, "card", c); err != nil {
+		w.Write([]byte("<p class=\"error\">rendering failed: " + template.HTMLEscapeString(err.Error()) + "</p>"))
+	}
 }
 
 // fill sets what the page shows of s: its title, history and totals.
@@ -237,7 +385,7 @@ func (a *app) fail(w http.ResponseWriter, status int, msg string) {
 	pageHeaders(w.Header())
 	w.WriteHeader(status)
 	a.index.ExecuteTemplate(w, "error", struct {
-		ReadOnly bool
-		Error    string
-	}{a.o.ReadOnly, msg})
+		ReadOnly    bool
+		Base, Error string
+	}{a.o.ReadOnly, a.o.Base, msg})
 }

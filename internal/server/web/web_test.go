@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/markdown"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -360,20 +360,22 @@ func TestPagesBadInputAndAssets(t *testing.T) {
 	}
 }
 
-// The markdown-ish renderer escapes everything it does not interpret.
-func TestMarkdown(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"a <i>b</i>", "<p>a &lt;i&gt;b&lt;/i&gt;</p>"},
-		{"one\ntwo\n\nthree", "<p>one<br>two</p><p>three</p>"},
-		{"use `x<y` now", "<p>use <code>x&lt;y</code> now</p>"},
-		{"odd ` tick", "<p>odd ` tick</p>"},
-		{"**b** and **c", "<p><strong>b</strong> and **c</p>"},
-		{"```\n<tag>\n```", `<pre class="code"><code>&lt;tag&gt;</code></pre>`},
-		{"```js\" onload=\"x\na\n", `<pre class="code" data-lang="js&#34; onload=&#34;x"><code>a` + "\n" + `</code></pre>`},
-	} {
-		if got := string(markdown(c.in)); got != c.want {
-			t.Errorf("markdown(%q)\n got %s\nwant %s", c.in, got, c.want)
-		}
+// An answer is rendered by the project's one Markdown implementation
+// (package markdown), and a hostile one stays text.
+func TestChatPageMarkdown(t *testing.T) {
+	const hostile = "# Plan\n\n<script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)>\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+	srv := llmtest.NewServer(t, llmtest.Text(hostile))
+	h := newHost(t, srv, nil)
+	s := turn(t, h, "", "go")
+	doc := page(t, New(h, Options{}), "/sessions/"+s.ID(), 200)
+	answer := one(t, doc, ".answer")
+	if got, want := rendered(answer), `<div class="answer">`+markdown.HTML(hostile)+`</div>`; got != want {
+		t.Errorf("answer\n got %s\nwant %s", got, want)
+	}
+	one(t, answer, "h1")
+	one(t, answer, "table")
+	if n := len(all(answer, "script")) + len(all(answer, "img")) + len(all(answer, "a")); n != 0 {
+		t.Errorf("the hostile answer made markup: %s", rendered(answer))
 	}
 }
 
@@ -398,39 +400,8 @@ func TestPagesShowWorkspaceWarnings(t *testing.T) {
 }
 
 // BenchmarkViewerPage renders the viewer of a 3,000-event session (1,000
-// tool calls with their results).
-func BenchmarkViewerPage(b *testing.B) {
-	h, err := engine.NewHost(context.Background(), engine.Options{Dir: b.TempDir(), Home: b.TempDir(), Getenv: func(string) string { return "" }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
-	var log strings.Builder
-	log.WriteString(`{"version":1,"id":"big","system_prompt":"s"}` + "\n")
-	seq := 0
-	line := func(item string) {
-		seq++
-		fmt.Fprintf(&log, `{"sequence":%d,"ts":1758700001000,"item":%s}`+"\n", seq, item)
-	}
-	for i := range 1000 {
-		line(`{"kind":"user","payload":{"content":"step ` + strconv.Itoa(i) + `"}}`)
-		line(`{"kind":"assistant","payload":{"content":"ok","tool_calls":[{"id":"c` + strconv.Itoa(i) + `","name":"shell","arguments":"{\"cmd\":\"ls\"}"}],"usage":{"prompt_tokens":1000,"completion_tokens":20,"total_tokens":1020,"prompt_cache_hit_tokens":900,"prompt_cache_miss_tokens":100}}}`)
-		line(`{"kind":"tool_result","payload":{"tool_call_id":"c` + strconv.Itoa(i) + `","tool_name":"shell","content":"a\nb\nc","is_error":false}}`)
-	}
-	dir := filepath.Join(h.SessionRoot(), "sessions", "big")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "openseek_session-big.jsonl"), []byte(log.String()), 0o644)
-	hd := New(h, Options{ReadOnly: true})
-	b.ResetTimer()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		hd.ServeHTTP(rec, httptest.NewRequest("GET", "/sessions/big", nil))
-		if rec.Code != 200 {
-			b.Fatal(rec.Code)
-		}
-		b.SetBytes(int64(rec.Body.Len()))
-	}
-}
+// edits with their diffs, answers, prompts).
+func BenchmarkViewerPage(b *testing.B) { benchPage(b, 3000, Options{ReadOnly: true}) }
 
 // Every page, the shell and an error page alike, sends no Referer, runs
 // only the app's own script and cannot be framed; the shell holds no
@@ -513,4 +484,25 @@ func hasAttr(n *html.Node, key string) bool {
 		}
 	}
 	return false
+}
+
+// An edit's diff is shown per file, named with its counts, and its code
+// syntax-colored by the file's language; the card's head counts too.
+func TestChatPageDiffPerFileColored(t *testing.T) {
+	h := newHost(t, llmtest.NewServer(t), nil)
+	seed(t, h, "diffdemo")
+	doc := page(t, New(h, Options{}), "/sessions/diffdemo", 200)
+	c := one(t, doc, "#tool-call_e")
+	if got := text(one(t, one(t, c, ".diff-file"), ".diff-name")); strings.Join(strings.Fields(got), " ") != "hello.go +1 −1" {
+		t.Errorf("file header %q", got)
+	}
+	if got := text(one(t, one(t, c, "span.add"), ".tk-s")); got != `"hello"` {
+		t.Errorf("the added line's string is not colored: %s", rendered(one(t, c, "span.add")))
+	}
+	if got := text(one(t, one(t, c, "summary"), ".stat")); strings.Join(strings.Fields(got), " ") != "+1 −1" {
+		t.Errorf("head counts %q", got)
+	}
+	if n := len(all(c, "span.file")); n != 0 {
+		t.Errorf("the ---/+++ headers show as lines: %s", rendered(c))
+	}
 }

@@ -40,7 +40,7 @@ func runApplyPatch(ctx context.Context, env *tool.Env, a applyPatchArgs) tool.Re
 	}
 	changes, err := p.Apply(patch.Files{
 		Resolve: env.Resolve,
-		Check:   func(abs string) error { return env.Guard.Write(ctx, "apply_patch", abs) },
+		Check:   func(abs string) error { return env.CheckWrite(ctx, "apply_patch", abs) },
 		FS:      rootFS{env},
 	})
 	if err != nil {

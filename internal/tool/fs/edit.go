@@ -80,7 +80,7 @@ func runEdit(ctx context.Context, env *tool.Env, a editArgs) tool.Result {
 	if err != nil {
 		return fail("", "error", err.Error())
 	}
-	if err := env.Guard.Write(ctx, "edit", real); err != nil {
+	if err := env.CheckWrite(ctx, "edit", real); err != nil {
 		return fail(real, "refused", err.Error())
 	}
 	content, msg := readText(env, real)

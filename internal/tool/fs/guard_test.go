@@ -59,7 +59,8 @@ func TestRemoveObeysGuard(t *testing.T) {
 	if res := call(t, Write(), env, map[string]any{"path": "made.txt", "content": "x"}); res.IsError {
 		t.Fatal(res.Content.Text())
 	}
-	env.Guard = &policy.Guard{Policy: &policy.Policy{Mode: policy.ModePlan, Workspace: env.Workspace}}
+	g := &policy.Guard{Policy: &policy.Policy{Mode: policy.ModePlan, Workspace: env.Workspace}}
+	env.Guard = g
 	res := call(t, Remove(), env, map[string]any{"path": "made.txt", "reason": "cleanup"})
 	if !res.IsError || !strings.Contains(res.Content.Text(), "plan mode is read-only") {
 		t.Errorf("remove in plan mode: %q", res.Content.Text())
@@ -68,7 +69,7 @@ func TestRemoveObeysGuard(t *testing.T) {
 		t.Errorf("file removed despite the refusal: %v", err)
 	}
 	// Outside plan mode the same remove goes through.
-	env.Guard.Policy.Mode = policy.ModeNever
+	g.Policy.Mode = policy.ModeNever
 	if res := call(t, Remove(), env, map[string]any{"path": "made.txt", "reason": "cleanup"}); res.IsError {
 		t.Errorf("remove: %s", res.Content.Text())
 	}

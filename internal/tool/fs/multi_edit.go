@@ -168,7 +168,7 @@ func runMultiEdit(ctx context.Context, env *tool.Env, a multiEditArgs) tool.Resu
 	for i, e := range edits {
 		real, err := env.Resolve(e.File)
 		if err == nil {
-			err = env.Guard.Write(ctx, "multi_edit", real)
+			err = env.CheckWrite(ctx, "multi_edit", real)
 		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s edit[%d]: %v", e.File, i, err))

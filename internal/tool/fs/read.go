@@ -52,6 +52,9 @@ func runRead(ctx context.Context, env *tool.Env, a readArgs) tool.Result {
 	if err != nil {
 		return fail("", err.Error())
 	}
+	if err := env.CheckRead(ctx, "read", real); err != nil {
+		return fail(real, err.Error())
+	}
 	budget := a.MaxOutputChars
 	if budget <= 0 {
 		budget = DefaultMaxOutputChars

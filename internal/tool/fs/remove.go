@@ -46,7 +46,7 @@ func runRemove(ctx context.Context, env *tool.Env, a removeArgs) tool.Result {
 		return fail("", "error", err.Error())
 	}
 	target := filepath.Join(dir, filepath.Base(clean))
-	if err := env.Guard.Write(ctx, "remove", target); err != nil {
+	if err := env.CheckWrite(ctx, "remove", target); err != nil {
 		return fail(target, "refused", err.Error())
 	}
 	fi, err := safeLstat(env, target)

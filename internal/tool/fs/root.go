@@ -36,11 +36,7 @@ func rootFor(env *tool.Env, real string) (*beneath.Root, string, error) {
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		var avoid beneath.Set
-		if env.Guard != nil && env.Guard.Policy != nil {
-			avoid = env.Guard.Policy.Pinned
-		}
-		root, err := beneath.Open(rr, avoid)
+		root, err := beneath.Open(rr, env.Avoided())
 		if err != nil {
 			return nil, "", err
 		}
@@ -111,6 +107,9 @@ func writeAtomic(env *tool.Env, real string, data []byte, mode iofs.FileMode) er
 		return root.WriteFile(rel, data, mode)
 	})
 }
+
+// newFileMode is the mode of a file write creates.
+const newFileMode iofs.FileMode = 0o644
 
 // fileMode is the permission bits of the existing file at real, or the
 // default for a new file.

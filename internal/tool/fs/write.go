@@ -36,7 +36,7 @@ func runWrite(ctx context.Context, env *tool.Env, a writeArgs) tool.Result {
 	if err != nil {
 		return fail("", err.Error())
 	}
-	if err := env.Guard.Write(ctx, "write", real); err != nil {
+	if err := env.CheckWrite(ctx, "write", real); err != nil {
 		return fail(real, err.Error())
 	}
 	existed := false

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openseek/openseek/internal/policy"
+	"github.com/openseek/openseek/internal/secretfile"
 	"github.com/openseek/openseek/internal/tool"
 )
 
@@ -25,7 +27,9 @@ func goSourceEnv(b *testing.B) *tool.Env {
 	if _, err := os.Stat(root); err != nil {
 		b.Fatalf("benchmark tree %s: %v (set OPENSEEK_BENCH_TREE to a large source tree)", root, err)
 	}
-	return &tool.Env{Workspace: root}
+	// As in a session: the guard with the secret-file rules, which grep
+	// consults for every file.
+	return &tool.Env{Workspace: root, Guard: &policy.Guard{Policy: &policy.Policy{Workspace: root, Secrets: &secretfile.Rules{}}}}
 }
 
 // grepPatterns are the searches timed: a literal, a regexp with a

@@ -52,11 +52,18 @@ type fileMatches struct {
 // collector gathers per-file results from the parallel walk and keeps
 // the text of only as many files (in path order) as the output can show.
 type collector struct {
-	mu     sync.Mutex
-	files  []fileMatches
-	kept   int    // result lines held
-	limit  int    // lines to show
-	cutoff string // files after this path keep no text; "" = none yet
+	mu      sync.Mutex
+	secrets []string // secret files left out (policy.Guard.Read), by path
+	files   []fileMatches
+	kept    int    // result lines held
+	limit   int    // lines to show
+	cutoff  string // files after this path keep no text; "" = none yet
+}
+
+func (c *collector) secret(rel string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.secrets = append(c.secrets, rel)
 }
 
 func (c *collector) add(fm fileMatches) {
@@ -117,6 +124,10 @@ func runGrep(ctx context.Context, env *tool.Env, a grepArgs) tool.Result {
 	prefix, anchored := relPrefix(env, start), strings.Contains(a.Glob, "/")
 	searchFile := func(abs, rel string) {
 		if a.Glob != "" && !globMatch(a.Glob, strings.TrimPrefix(rel, prefix), anchored) {
+			return
+		}
+		if env.CheckRead(ctx, "grep", abs) != nil {
+			col.secret(rel)
 			return
 		}
 		buf := pool.Get().(*[]byte)
@@ -219,7 +230,7 @@ func grepResult(col *collector, a grepArgs, limit int, brief string) tool.Result
 		total += f.count
 	}
 	if total == 0 {
-		r := tool.TextResult("no matches")
+		r := tool.TextResult("no matches" + secretsFooter(col.secrets))
 		r.Brief = brief
 		return r
 	}
@@ -254,7 +265,7 @@ func grepResult(col *collector, a grepArgs, limit int, brief string) tool.Result
 	case !a.FilesOnly && shown < total:
 		text += footer("showing %d of %s in %s; narrow the pattern, path or glob, or raise limit", shown, plural(total, "matching line", "matching lines"), plural(len(files), "file", "files"))
 	}
-	r := tool.TextResult(strings.TrimSuffix(text, "\n"))
+	r := tool.TextResult(strings.TrimSuffix(text, "\n") + secretsFooter(col.secrets))
 	r.Brief = fmt.Sprintf("%s (%s)", brief, plural(total, "match", "matches"))
 	return r
 }
@@ -342,4 +353,20 @@ func readFile(abs string, buf *[]byte) ([]byte, bool) {
 		}
 	}
 	return b[:n], true
+}
+
+// secretsFooter says how many secret files the search left out, naming
+// a few (names only), and what the user can do.
+func secretsFooter(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	slices.Sort(paths)
+	names := paths[:min(len(paths), 3)]
+	more := ""
+	if len(paths) > len(names) {
+		more = ", …"
+	}
+	return "\n" + footer("%s not searched: they hold secrets (%s%s); the user can allow them with [files] allow_secrets in ~/.openseek/config.toml",
+		plural(len(paths), "file", "files"), strings.Join(names, ", "), more)
 }

@@ -23,13 +23,14 @@ func JobOutput() tool.Tool { return tool.Func("job_output", jobOutputDescription
 
 func runJobOutput(_ context.Context, env *tool.Env, a jobOutputArgs) tool.Result {
 	brief := "job_output " + a.JobID
-	if env.Jobs == nil {
+	rt := runtimeOf(env)
+	if rt == nil {
 		return briefed(tool.Errorf("error: no background jobs in this session"), brief)
 	}
 	if a.Offset != nil && *a.Offset < 0 {
 		return briefed(tool.Errorf("error: job_output offset must be non-negative"), brief)
 	}
-	v, err := env.Jobs.Output(a.JobID, a.Offset, jobs.DefaultWindow)
+	v, err := rt.Output(a.JobID, a.Offset, jobs.DefaultWindow)
 	if errors.Is(err, jobs.ErrNotFound) {
 		return briefed(tool.Errorf("error: no background job with id %s", a.JobID), brief)
 	}

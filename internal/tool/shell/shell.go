@@ -77,7 +77,7 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 		return fail("error: shell timeout_ms must be positive")
 	case timeout > MaxTimeoutMs:
 		return fail("error: shell timeout_ms %d is over the maximum %d", timeout, MaxTimeoutMs)
-	case timeout == 0 && env.Jobs != nil:
+	case timeout == 0 && runtimeOf(env) != nil:
 		timeout = DefaultTimeoutMs
 	case timeout == 0:
 		timeout = DefaultTimeoutMsNoJobs
@@ -95,21 +95,29 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	}
 	// The permission check: a refusal (or a rejected approval) is an error
 	// result that tells the model why and what the user can do.
-	outside, err := env.Guard.Shell(ctx, "shell", a.Cmd, policy.Escalation{Requested: a.Escalate, Why: a.Justification})
+	outside, err := checkCommand(ctx, env, dir, a.Cmd, policy.Escalation{Requested: a.Escalate, Why: a.Justification})
 	if err != nil {
 		return fail("error: shell command %v", err)
 	}
-	spec := jobs.Spec{Command: a.Cmd, Description: a.Description, Dir: dir, Sandbox: env.Sandbox, Secrets: env.Secrets}
+	sb, err := sandboxOf(env)
+	if err != nil {
+		return fail("error running shell: %v", err)
+	}
+	spec := jobs.Spec{Command: a.Cmd, Description: a.Description, Dir: dir, Sandbox: sb}
+	if env.Secrets != nil {
+		spec.Secrets = env.Secrets
+	}
 	if outside {
 		spec.Sandbox = nil // an approved escalation: the user let it out
 	}
 	d := shellData{Cwd: env.Rel(dir)}
 
+	rt := runtimeOf(env)
 	if a.Background {
-		if env.Jobs == nil {
+		if rt == nil {
 			return fail("error: background jobs are not available in this session; run the command in the foreground")
 		}
-		rec, err := env.Jobs.Start(spec)
+		rec, err := rt.Start(spec)
 		if err != nil {
 			return fail("error running shell: %v", err)
 		}
@@ -118,8 +126,8 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	}
 
 	var p *jobs.Process
-	if env.Jobs != nil {
-		p, err = env.Jobs.Spawn(spec)
+	if rt != nil {
+		p, err = rt.Spawn(spec)
 	} else {
 		p, err = jobs.Spawn(spec, "")
 	}
@@ -170,8 +178,8 @@ func timedOut(env *tool.Env, p *jobs.Process, timeout int, budget int64, brief s
 	ex, rerr := headTail(p.Read, p.Output().Chars, budget)
 	d.TotalChars, d.ShownChars = ex.total, ex.shown
 	d.DurationMs = time.Since(p.Started()).Milliseconds()
-	if env.Jobs != nil {
-		if rec, err := env.Jobs.Adopt(p); err == nil {
+	if rt := runtimeOf(env); rt != nil {
+		if rec, err := rt.Adopt(p); err == nil {
 			d.JobID = rec.ID
 			msg := fmt.Sprintf("moved to the background as job %s after %s; use job_output / job_stop (a notice arrives when it exits)",
 				rec.ID, jobs.FormatDuration(time.Duration(timeout)*time.Millisecond))

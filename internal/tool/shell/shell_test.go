@@ -78,10 +78,11 @@ func newEnv(t *testing.T, withJobs bool) (*tool.Env, *notices) {
 	env := &tool.Env{Workspace: ws}
 	n := &notices{ch: make(chan struct{}, 1)}
 	if withJobs {
-		env.Jobs = jobs.NewManager(jobs.Options{
+		m := jobs.NewManager(jobs.Options{
 			Dir: t.TempDir(), Generation: "g-test", OnNotice: n.add, StopGrace: 500 * time.Millisecond,
 		})
-		t.Cleanup(env.Jobs.Close)
+		env.Jobs = m
+		t.Cleanup(m.Close)
 	}
 	return env, n
 }
@@ -238,7 +239,7 @@ func TestShellCancelKillsGroup(t *testing.T) {
 		t.Errorf("got %q", r.Content.Text())
 	}
 	waitPidGone(t, pid)
-	if snap := env.Jobs.Snapshot(); len(snap) != 0 {
+	if snap := env.Jobs.(*jobs.Manager).Snapshot(); len(snap) != 0 {
 		t.Errorf("cancelled command became a job: %+v", snap)
 	}
 }
@@ -389,8 +390,9 @@ func TestShellReturnsWhenDescendantKeepsPipe(t *testing.T) {
 
 func TestShellOutputCap(t *testing.T) {
 	env, _ := newEnv(t, false)
-	env.Jobs = jobs.NewManager(jobs.Options{Dir: t.TempDir(), MaxOutputBytes: 4096})
-	t.Cleanup(env.Jobs.Close)
+	m := jobs.NewManager(jobs.Options{Dir: t.TempDir(), MaxOutputBytes: 4096})
+	env.Jobs = m
+	t.Cleanup(m.Close)
 	r := call(t, Shell(), env, `{"cmd":"yes","max_output_chars":10}`)
 	// Five characters of head ("y\ny\ny") and of tail ("\ny\ny\n").
 	want := "y\ny\ny\n[… 4086 characters omitted …]\n\ny\ny\n" +

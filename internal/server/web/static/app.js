@@ -82,6 +82,10 @@
   }
   const token = () => sessionStorage.getItem(TOKEN_KEY) || "";
 
+  // base is the path this workspace's pages and API are served under
+  // ("" unless the server holds several workspaces).
+  const base = () => document.body.dataset.base || "";
+
   // api is fetch with the token; no cookie is ever sent.
   function api(url, init = {}) {
     const headers = Object.assign({ Authorization: "Bearer " + token() }, init.headers || {});
@@ -163,94 +167,90 @@
     })();
   }
 
-  // --- markdown-ish, kept alike with markdown.go ---
-  const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-    .replace(/"/g, "&#34;").replace(/'/g, "&#39;");
-  function bold(s) {
-    const parts = s.split("**");
-    if (parts.length < 3) return s;
-    return parts.map((p, i) => i % 2 === 1 ? (i < parts.length - 1 ? "<strong>" + p + "</strong>" : "**" + p) : p).join("");
-  }
-  function inline(l) {
-    const parts = l.split("`");
-    return parts.map((p, i) => {
-      if (i % 2 === 1 && i < parts.length - 1) return "<code>" + esc(p) + "</code>";
-      return (i % 2 === 1 ? "`" : "") + bold(esc(p));
-    }).join("");
-  }
-  function markdown(s) {
-    const out = [];
-    let para = [];
-    const flush = () => {
-      if (para.length) out.push("<p>" + para.map(inline).join("<br>") + "</p>");
-      para = [];
-    };
-    const lines = s.replace(/\r\n/g, "\n").split("\n");
-    for (let i = 0; i < lines.length; i++) {
-      const t = lines[i].trim();
-      if (t.startsWith("```")) {
-        flush();
-        const lang = t.slice(3).trim();
-        const code = [];
-        for (i++; i < lines.length && !lines[i].trim().startsWith("```"); i++) code.push(lines[i]);
-        out.push('<pre class="code"' + (lang ? ' data-lang="' + esc(lang) + '"' : "") + "><code>" + esc(code.join("\n")) + "</code></pre>");
-        continue;
-      }
-      if (t === "") { flush(); continue; }
-      para.push(lines[i]);
-    }
-    flush();
-    return out.join("");
-  }
-
-  // splitFooter reads a tool result's closing <system>k=v …</system> line,
-  // written for the model, as an exit code and plain words; kept alike
-  // with render.SplitFooter. null when the text has no footer it knows.
-  function splitFooter(text) {
-    const t = text.replace(/\n+$/, "");
-    const i = t.lastIndexOf("<system>");
-    if (!t.endsWith("</system>") || i < 0 || t.slice(i).includes("\n")) return null;
-    let line = t.slice(i + 8, t.length - 9);
-    const kv = new Map();
-    const j = line.indexOf("note=");
-    if (j >= 0) { kv.set("note", line.slice(j + 5)); line = line.slice(0, j); }
-    for (const tok of line.split(/\s+/).filter(Boolean)) {
-      const eq = tok.indexOf("=");
-      const k = tok === "directory" ? tok : eq < 0 ? "state" : tok.slice(0, eq);
-      if (kv.has(k)) return null;
-      kv.set(k, eq < 0 ? tok : tok.slice(eq + 1));
-    }
-    if (kv.size === 0) return null;
-    const notes = [];
-    for (const [k, v] of kv) {
-      switch (k) {
-        case "exit": case "shown_chars": case "total_chars": case "shown_lines": case "total_lines":
-        case "start_line": case "shown_entries": case "window_offset": case "directory": case "entries": break;
-        case "job": notes.push("background job " + v); break;
-        case "state": case "note": notes.push(v); break;
-        case "truncated":
-          if (v !== "true") break;
-          if (kv.get("total_chars")) {
-            notes.push("output cut: " + kv.get("shown_chars") + " of " + kv.get("total_chars") + " characters shown" +
-              (kv.get("window_offset") ? " from character " + kv.get("window_offset") : ""));
-          } else if (kv.get("total_lines")) {
-            const start = Number(kv.get("start_line")), shown = Number(kv.get("shown_lines"));
-            notes.push("lines " + start + "–" + (start + shown - 1) + " of " + kv.get("total_lines") + " shown");
-          } else if (kv.get("shown_entries")) notes.push(kv.get("shown_entries") + " of " + kv.get("entries") + " entries shown");
-          else notes.push("output cut");
-          break;
-        case "output_dropped_at_cap": notes.push("output past the size cap was not kept"); break;
-        case "killed_at_output_cap": notes.push("stopped: the output reached the size cap"); break;
-        case "binary_output": notes.push("binary output"); break;
-        case "output_not_saved": notes.push("the output could not be saved"); break;
-        default: return null;
-      }
-    }
-    return { body: t.slice(0, i).replace(/\n+$/, ""), exit: kv.get("exit") || "", notes };
-  }
-
   // clock is a time of day as the server renders it (15:04:05).
   const clock = (d = new Date()) => [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+
+  // --- the sidebar: new, search, switch, the running ones marked ---
+  function sidebar() {
+    const nav = $("#nav");
+    if (!nav) return;
+    // A phone shows the conversation first; the list folds under its
+    // title (and opens again on a wider screen).
+    const narrow = matchMedia("(max-width: 760px)");
+    nav.open = !narrow.matches;
+    narrow.addEventListener("change", () => { nav.open = !narrow.matches; });
+    const search = $("#session-search");
+    const list = $("#session-nav");
+    const filter = () => {
+      const q = search.value.trim().toLowerCase();
+      let shown = 0;
+      for (const li of list.children) {
+        const hit = !q || li.textContent.toLowerCase().includes(q) || li.dataset.id.toLowerCase().includes(q);
+        li.hidden = !hit;
+        if (hit) shown++;
+      }
+      $("#no-match").hidden = shown > 0 || !q;
+    };
+    search.addEventListener("input", filter);
+    // The running marks follow the server (a GET changes nothing); a
+    // session started elsewhere joins the list.
+    const refresh = async () => {
+      if (document.hidden) return;
+      let rows;
+      try {
+        const res = await api(base() + "/v1/sessions");
+        if (!res.ok) return;
+        rows = await res.json();
+      } catch (_) { return; }
+      const current = $("#chat")?.dataset.session;
+      for (const r of rows.reverse()) {
+        if (r.review || /-sr-\d+$/.test(r.id)) continue;
+        let li = list.querySelector(`li[data-id="${CSS.escape(r.id)}"]`);
+        if (!li) {
+          li = el("li");
+          li.dataset.id = r.id;
+          const a = el("a");
+          a.href = base() + "/sessions/" + encodeURIComponent(r.id);
+          if (r.id === current) a.setAttribute("aria-current", "page");
+          const dot = el("span", "running", "●");
+          dot.title = "running";
+          dot.setAttribute("aria-label", "running");
+          a.append(el("span", "title", clip(r.title || "(no prompt yet)", 120)), dot);
+          li.append(a);
+          list.prepend(li);
+        } else if (r.title && $(".title", li).textContent === "(no prompt yet)") {
+          $(".title", li).textContent = clip(r.title.replace(/\s+/g, " ").trim(), 120);
+        }
+        li.classList.toggle("busy", !!r.busy);
+        $(".running", li).hidden = !r.busy;
+      }
+      filter();
+    };
+    setInterval(refresh, 3000);
+    document.addEventListener("visibilitychange", refresh);
+    nav.refresh = refresh;
+  }
+  const clip = (s, n) => s.length <= n ? s : s.slice(0, n - 1) + "…";
+
+  // --- notifications ---
+  // notify shows a browser notification when the tab is hidden, only
+  // after the user granted it with the Notify me button (never asked on
+  // load).
+  function notify(title, body) {
+    if (!document.hidden || !("Notification" in window) || Notification.permission !== "granted") return;
+    const n = new Notification(title, { body, tag: "openseek" });
+    n.onclick = () => { window.focus(); n.close(); };
+  }
+  function notifyButton() {
+    const b = $("#notify");
+    if (!b || !("Notification" in window) || Notification.permission === "granted" || Notification.permission === "denied") return;
+    b.hidden = false;
+    b.addEventListener("click", async () => {
+      const p = await Notification.requestPermission();
+      b.hidden = p !== "default";
+      if (p === "denied") banner("Notifications are blocked for this page; the browser's site settings can allow them.");
+    });
+  }
 
   // --- the session list ---
   function sessionsPage() {
@@ -259,8 +259,8 @@
     btn.addEventListener("click", async () => {
       btn.disabled = true;
       try {
-        const made = await post("/v1/sessions", {});
-        location.assign("/sessions/" + encodeURIComponent(made.id));
+        const made = await post(base() + "/v1/sessions", {});
+        location.assign(base() + "/sessions/" + encodeURIComponent(made.id));
       } catch (e) {
         banner("Could not start a session: " + e.message, "error");
         btn.disabled = false;
@@ -272,7 +272,7 @@
   function chatPage(chat) {
     const id = chat.dataset.session;
     const log = $("#log");
-    const cmdURL = "/v1/sessions/" + encodeURIComponent(id) + "/commands";
+    const cmdURL = base() + "/v1/sessions/" + encodeURIComponent(id) + "/commands";
     const state = $("#state");
     const input = $("#prompt");
     const cancel = $("#cancel");
@@ -289,7 +289,8 @@
         state.classList.toggle("busy", b);
       }
       if (cancel) cancel.hidden = !b;
-      if (input) input.placeholder = b ? "Steer the running turn (Enter sends)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
+      $("#nav")?.refresh?.();
+      if (input) input.placeholder = b ? "Steer the running turn (Enter sends, Esc interrupts)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
     }
     const scroll = () => window.scrollTo(0, document.body.scrollHeight);
     const add = (node) => { log.append(node); scroll(); return node; };
@@ -329,22 +330,27 @@
       cur = null;
     }
 
+    // card is the card of a tool call, made while it runs: folded to its
+    // head line (tool, arguments, then exit badge and duration), its body
+    // the calls a script made; the server renders it whole when the
+    // result arrives (cardDone).
     function card(callID, name, args, parent) {
       let c = document.getElementById("tool-" + callID);
       if (c) return c;
-      c = el("div", "card tool pending");
+      c = el("details", "card tool pending");
       c.id = "tool-" + callID;
       c.dataset.toolCall = callID;
-      const head = el("div", "card-head");
+      const head = el("summary", "card-head");
       head.append(el("span", "name", name), document.createTextNode(" "), el("span", "args", args || ""));
-      c.append(head);
-      // A call a script made goes inside the script's card, after its head.
+      c.append(head, el("div", "card-body"));
+      // A call a script made goes inside the script's card.
       const p = parent && document.getElementById("tool-" + parent);
       if (p) {
-        let box = p.querySelector(":scope > .children");
+        const body = $(".card-body", p);
+        let box = body.querySelector(":scope > .children");
         if (!box) {
           box = el("div", "children");
-          $(".card-head", p).after(box);
+          body.prepend(box);
         }
         box.append(c);
         return c;
@@ -366,20 +372,6 @@
     // contentText is the text of protocol content: a string or parts.
     const contentText = (c) => typeof c === "string" ? c
       : Array.isArray(c) ? c.filter((p) => p && p.type === "text").map((p) => p.text).join("\n") : JSON.stringify(c);
-    const clip = (s, n) => s.length <= n ? s : s.slice(0, n - 1) + "…";
-
-    function diffBlock(diff) {
-      const pre = el("pre", "diff");
-      for (const l of diff.replace(/\n$/, "").split("\n")) {
-        let cls = "ctx";
-        if (l.startsWith("+++") || l.startsWith("---")) cls = "file";
-        else if (l.startsWith("@@")) cls = "hunk";
-        else if (l.startsWith("+")) cls = "add";
-        else if (l.startsWith("-")) cls = "del";
-        pre.append(el("span", cls, l), document.createTextNode("\n"));
-      }
-      return pre;
-    }
 
     // elapsedTimer counts the seconds since now into span; clearInterval
     // stops it.
@@ -403,7 +395,7 @@
         timers.set(ev.tool_call_id, elapsedTimer(t));
       }
     }
-    function toolResult(ev) {
+    async function toolResult(ev) {
       endStep();
       const c = card(ev.tool_call_id, ev.tool_name, "");
       if (c.classList.contains("done")) return;
@@ -416,28 +408,23 @@
       head.querySelectorAll(".spinner").forEach((s) => s.remove());
       const t = $(".elapsed", head);
       if (t) t.classList.add("final");
-      // A brief the arguments already say is not repeated.
-      if (ev.brief && !($(".args", head)?.textContent || "").includes(ev.brief)) head.append(" ", el("span", "brief", ev.brief));
-      let text = ev.content || "";
-      const foot = splitFooter(text);
-      if (foot) {
-        text = foot.body;
-        if (foot.exit) {
-          const x = el("span", "exit " + (foot.exit === "0" ? "ok" : "bad"), "exit " + foot.exit);
-          x.title = "exit code";
-          head.append(" ", x);
-        }
-        for (const n of foot.notes) head.append(" ", el("span", "note", n));
+      // The server renders the finished card (exit badge, notes, diff) as
+      // it renders the history; the open/closed state stays the reader's.
+      try {
+        const res = await api(base() + "/sessions/" + encodeURIComponent(id) + "/cards/" + encodeURIComponent(ev.tool_call_id));
+        if (!res.ok) throw new Error(res.status);
+        const tpl = document.createElement("template");
+        tpl.innerHTML = await res.text();
+        const done = tpl.content.querySelector("details.card");
+        const kids = $(".card-body > .children", c);
+        if (!done) throw new Error("no card");
+        if (kids && !$(".card-body > .children", done)) $(".card-body", done).prepend(kids);
+        done.open = c.open;
+        if (!$(".elapsed", done) && t) $(".card-head", done).append(" ", t);
+        c.replaceWith(done);
+      } catch (_) {
+        if (ev.content) $(".card-body", c).append(el("pre", "result", ev.content));
       }
-      const lines = text.replace(/\n$/, "").split("\n").length;
-      if (lines > 12 || text.length > 1500) {
-        const d = el("details", "result");
-        d.append(el("summary", "", "result · " + lines + " lines"), el("pre", "", text));
-        c.append(d);
-      } else if (text) {
-        c.append(el("pre", "result", text));
-      }
-      if (ev.diff) c.append(diffBlock(ev.diff));
       scroll();
     }
 
@@ -569,6 +556,7 @@
       text += ev.cost_usd !== null && ev.cost_usd !== undefined ? " · cost $" + ev.cost_usd.toFixed(4) : " · cost unknown";
       add(el("div", "msg turn-summary", text));
       addTotals(u, ev.cost_usd);
+      if (changes && changes.open) loadChanges();
     }
 
     // kilo, contextHealth and compactionText write what render.ContextLine
@@ -576,13 +564,13 @@
     const kilo = (n) => n < 1000 ? String(n) : n < 1e6 ? Math.round(n / 1000) + "k" : (n / 1e6).toFixed(1) + "M";
     const count = (n, noun) => n + " " + noun + (n === 1 ? "" : "s");
     function contextHealth(ev) {
-      const meter = $("#context-meter");
-      if (!meter) return;
+      const box = $("#context-meter");
+      if (!box) return;
       let text = "context " + kilo(ev.used_tokens) + "/" + kilo(ev.window) + " · " + count(ev.compactions, "compaction");
       if (ev.rereads_avoided > 0) text += " · " + count(ev.rereads_avoided, "re-read") + " avoided";
-      meter.textContent = text;
-      meter.title = Math.round(100 * ev.used_tokens / Math.max(ev.window, 1)) + "% of the model's context window";
-      meter.hidden = false;
+      box.textContent = text;
+      box.title = Math.round(100 * ev.used_tokens / Math.max(ev.window, 1)) + "% of the model's context window";
+      box.hidden = false;
     }
     function compactionText(ev) {
       let text = "compacted events " + ev.from_sequence + ".." + ev.to_sequence + " (" + ev.trigger + ", " + count(ev.turns, "turn") +
@@ -592,19 +580,37 @@
       return text;
     }
 
-    // addTotals adds a turn to the session's totals under the log, in the
-    // server's words (render.UsageLine, render.CostText).
+    // addTotals adds a turn to the session's totals (the meter by the
+    // prompt box), in the server's words (render.UsageLine,
+    // render.CostText).
     function addTotals(u, cost) {
       if (!totals) return;
       const d = totals.dataset;
       const n = (k, v) => { d[k] = String(Number(d[k] || 0) + (v || 0)); return Number(d[k]); };
-      const tin = n("in", u.prompt_tokens), hit = n("hit", u.prompt_cache_hit_tokens), out = n("out", u.completion_tokens);
+      n("in", u.prompt_tokens); n("hit", u.prompt_cache_hit_tokens); n("out", u.completion_tokens);
       const known = d.costKnown !== "false" && cost !== null && cost !== undefined;
       d.costKnown = String(known);
-      const usd = known ? n("cost", cost) : 0;
+      if (known) n("cost", cost);
+      live = { in: 0, hit: 0, out: 0 };
+      meter();
+    }
+    // live counts the running turn's tokens, response by response (the
+    // usage event), until its summary adds the turn to the totals.
+    let live = { in: 0, hit: 0, out: 0 };
+    function meter() {
+      const d = totals.dataset;
+      const tin = Number(d.in || 0) + live.in, hit = Number(d.hit || 0) + live.hit, out = Number(d.out || 0) + live.out;
+      const known = d.costKnown !== "false";
       totals.textContent = "tokens: " + tin + " in (" + (tin ? Math.round(100 * hit / tin) : 0) + "% cache hits), " + out + " out · cost " +
-        (known ? "$" + usd.toFixed(4) : "unknown");
+        (known ? "$" + Number(d.cost || 0).toFixed(4) : "unknown") + (live.in || live.out ? " + this turn's" : "");
       totals.hidden = false;
+    }
+    function usage(ev) {
+      if (!totals || !ev.usage) return;
+      live.in += ev.usage.prompt_tokens || 0;
+      live.hit += ev.usage.prompt_cache_hit_tokens || 0;
+      live.out += ev.usage.completion_tokens || 0;
+      meter();
     }
 
     // warning mirrors protocol.Warning: the sentence a person must see.
@@ -628,13 +634,15 @@
         case "agent_setup_failed": return "the agent could not start: " + ev.error;
         case "compaction_failed": case "auto_compaction_failed": return "compaction failed: " + ev.error;
         case "tool_call_decode_error": return "tool call " + ev.tool_name + " could not be read: " + ev.error;
+        case "unverified_claim": return ev.message;
       }
       return null;
     }
     const warnings = ["background_notice", "mcp_config_ignored", "mcp_config_unreadable", "mcp_config_invalid",
       "mcp_connect_failed", "mcp_list_tools_failed", "mcp_list_tools_timeout", "mcp_no_tools", "mcp_tool_duplicate",
       "mcp_tools_capped", "mcp_server_skipped_over_cap", "stream_retry", "command_error", "session_error",
-      "agent_setup_failed", "compaction_failed", "auto_compaction_failed", "tool_call_decode_error"];
+      "agent_setup_failed", "compaction_failed", "auto_compaction_failed", "tool_call_decode_error",
+      "unverified_claim"];
 
     const handlers = {
       agent_step: () => { endStep(); setBusy(true); },
@@ -658,18 +666,24 @@
         c.answer.classList.add("streaming");
         scroll();
       },
-      assistant_message: (ev) => {
+      assistant_message: async (ev) => {
         const c = message();
         foldReasoning(c);
         c.text = ev.content;
+        c.answer.textContent = ev.content;
+        // The server renders the answer (package markdown, as in the
+        // history); until it answers, and if it cannot, it is plain text.
+        try {
+          const r = await post(base() + "/markdown", { markdown: ev.content });
+          c.answer.innerHTML = r.html;
+        } catch (_) { /* the text stays */ }
         c.answer.classList.remove("streaming");
-        c.answer.innerHTML = markdown(ev.content);
       },
       tool_started: toolStarted,
       tool_result: toolResult,
       verify_started: verifyStarted,
       verify_result: verifyResult,
-      approval_requested: approval,
+      approval_requested: (ev) => { approval(ev); notify("OpenSeek: approval needed", ev.tool_name + ": " + (ev.detail || "")); },
       approval_resolved: approvalResolved,
       steer_applied: (ev) => { endStep(); userMsg(contentText(ev.content), "you (steer)"); },
       steer_dropped: () => banner("Your steer came after the turn ended and was not used; send it as a new prompt."),
@@ -680,7 +694,8 @@
       compaction_finished: (ev) => add(el("div", "msg notice", "compacted events " + ev.from_sequence + "–" + ev.to_sequence)),
       context_health: contextHealth,
       compaction_report: (ev) => add(el("div", "msg notice compaction-report", compactionText(ev))),
-      turn_summary: summary,
+      turn_summary: (ev) => { summary(ev); notify("OpenSeek: turn " + ev.outcome.replace(/_/g, " "), $(".heading h1")?.textContent || id); },
+      usage,
       stream_reset: () => location.reload(),
     };
 
@@ -693,7 +708,7 @@
         if (w) banner(w, name.endsWith("error") || name.endsWith("failed") ? "error" : "warn");
       };
       let lost = false;
-      events("/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since), {
+      events(base() + "/v1/sessions/" + encodeURIComponent(id) + "/events?since=" + encodeURIComponent(since), {
         event: (name, data, seq) => {
           if (seq !== null) chat.dataset.seq = seq; // the newest event read (tests wait on it)
           const fn = on[name];
@@ -734,20 +749,88 @@
       }
     }
 
+    // The changes panel: the session's whole diff and its turns, loaded
+    // when opened (and again after each turn while open); a turn's
+    // Rewind asks once more before it restores the files.
+    const changes = $("#changes");
+    async function loadChanges() {
+      const body = $("#changes-body");
+      try {
+        const res = await api(base() + "/sessions/" + encodeURIComponent(id) + "/changes");
+        if (!res.ok) throw new Error(res.status + " " + res.statusText);
+        const tpl = document.createElement("template");
+        tpl.innerHTML = await res.text();
+        body.replaceChildren(tpl.content);
+      } catch (e) {
+        body.replaceChildren(el("p", "banner error", "The changes could not be read (" + e.message + ")."));
+      }
+    }
+    async function rewindClick(e) {
+      const b = e.target instanceof Element ? e.target.closest("button") : null;
+      if (!b) return;
+      const li = b.closest("li");
+      if (b.classList.contains("rewind") || b.classList.contains("rewind-cancel")) {
+        const ask = b.classList.contains("rewind");
+        $(".rewind", li).hidden = ask;
+        $(".confirm", li).hidden = !ask;
+        (ask ? $(".rewind-confirm", li) : $(".rewind", li)).focus();
+      } else if (b.classList.contains("rewind-confirm")) {
+        b.disabled = true;
+        try {
+          await post(base() + "/sessions/" + encodeURIComponent(id) + "/rewind", { turn: Number(b.dataset.turn) });
+          location.reload();
+        } catch (err) {
+          banner("The rewind was refused: " + err.message, "error");
+          b.disabled = false;
+        }
+      }
+    }
+    // "Show earlier": a long session's page starts with its last blocks;
+    // the server renders the ones before on demand.
+    log.addEventListener("click", async (e) => {
+      const b = e.target instanceof Element ? e.target.closest("#earlier") : null;
+      if (!b) return;
+      b.disabled = true;
+      try {
+        const res = await api(base() + "/sessions/" + encodeURIComponent(id) + "/blocks?to=" + encodeURIComponent(b.dataset.to));
+        if (!res.ok) throw new Error(res.status + " " + res.statusText);
+        const tpl = document.createElement("template");
+        tpl.innerHTML = await res.text();
+        b.replaceWith(tpl.content);
+        $("#earlier")?.focus();
+      } catch (err) {
+        banner("The earlier part of the session could not be loaded: " + err.message, "error");
+        b.disabled = false;
+      }
+    });
+    if (changes) {
+      changes.addEventListener("toggle", () => { if (changes.open) loadChanges(); });
+      changes.addEventListener("click", rewindClick);
+    }
+
     if (chat.dataset.readonly === "true") return;
     $("#prompt-form").addEventListener("submit", (e) => { e.preventDefault(); send(); });
     input.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
     });
-    $("#cancel").addEventListener("click", async () => {
+    const interrupt = async () => {
       try { await post(cmdURL, { command: "cancel" }); } catch (e) { banner("Cancel was not sent: " + e.message, "error"); }
+    };
+    $("#cancel").addEventListener("click", interrupt);
+    // Esc interrupts the running turn (not while typing a denial's reason,
+    // where it only leaves the field).
+    document.addEventListener("keydown", (e) => {
+      if (e.key !== "Escape" || !busy || e.isComposing) return;
+      if (e.target instanceof Element && e.target.closest(".deny-reason")) return;
+      e.preventDefault();
+      interrupt();
     });
     setBusy(busy);
     if (chat.dataset.open === "true") follow();
     else {
       // A session on disk is resumed by a POST (reading its stream changes
       // nothing), then followed from the start of its live window.
-      post("/v1/sessions", { id }).then(follow, (e) => banner("Could not resume the session: " + e.message, "error"));
+      post(base() + "/v1/sessions", { id }).then(follow, (e) => banner("Could not resume the session: " + e.message, "error"));
     }
   }
 
@@ -780,6 +863,8 @@
     document.title = doc.title;
     document.body.replaceWith(document.importNode(doc.body, true));
     banners();
+    sidebar();
+    notifyButton();
     sessionsPage();
     const chat = $("#chat");
     if (chat) chatPage(chat);
@@ -804,6 +889,8 @@
     else {
       takeToken();
       banners();
+      sidebar();
+      notifyButton();
       sessionsPage();
       const chat = $("#chat");
       if (chat) chatPage(chat);
