@@ -44,6 +44,7 @@ func ParseEvent(line []byte) (Event, bool) {
 		parseAgentEvent, parseApprovalEvent, parseSteerEvent, parseJobEvent,
 		parseGoalEvent, parseCompactionEvent, parseSubrunEvent,
 		parseSessionEvent, parseMcpEvent, parseHostEvent, parseVerifyEvent,
+		parseContextEvent,
 	} {
 		if e := parse(name, f); e != nil {
 			if !f.ok {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"github.com/openseek/openseek/internal/e2etest"
 	"os"
@@ -29,36 +28,7 @@ const (
 // test: the real client is what the ACP server promises to work with.
 func acpSDK(t *testing.T) string {
 	t.Helper()
-	e2etest.Need(t, "apt-get install nodejs npm", "node")
-	e2etest.Need(t, "apt-get install npm", "npm")
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Fatalf("no cache dir for the npm install: %v", err)
-		}
-		base = filepath.Join(home, ".cache")
-	}
-	dir := filepath.Join(base, "openseek-test", "acp")
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(acpSDKPkg))
-	entry := filepath.Join(pkgDir, "dist", "v1", "stable", "acp.js")
-	var pkg struct{ Version string }
-	if data, err := os.ReadFile(filepath.Join(pkgDir, "package.json")); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Version == acpSDKVersion {
-		return entry
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"npm", "install", "--prefix", dir, "--no-audit", "--no-fund", acpSDKPkg + "@" + acpSDKVersion}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput(); err != nil {
-		t.Fatalf("installing %s failed (is the npm registry reachable?)\n$ %s\n%s\n%v", acpSDKPkg, strings.Join(args, " "), out, err)
-	}
-	if _, err := os.Stat(entry); err != nil {
-		t.Fatalf("%s installed without %s: %v", acpSDKPkg, entry, err)
-	}
-	return entry
+	return e2etest.NPM(t, "acp", acpSDKPkg, acpSDKVersion, "dist/v1/stable/acp.js")
 }
 
 // acpReport is what testdata/acp_client.mjs prints.

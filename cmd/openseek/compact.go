@@ -65,11 +65,11 @@ func (c *cli) compactCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
+			covered := eng.Session().LastSequence()
 			if err := eng.Compact(cmd.Context()); err != nil {
 				return fmt.Errorf("compaction failed, the session is unchanged: %w", err)
 			}
-			last := eng.Session().LastSequence()
-			fmt.Fprintf(c.stdout, "compacted session %s events 1..%d; last_sequence=%d\n", id, last-1, last)
+			fmt.Fprintf(c.stdout, "compacted session %s events 1..%d; last_sequence=%d\n", id, covered, eng.Session().LastSequence())
 			return nil
 		},
 	}

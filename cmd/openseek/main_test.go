@@ -475,7 +475,7 @@ func TestSessionsCompactAndTextTranscript(t *testing.T) {
 	}
 	// By the model, for the whole session.
 	r = openseek(t, ws, "", nil, append(args, "sessions", "compact", "c1")...)
-	if r.code != 0 || r.stdout != "compacted session c1 events 1..6; last_sequence=7\n" {
+	if r.code != 0 || r.stdout != "compacted session c1 events 1..6; last_sequence=8\n" {
 		t.Errorf("compact by the model: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = openseek(t, ws, "", nil, append(args, "sessions", "compact", "nope")...)

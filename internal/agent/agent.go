@@ -79,6 +79,12 @@ type Config struct {
 	// Verify, when set, checks the turn's work before its answer (a plain
 	// final answer or finish) is accepted.
 	Verify Verifier
+	// ToolSearchBudget, when positive, is how many bytes of names,
+	// descriptions and schemas the tools Deferrable picks may take
+	// together before they are left out of requests, found on demand with
+	// tool_search instead.
+	ToolSearchBudget int
+	Deferrable       func(name string) bool
 	// Budget, when set, is asked before every model request with the
 	// request's estimated prompt tokens; an error ends the turn (failed,
 	// with the error's text) before the request is sent.
@@ -123,6 +129,9 @@ type Hooks interface {
 	Stop(ctx context.Context, active bool) (keepGoing bool, reason string)
 	// PreCompact runs before a summary is made ("manual" or "auto").
 	PreCompact(ctx context.Context, trigger string)
+	// PostCompact runs after the model made summary, before it is
+	// stored; a non-empty result replaces it.
+	PostCompact(ctx context.Context, trigger, summary string) (replacement string)
 }
 
 // Outcome is how a turn ended.
@@ -163,8 +172,12 @@ type Agent struct {
 	cancel context.CancelFunc
 	queue  []queued
 
-	hist history // used by the running turn only
-	gate Gate    // see SetGate; taken by the next turn
+	hist   history    // used by the running turn only
+	gate   Gate       // see SetGate; taken by the next turn
+	ledger ledger     // files read, used by the running turn or compaction only
+	health health     // likewise
+	turns  int        // turns begun, for the ledger's answers
+	search toolSearch // deferred tools found, used by the running turn only
 }
 
 // A Gate is what a turn passes before it runs tools, runs its check or
@@ -323,6 +336,7 @@ func (a *Agent) begin(ctx context.Context, cancel context.CancelFunc) (*turn, er
 	a.active, a.cancel = true, cancel
 	t := &turn{a: a, ctx: ctx, tools: a.cfg.Tools, gate: a.gate}
 	a.gate = nil
+	a.turns++
 	return t, nil
 }
 
@@ -370,6 +384,11 @@ type turn struct {
 	sinceGoalNudge int
 	check          func(context.Context) Verdict // nil: answers are not verified
 
+	deferred map[string]llm.ToolSpec // tools left out until tool_search finds them
+
+	msgs    []chat.Message // the context of the step's request, for the read ledger
+	lastSeq int            // the sequence of the last event appended
+
 	// What tools' own calls (see inner) left for the loop: their
 	// notices, appended after the batch like the batch's own.
 	innerMu      sync.Mutex
@@ -382,10 +401,12 @@ type turn struct {
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
 
 func (t *turn) append(item session.Item) error {
-	if _, err := t.a.cfg.Log.Append(item); err != nil {
+	ev, err := t.a.cfg.Log.Append(item)
+	if err != nil {
 		t.emit(protocol.SessionError{Error: err.Error()})
 		return err
 	}
+	t.lastSeq = ev.Sequence
 	return nil
 }
 
@@ -406,9 +427,10 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 			}
 		}
 	}
-	t.specs = toolSpecs(t.tools)
+	t.specs = t.offer()
 	t.a.hist.useTools(t.specs)
 	t.meter = newMeter(cfg.Window, cfg.SoftCeiling, cfg.HardCeiling, t.specs)
+	t.meter.ratio = t.a.ratio()
 	t.goal, t.hasGoal = cfg.Log.Session().Goal()
 	if cfg.Verify != nil {
 		t.check = cfg.Verify.BeginTurn(t.ctx)
@@ -458,6 +480,7 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		t.sinceGoalNudge++
 		t.emit(protocol.AgentStep{Step: t.steps})
 
+		t.msgs = hist.msgs
 		resp, err := t.request(hist)
 		if err != nil {
 			if t.ctx.Err() != nil {
@@ -468,7 +491,8 @@ func (t *turn) run(input protocol.Content, submissionID *string) (Outcome, error
 		}
 		t.answered++
 		t.meter.observe(t.meter.bytes(hist), resp.Usage.PromptTokens)
-		t.report(resp)
+		t.a.health.ratio = t.meter.ratio
+		t.report(resp, est)
 		if err := t.append(t.assistantItem(resp)); err != nil {
 			return Outcome{}, err
 		}
@@ -685,8 +709,10 @@ func (t *turn) request(hist view) (*llm.Response, error) {
 	}
 }
 
-// report emits the complete message events and usage of a response.
-func (t *turn) report(resp *llm.Response) {
+// report emits the complete message events and usage of a response,
+// then the context's health: the provider's prompt tokens (est, the
+// meter's estimate, when it reports none) plus the answer's.
+func (t *turn) report(resp *llm.Response, est int) {
 	if resp.Reasoning != nil && *resp.Reasoning != "" {
 		t.emit(protocol.ReasoningMessage{Content: *resp.Reasoning})
 	}
@@ -695,6 +721,11 @@ func (t *turn) report(resp *llm.Response) {
 	}
 	t.usage = t.usage.Add(resp.Usage)
 	t.emit(protocol.UsageEvent{Usage: resp.Usage})
+	used := resp.Usage.PromptTokens
+	if used <= 0 {
+		used = est
+	}
+	t.a.reportContext(used + resp.Usage.CompletionTokens)
 }
 
 func (t *turn) assistantItem(resp *llm.Response) *session.Assistant {
@@ -747,10 +778,12 @@ func (t *turn) runTools(calls []chat.ToolCall, tokens int) (tool.Control, string
 		}
 		for k, res := range results {
 			c := calls[i+k]
+			res = t.useLedger(res)
 			tokens += int(float64(len(res.Content.Text())+64) / t.meter.ratio)
 			if err := t.record(c, res); err != nil {
 				return ctl, "", err
 			}
+			t.noteRead(c, res)
 			if c.Name == "goal" && !res.IsError {
 				t.goalAnswered = true
 				if t.goal.Blocked && goalStatus(res.Data) == "continuing" {

@@ -27,8 +27,13 @@ func noopTool() tool.Tool {
 	})
 }
 
+// testProvider speaks to srv, retrying at once.
+func testProvider(srv *llmtest.Server) llm.Provider {
+	return llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond})
+}
+
 func newAgent(srv *llmtest.Server, log Log, emit func(protocol.Event), maxSteps int) *Agent {
-	p := llm.WithRetry(openai.New(openai.Config{URL: srv.URL()}), llm.RetryPolicy{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond})
+	p := testProvider(srv)
 	return New(Config{
 		Provider: p, Model: "test", Tools: tool.NewRegistry(noopTool()),
 		Env: &tool.Env{Workspace: "/"}, Log: log, Emit: emit, MaxSteps: maxSteps, Backoff: time.Millisecond,
@@ -49,8 +54,8 @@ func TestTurnRecordsEveryStepAndEndsOnce(t *testing.T) {
 		t.Fatalf("%+v %v", out, err)
 	}
 	got := strings.Join(evs, " ")
-	want := "agent_step reasoning_delta assistant_delta reasoning_message assistant_message usage tool_started tool_result tool_started tool_result " +
-		"agent_step usage tool_call_decode_error tool_result agent_step assistant_delta assistant_message usage agent_finished"
+	want := "agent_step reasoning_delta assistant_delta reasoning_message assistant_message usage context_health tool_started tool_result tool_started tool_result " +
+		"agent_step usage context_health tool_call_decode_error tool_result agent_step assistant_delta assistant_message usage context_health agent_finished"
 	if got != want {
 		t.Errorf("events\n got %s\nwant %s", got, want)
 	}

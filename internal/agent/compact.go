@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -101,13 +103,9 @@ func (a *Agent) Compact(ctx context.Context) error {
 		return err
 	}
 	a.cfg.Emit(protocol.CompactionStarted{FromSequence: 1, ToSequence: last})
-	if a.cfg.Hooks != nil {
-		a.cfg.Hooks.PreCompact(ctx, "manual")
-	}
-	text, err := Summarize(ctx, a.cfg.Provider, a.cfg.Model, s, last)
-	if err == nil {
-		_, err = a.cfg.Log.Compact(text, 1, last)
-	}
+	m := newMeter(a.cfg.Window, a.cfg.SoftCeiling, a.cfg.HardCeiling, toolSpecs(a.cfg.Tools))
+	m.ratio = a.ratio()
+	text, done, err := a.compact(ctx, "manual", m, last)
 	if err != nil {
 		msg := err.Error()
 		if ctx.Err() != nil {
@@ -117,7 +115,98 @@ func (a *Agent) Compact(ctx context.Context) error {
 		return err
 	}
 	a.cfg.Emit(protocol.CompactionFinished{FromSequence: 1, ToSequence: last, Summary: text})
+	done()
 	return nil
+}
+
+// compact makes the summary of events 1..to (the PreCompact hooks
+// first, then the model, then the PostCompact hooks, which may replace
+// it), appends it, reports what it covered, and puts back what must
+// outlive it: the standing goal (AGENTS.md is in the system prompt,
+// which a summary never covers). The read ledger forgets the reads the
+// summary replaced. m measures the context before and after.
+// The caller emits its *_finished event, then done(), which reports what
+// the summary covered and the context's new size.
+func (a *Agent) compact(ctx context.Context, trigger string, m *meter, to int) (text string, done func(), err error) {
+	cfg := &a.cfg
+	s := cfg.Log.Session()
+	before := m.tokens(a.hist.view(s))
+	if cfg.Hooks != nil {
+		cfg.Hooks.PreCompact(ctx, trigger)
+	}
+	text, err = Summarize(ctx, cfg.Provider, cfg.Model, s, to)
+	if err != nil {
+		return "", nil, err
+	}
+	replaced := false
+	if cfg.Hooks != nil {
+		if alt := cfg.Hooks.PostCompact(ctx, trigger, text); alt != "" && ctx.Err() == nil {
+			text, replaced = alt, true
+		}
+	}
+	if _, err := cfg.Log.Compact(text, 1, to); err != nil {
+		return "", nil, err
+	}
+	a.health.compactions = a.compactions() + 1
+	a.ledger.forget(to)
+	turns, files := covered(s, to)
+	if g, ok := s.Goal(); ok && !g.Blocked {
+		restore := session.GoalReminderPrefix + " The standing goal is still:\n" + g.Text
+		if _, err := cfg.Log.Append(&session.Notice{Content: restore}); err != nil {
+			cfg.Emit(protocol.SessionError{Error: err.Error()})
+		} else {
+			cfg.Emit(protocol.GoalReminder{Content: restore})
+		}
+	}
+	after := m.tokens(a.hist.view(cfg.Log.Session()))
+	rep := protocol.CompactionReport{Trigger: trigger, FromSequence: 1, ToSequence: to, Turns: turns, Files: files,
+		TokensBefore: before, TokensAfter: after, HookReplaced: replaced}
+	if _, err := cfg.Log.Append(&session.Notice{Content: session.CompactionNotice(rep.Trigger, rep.FromSequence, rep.ToSequence, rep.Turns, rep.Files, rep.TokensBefore, rep.TokensAfter, rep.HookReplaced)}); err != nil {
+		cfg.Emit(protocol.SessionError{Error: err.Error()})
+	}
+	return text, func() {
+		cfg.Emit(rep)
+		a.reportContext(after)
+	}, nil
+}
+
+// maxReportFiles bounds the files a compaction report names.
+const maxReportFiles = 50
+
+// covered counts the user turns of events 1..to and the files their
+// tool calls named (a "path" or "paths" argument), sorted.
+func covered(s *session.Session, to int) (turns int, files []string) {
+	seen := map[string]bool{}
+	for _, e := range s.Events {
+		if e.Sequence > to {
+			break
+		}
+		switch it := e.Item.(type) {
+		case *session.User:
+			turns++
+		case *session.Assistant:
+			for _, c := range it.ToolCalls {
+				var args struct {
+					Path  string   `json:"path"`
+					Paths []string `json:"paths"`
+				}
+				if json.Unmarshal([]byte(c.Arguments), &args) != nil {
+					continue
+				}
+				for _, p := range append(args.Paths, args.Path) {
+					if p != "" && !seen[p] && len(seen) < maxReportFiles {
+						seen[p] = true
+					}
+				}
+			}
+		}
+	}
+	files = make([]string, 0, len(seen))
+	for p := range seen {
+		files = append(files, p)
+	}
+	slices.Sort(files)
+	return turns, files
 }
 
 // autoCompact summarises the history up to the last batch-safe boundary
@@ -125,21 +214,14 @@ func (a *Agent) Compact(ctx context.Context) error {
 // false when no summary could be made (fail open: the session stays as it
 // was).
 func (t *turn) autoCompact() (int, bool) {
-	cfg := &t.a.cfg
-	s := cfg.Log.Session()
+	s := t.a.cfg.Log.Session()
 	cut, ok := s.CheckpointCut(s.LastSequence())
 	if !ok {
 		t.emit(protocol.AutoCompactionFailed{Error: "no batch-safe boundary to checkpoint at"})
 		return 0, false
 	}
 	t.emit(protocol.AutoCompactionStarted{FromSequence: 1, ToSequence: cut})
-	if cfg.Hooks != nil {
-		cfg.Hooks.PreCompact(t.ctx, "auto")
-	}
-	text, err := Summarize(t.ctx, cfg.Provider, cfg.Model, s, cut)
-	if err == nil {
-		_, err = cfg.Log.Compact(text, 1, cut)
-	}
+	text, done, err := t.a.compact(t.ctx, "auto", t.meter, cut)
 	if err != nil {
 		msg := err.Error()
 		if t.ctx.Err() != nil {
@@ -149,6 +231,7 @@ func (t *turn) autoCompact() (int, bool) {
 		return 0, false
 	}
 	t.emit(protocol.AutoCompactionFinished{FromSequence: 1, ToSequence: cut, Summary: text})
+	done()
 	return cut, true
 }
 

@@ -77,6 +77,7 @@ func Keys() []Key {
 		{"tui.inline", Anywhere, "how the terminal UI behaves"},
 		{"tools.add", Anywhere, "built-in tools only, each under the rules and the sandbox"},
 		{"tools.remove", Anywhere, "fewer tools"},
+		{"tools.search_budget", Anywhere, "when MCP tools are found with tool_search instead of sent up front"},
 		{"verify.command", OnceTrusted, "runs a program after every turn"},
 		{"verify.enabled", Anywhere, "turns the check off or on"},
 		{"verify.max_repairs", Anywhere, "how often the model may repair"},

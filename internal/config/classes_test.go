@@ -40,6 +40,7 @@ var samples = map[string]struct{ toml, probe string }{
 	"telemetry.log_prompts":       {"[telemetry]\nlog_prompts = true", "log_prompts:"},
 	"tools.add":                   {"[tools]\nadd = [\"t4242\"]", "t4242"},
 	"tools.remove":                {"[tools]\nremove = [\"t4242\"]", "t4242"},
+	"tools.search_budget":         {"[tools]\nsearch_budget = 4242", "4242"},
 	"tui.bell":                    {"[tui]\nbell = false", "bell:"},
 	"tui.inline":                  {"[tui]\ninline = true", "inline:"},
 	"verify.command":              {"[verify]\ncommand = \"c4242\"", "c4242"},

@@ -6,13 +6,19 @@ import (
 )
 
 // Tools is the [tools] table: names of built-in tools to add to and
-// remove from the model's default set, before the --tools flag applies.
+// remove from the model's default set, before the --tools flag applies,
+// and the size the MCP servers' tools may take in a request before they
+// are found on demand with tool_search instead (bytes of names,
+// descriptions and schemas; 0 sends them all).
 //
 //	[tools]
 //	add = ["apply_patch"]
 //	remove = ["multi_edit"]
+//	search_budget = 8192
 type Tools struct {
 	Add, Remove []string
+	// SearchBudget is nil when the table does not set it.
+	SearchBudget *int
 }
 
 // Tools reads the [tools] table (the workspace file's keys over the
@@ -39,8 +45,16 @@ func (c *Config) Tools() (Tools, error) {
 			dst = &t.Add
 		case "remove":
 			dst = &t.Remove
+		case "search_budget":
+			n, ok := table[k].(int64)
+			if !ok || n < 0 || n > 1<<30 {
+				return Tools{}, fmt.Errorf("config: tools.search_budget must be a number of bytes (0 sends every tool), not %v", table[k])
+			}
+			b := int(n)
+			t.SearchBudget = &b
+			continue
 		default:
-			return Tools{}, fmt.Errorf("config: tools.%s is not a [tools] setting (add, remove)", k)
+			return Tools{}, fmt.Errorf("config: tools.%s is not a [tools] setting (add, remove, search_budget)", k)
 		}
 		list, ok := table[k].([]any)
 		if !ok {

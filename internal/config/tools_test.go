@@ -21,6 +21,10 @@ func TestToolsTable(t *testing.T) {
 			want: Tools{Add: []string{"apply_patch"}, Remove: []string{"grep"}}},
 		{name: "not an array", user: "[tools]\nadd = \"apply_patch\"\n", err: "tools.add must be an array of tool names"},
 		{name: "not a table", user: "tools = 3\n", err: "tools must be a table"},
+		{name: "search budget", user: "[tools]\nsearch_budget = 4096\n", want: Tools{SearchBudget: ptr(4096)}},
+		{name: "search budget off", project: "[tools]\nsearch_budget = 0\n", want: Tools{SearchBudget: ptr(0)}},
+		{name: "search budget not a number", user: "[tools]\nsearch_budget = \"8k\"\n", err: "tools.search_budget must be a number of bytes"},
+		{name: "search budget negative", user: "[tools]\nsearch_budget = -1\n", err: "tools.search_budget must be a number of bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,9 +53,17 @@ func TestToolsTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(got.Add, tc.want.Add) || !slices.Equal(got.Remove, tc.want.Remove) {
+			budget := func(p *int) any {
+				if p == nil {
+					return nil
+				}
+				return *p
+			}
+			if !slices.Equal(got.Add, tc.want.Add) || !slices.Equal(got.Remove, tc.want.Remove) || budget(got.SearchBudget) != budget(tc.want.SearchBudget) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
 	}
 }
+
+func ptr(n int) *int { return &n }

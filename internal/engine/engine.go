@@ -145,6 +145,7 @@ type Engine struct {
 	model          string
 	provider       llm.Provider
 	window         int
+	searchBudget   int // tools.search_budget, for sub-agents too
 	price          llm.Price
 	spec           string // the model as the session log names it
 	sys            string
@@ -387,23 +388,30 @@ func New(o Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	searchBudget, err := e.toolSearchBudget()
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.agent = agent.New(agent.Config{
-		Window:   window,
-		Provider: provider,
-		Model:    model,
-		Spec:     res.Spec,
-		Price:    res.Price,
-		Thinking: o.Thinking,
-		Tools:    reg,
-		Env:      e.env,
-		MaxSteps: o.MaxSteps,
-		Log:      e.log,
-		Emit:     o.Emit,
-		Hooks:    e.agentHooks(),
-		Verify:   verifier,
-		Budget:   budget,
+		ToolSearchBudget: searchBudget,
+		Deferrable:       isMCPTool,
+		Window:           window,
+		Provider:         provider,
+		Model:            model,
+		Spec:             res.Spec,
+		Price:            res.Price,
+		Thinking:         o.Thinking,
+		Tools:            reg,
+		Env:              e.env,
+		MaxSteps:         o.MaxSteps,
+		Log:              e.log,
+		Emit:             o.Emit,
+		Hooks:            e.agentHooks(),
+		Verify:           verifier,
+		Budget:           budget,
 	})
-	e.window = window
+	e.window, e.searchBudget = window, searchBudget
 	if e.sandboxBuild == nil {
 		if err := e.waitSandbox(); err != nil {
 			e.Close()

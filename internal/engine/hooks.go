@@ -88,6 +88,12 @@ func (h *hookAdapter) PreCompact(ctx context.Context, trigger string) {
 	h.run(ctx, hooks.PreCompact, in)
 }
 
+func (h *hookAdapter) PostCompact(ctx context.Context, trigger, summary string) string {
+	in := h.input()
+	in.Trigger, in.Summary = trigger, summary
+	return strings.TrimSpace(h.run(ctx, hooks.PostCompact, in).Summary)
+}
+
 // session runs SessionStart / SessionEnd hooks; SessionStart's context
 // for the model is returned.
 func (h *hookAdapter) session(ctx context.Context, ev hooks.Event, trigger string) string {

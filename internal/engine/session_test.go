@@ -75,7 +75,7 @@ func TestSessionManyClientsOneStream(t *testing.T) {
 	if ga != gb {
 		t.Errorf("clients saw different streams:\n%s\n%s", ga, gb)
 	}
-	want := "session_started agent_step usage tool_started tool_result agent_step assistant_delta assistant_message usage agent_finished turn_summary"
+	want := "session_started agent_step usage context_health tool_started tool_result agent_step assistant_delta assistant_message usage context_health agent_finished turn_summary"
 	if ga != want {
 		t.Errorf("stream\n got %s\nwant %s", ga, want)
 	}

@@ -213,6 +213,9 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 		Log:      log,
 		Window:   e.window,
 		Hooks:    e.agentHooks(),
+
+		ToolSearchBudget: e.searchBudget,
+		Deferrable:       isMCPTool,
 	})
 	return child.Turn(ctx, protocol.Text(a.Prompt), nil)
 }

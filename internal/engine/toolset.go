@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/script"
 	"github.com/openseek/openseek/internal/tool"
 	"github.com/openseek/openseek/internal/tool/control"
@@ -123,3 +124,24 @@ func parseToolSpec(spec string) (changes []toolChange, exact bool, err error) {
 	}
 	return changes, bare > 0, nil
 }
+
+// toolSearchBudget is the config's tools.search_budget, or the agent's
+// default: how much the MCP tools may weigh before they are found on
+// demand with tool_search instead of sent in every request.
+func (e *Engine) toolSearchBudget() (int, error) {
+	cfg, err := e.config()
+	if err != nil {
+		return 0, err
+	}
+	table, err := cfg.Tools()
+	if err != nil {
+		return 0, err
+	}
+	if table.SearchBudget != nil {
+		return *table.SearchBudget, nil
+	}
+	return agent.DefaultToolSearchBudget, nil
+}
+
+// isMCPTool picks the tools tool_search may defer: an MCP server's.
+func isMCPTool(name string) bool { return strings.HasPrefix(name, "mcp__") }

@@ -22,11 +22,12 @@ const (
 	SessionStart     Event = "SessionStart"
 	SessionEnd       Event = "SessionEnd"
 	PreCompact       Event = "PreCompact"
+	PostCompact      Event = "PostCompact"
 )
 
 // Events lists every supported event.
 func Events() []Event {
-	return []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact}
+	return []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact, PostCompact}
 }
 
 // DefaultTimeout is how long a hook without a "timeout" may run.

@@ -14,7 +14,9 @@
 // on stdin: session_id, transcript_path, cwd, hook_event_name, and per
 // event tool_name + tool_input (PreToolUse), + tool_response (PostToolUse),
 // prompt (UserPromptSubmit), stop_hook_active (Stop), trigger (PreCompact),
-// source (SessionStart), reason (SessionEnd).
+// trigger + summary (PostCompact), source (SessionStart), reason
+// (SessionEnd). A PostCompact hook may replace the summary the model
+// wrote: stdout {"hookSpecificOutput": {"summary": "…"}}.
 //
 // What a hook's exit means:
 //   - 0: passes. Stdout may be JSON as Claude Code documents it:
@@ -27,8 +29,9 @@
 //   - 2: blocks, with stderr as the reason the model (or user) reads: the
 //     tool call does not run (PreToolUse), the tool's output is followed by
 //     the reason (PostToolUse), the prompt is refused (UserPromptSubmit), or
-//     stopping turns into "keep going" (Stop). SessionStart, SessionEnd and
-//     PreCompact cannot block: their exit 2 is reported like an error.
+//     stopping turns into "keep going" (Stop). SessionStart, SessionEnd,
+//     PreCompact and PostCompact cannot block: their exit 2 is reported
+//     like an error.
 //   - anything else, a timeout (default 60 s) or a failure to start: a
 //     reported, non-blocking error.
 //

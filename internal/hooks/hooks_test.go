@@ -231,6 +231,7 @@ func TestStdinAndEnvironment(t *testing.T) {
 		{UserPromptSubmit, Input{Prompt: "fix the bug"}, map[string]any{"prompt": "fix the bug"}},
 		{Stop, Input{StopHookActive: true}, map[string]any{"stop_hook_active": true}},
 		{PreCompact, Input{Trigger: "auto"}, map[string]any{"trigger": "auto", "custom_instructions": ""}},
+		{PostCompact, Input{Trigger: "manual", Summary: "did x"}, map[string]any{"trigger": "manual", "summary": "did x"}},
 		{SessionStart, Input{Trigger: "resume"}, map[string]any{"source": "resume"}},
 		{SessionEnd, Input{Trigger: "exit"}, map[string]any{"reason": "exit"}},
 	}
@@ -404,7 +405,7 @@ func TestLoad(t *testing.T) {
 	if hs := r.hooks[PreToolUse]; len(hs) != 1 || hs[0].timeout != 5*time.Second || !hs[0].match.MatchString("shell") {
 		t.Fatalf("kept hooks %+v", hs)
 	}
-	if !slices.Equal(Events(), []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact}) {
+	if !slices.Equal(Events(), []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact, PostCompact}) {
 		t.Fatalf("Events() = %v", Events())
 	}
 }
@@ -428,4 +429,24 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A PostCompact hook replaces the summary through its stdout JSON; the
+// last hook that gives one wins, and other events ignore the key.
+func TestPostCompactReplacesSummary(t *testing.T) {
+	dir := t.TempDir()
+	first := script(t, dir, "a.sh", `echo '{"hookSpecificOutput":{"summary":"first"}}'`)
+	second := script(t, dir, "b.sh", `cat >/dev/null; echo '{"hookSpecificOutput":{"summary":"second"}}'`)
+	quiet := script(t, dir, "c.sh", `echo '{"hookSpecificOutput":{"summary":"  "}}'`)
+	r := load(t, hooksFile(t, dir, map[Event][]cmdSpec{
+		PostCompact: {{command: first}, {command: second}, {command: quiet}},
+		PreCompact:  {{command: first}},
+	}))
+	out := r.Run(context.Background(), PostCompact, Input{Cwd: dir, Trigger: "auto", Summary: "model summary"})
+	if len(out.Errors) != 0 || out.Summary != "second" {
+		t.Fatalf("PostCompact outcome %+v, want summary %q", out, "second")
+	}
+	if out := r.Run(context.Background(), PreCompact, Input{Cwd: dir, Trigger: "auto"}); out.Summary != "" {
+		t.Fatalf("PreCompact gave a summary: %+v", out)
+	}
 }

@@ -26,7 +26,9 @@ type Input struct {
 	ToolInput, ToolResponse        json.RawMessage
 	Prompt                         string
 	StopHookActive                 bool
-	// Trigger is what set the event off: PreCompact "manual" | "auto",
+	// Summary is the summary a compaction made (PostCompact).
+	Summary string
+	// Trigger is what set the event off: Pre/PostCompact "manual" | "auto",
 	// SessionStart "startup" | "resume" | "clear" | "compact", SessionEnd
 	// the reason. The matcher of those events is matched against it.
 	Trigger string
@@ -57,6 +59,9 @@ type Outcome struct {
 	UpdatedInput json.RawMessage
 	// Messages are systemMessage texts for the user, not the model.
 	Messages []string
+	// Summary, when set, replaces a compaction's summary (PostCompact
+	// hookSpecificOutput.summary; the last one wins).
+	Summary string
 }
 
 // Has reports whether any hook is attached to ev, so callers can skip
@@ -108,7 +113,7 @@ func (h hook) matches(ev Event, in Input) bool {
 	case PreToolUse, PostToolUse:
 		alias := ClaudeName(in.ToolName)
 		return h.match.MatchString(in.ToolName) || alias != "" && h.match.MatchString(alias)
-	case PreCompact, SessionStart, SessionEnd:
+	case PreCompact, PostCompact, SessionStart, SessionEnd:
 		return h.match.MatchString(in.Trigger)
 	}
 	return true
@@ -185,6 +190,7 @@ type output struct {
 		PermissionDecisionReason string          `json:"permissionDecisionReason"`
 		AdditionalContext        string          `json:"additionalContext"`
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
+		Summary                  string          `json:"summary"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -231,6 +237,9 @@ func (o *Outcome) passed(ev Event, name, stdout string) {
 	hs := out.HookSpecificOutput
 	if hs.AdditionalContext != "" {
 		o.addContext(hs.AdditionalContext)
+	}
+	if ev == PostCompact && strings.TrimSpace(hs.Summary) != "" {
+		o.Summary = hs.Summary
 	}
 	if ev == PreToolUse {
 		perm := hs.PermissionDecision
@@ -333,6 +342,9 @@ func payload(ev Event, in Input) []byte {
 	case PreCompact:
 		m["trigger"] = in.Trigger
 		m["custom_instructions"] = ""
+	case PostCompact:
+		m["trigger"] = in.Trigger
+		m["summary"] = in.Summary
 	case SessionStart:
 		m["source"] = in.Trigger
 	case SessionEnd:

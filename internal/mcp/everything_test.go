@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,64 +16,8 @@ import (
 	"github.com/openseek/openseek/internal/tool"
 )
 
-// The reference MCP server from the npm registry, pinned. CI pre-installs
-// it with everythingInstall; the test installs it itself when missing.
-const (
-	everythingPkg     = "@modelcontextprotocol/server-everything"
-	everythingVersion = "2026.8.31"
-)
-
-// everythingDir is the npm prefix the server is installed under:
-// $XDG_CACHE_HOME/openseek-test/mcp, or ~/.cache/openseek-test/mcp.
-func everythingDir(t *testing.T) string {
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Fatalf("no cache dir for the npm install: %v", err)
-		}
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "openseek-test", "mcp")
-}
-
-// everythingInstall is the npm command that installs the server into dir.
-func everythingInstall(dir string) []string {
-	return []string{"npm", "install", "--prefix", dir, "--no-audit", "--no-fund", everythingPkg + "@" + everythingVersion}
-}
-
-// everythingMain installs the pinned server when it is missing and returns
-// the path of its dist/index.js. No node or no npm registry fails the test:
-// the real server is part of what this package promises.
-func everythingMain(t *testing.T) string {
-	t.Helper()
-	e2etest.Need(t, "apt-get install nodejs npm", "node")
-	e2etest.Need(t, "apt-get install npm", "npm")
-	dir := everythingDir(t)
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(everythingPkg))
-	var pkg struct{ Version string }
-	if data, err := os.ReadFile(filepath.Join(pkgDir, "package.json")); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Version == everythingVersion {
-		return filepath.Join(pkgDir, "dist", "index.js")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := everythingInstall(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("installing %s failed (is the npm registry reachable?)\n$ %s\n%s\n%v", everythingPkg, strings.Join(args, " "), out, err)
-	}
-	main := filepath.Join(pkgDir, "dist", "index.js")
-	if _, err := os.Stat(main); err != nil {
-		t.Fatalf("%s installed without dist/index.js: %v", everythingPkg, err)
-	}
-	return main
-}
-
 func TestEverythingServer(t *testing.T) {
-	main := everythingMain(t)
+	main := e2etest.Everything(t)
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
 		checkEverything(t, Server{Name: "everything", Command: "node", Args: []string{main, "stdio"}, Source: "test"})

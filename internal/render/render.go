@@ -26,9 +26,10 @@ type Text struct {
 	opts    Options
 	inText  bool // the last thing written was streamed answer text
 	inThink bool
-	said    string         // the last complete assistant message
-	state   string         // how the turn ended, for the closing line
-	usage   protocol.Usage // the turn so far, for the live line
+	said    string                  // the last complete assistant message
+	state   string                  // how the turn ended, for the closing line
+	usage   protocol.Usage          // the turn so far, for the live line
+	context *protocol.ContextHealth // the latest, for the closing line
 
 	running  *runningCall // the tool call or check shown live, if any
 	stopLive chan struct{}
@@ -196,14 +197,22 @@ func (t *Text) Emit(e protocol.Event) {
 		if e.CostUSD != nil {
 			cost = CostText(*e.CostUSD, true)
 		}
-		fmt.Fprintf(t.info, "— %s · %s · %s · %s · %s\n", state, Count(e.Steps, "step"), UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond)
+		ctx := ""
+		if t.context != nil {
+			ctx = " · " + ContextLine(*t.context)
+		}
+		fmt.Fprintf(t.info, "— %s · %s · %s · %s · %s%s\n", state, Count(e.Steps, "step"), UsageLine(e.Usage, nil), cost, time.Duration(e.DurationMs)*time.Millisecond, ctx)
 		t.state, t.usage = "", protocol.Usage{}
 	case protocol.AutoCompactionStarted:
 		fmt.Fprintf(t.info, "summarising events %d..%d to stay within the context window\n", e.FromSequence, e.ToSequence)
-	case protocol.CompactionFinished:
-		fmt.Fprintf(t.info, "compacted events %d..%d\n", e.FromSequence, e.ToSequence)
 	case protocol.CompactionFailed:
 		fmt.Fprintf(t.info, "compaction failed: %s\n", e.Error)
+	case protocol.ContextHealth:
+		t.context = &e
+	case protocol.CompactionReport:
+		t.endThink()
+		t.breakLine()
+		fmt.Fprintf(t.info, "» %s\n", CompactionText(e))
 	case protocol.MaxStepsExhausted:
 		t.breakLine()
 		t.state = "stopped: the step limit was reached"

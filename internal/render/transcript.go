@@ -56,7 +56,7 @@ func Transcript(w io.Writer, s *session.Session, children ...*session.Session) {
 			text := it.Content
 			if ev, ok := session.ParseApproval(text); ok {
 				text = session.DescribeApproval(ev)
-			} else if session.IsMarker(text) {
+			} else if session.IsMarker(text) && !strings.HasPrefix(text, session.CompactionNotePrefix) {
 				continue // snapshot and rewind bookkeeping (rewind --list shows the turns)
 			}
 			fmt.Fprintf(w, "%s» %s\n", prefix, clipLines(text, 4))

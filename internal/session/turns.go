@@ -240,11 +240,14 @@ func (s *Session) rewound() []bool {
 	return hidden
 }
 
-// IsMarker reports whether a notice is a snapshot, rewind, fork or approval
-// marker: bookkeeping that the projection never shows the model. A
+// IsMarker reports whether a notice is a snapshot, rewind, fork, approval
+// or compaction marker: bookkeeping that the projection never shows the model. A
 // conversation view shows approvals (ParseApproval first) and hides the
 // rest.
 func IsMarker(c string) bool {
+	if strings.HasPrefix(c, CompactionNotePrefix) {
+		return true
+	}
 	if _, _, ok := parseSnapshot(c); ok {
 		return true
 	}

@@ -44,6 +44,9 @@ type Result struct {
 	// Notices are runtime notices (e.g. "[goal cleared]") the loop appends to
 	// the session after this tool batch.
 	Notices []string
+	// Read, set by a file read, lets the loop answer a read of content
+	// the model still has in context briefly (see agent's read ledger).
+	Read *ReadMark
 }
 
 // Tool is a model-callable function.

@@ -86,6 +86,10 @@ func (m *Model) handle(e protocol.Event) {
 		m.verifyResult(e, now)
 	case protocol.UsageEvent:
 		m.stat.addUsage(e.Usage)
+	case protocol.ContextHealth:
+		m.stat.health = &e
+	case protocol.CompactionReport:
+		m.note(kindNote, "", render.CompactionText(e))
 	case protocol.AgentStep:
 		m.busy = true
 		m.reasoning = nil

@@ -19,6 +19,7 @@ type statusInfo struct {
 	unpriced  bool              // a turn's cost was unknown: the total is too
 	jobs      map[string]bool   // generation/id → running
 	gens      map[string]string // job id → generation
+	health    *protocol.ContextHealth
 }
 
 func (s *statusInfo) addUsage(u protocol.Usage) {
@@ -70,7 +71,9 @@ func tersecost(usd float64, known bool) string {
 func (m *Model) statusLine(v *view) string {
 	s := &m.stat
 	parts := []string{m.model}
-	if s.window > 0 {
+	if s.health != nil {
+		parts = append(parts, render.ContextLine(*s.health))
+	} else if s.window > 0 {
 		parts = append(parts, fmt.Sprintf("ctx %d%%", s.lastInput*100/s.window))
 	}
 	parts = append(parts, fmt.Sprintf("%s in / %s out", count(s.total.PromptTokens), count(s.total.CompletionTokens)))

@@ -59,6 +59,7 @@ func EventTypes() []protocol.Event {
 		protocol.WorkspaceCreated{}, protocol.CommandError{}, protocol.SteerApplied{}, protocol.SteerDropped{},
 		protocol.BackgroundNotice{}, protocol.SubrunStarted{}, protocol.SubrunFinished{}, protocol.WorkflowStarted{},
 		protocol.WorkflowFinished{}, protocol.VerifyStarted{}, protocol.VerifyResult{}, protocol.UnverifiedClaim{},
+		protocol.ContextHealth{}, protocol.CompactionReport{},
 	}
 }
 

@@ -70,7 +70,7 @@ func TestOverlongLineIsSkippedAndServingGoesOn(t *testing.T) {
 	if err := Serve(context.Background(), eng, strings.NewReader(in), out); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.names(); got != "command_error agent_step assistant_delta assistant_message usage agent_finished turn_summary" {
+	if got := out.names(); got != "command_error agent_step assistant_delta assistant_message usage context_health agent_finished turn_summary" {
 		t.Errorf("events %s", got)
 	}
 }

@@ -329,6 +329,9 @@ func timeline(s *session.Session) []row {
 				} else if strings.HasPrefix(it.Content, session.UnchangedPrefix) {
 					r.Kind, r.What = "snapshot", "no snapshot: the turn changed no files"
 				}
+				if strings.HasPrefix(it.Content, session.CompactionNotePrefix) {
+					r.Kind, r.What = e.Item.ItemKind(), it.Content // what a compaction summarised, as written
+				}
 			}
 		case *session.Summary:
 			r.What = fmt.Sprintf("summary of events %d–%d", it.From, it.To)

@@ -3,6 +3,7 @@ package fs
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -89,7 +90,9 @@ func runRead(ctx context.Context, env *tool.Env, a readArgs) tool.Result {
 	}
 	res := tool.TextResult(out.text)
 	res.IsError = out.truncated
-	return with(res, brief, data{Outcome: "read", Path: env.Rel(real), Lines: out.lines})
+	rel := env.Rel(real)
+	res.Read = &tool.ReadMark{Path: rel, Key: fmt.Sprintf("%s\x00%d\x00%d\x00%d", rel, start, max(a.MaxLines, 0), budget), Sum: sha256.Sum256([]byte(out.text))}
+	return with(res, brief, data{Outcome: "read", Path: rel, Lines: out.lines})
 }
 
 // readOut is the rendered body+footer of a file read.

@@ -559,6 +559,27 @@
       if (changes && changes.open) loadChanges();
     }
 
+    // kilo, contextHealth and compactionText write what render.ContextLine
+    // and render.CompactionText write for the other faces.
+    const kilo = (n) => n < 1000 ? String(n) : n < 1e6 ? Math.round(n / 1000) + "k" : (n / 1e6).toFixed(1) + "M";
+    const count = (n, noun) => n + " " + noun + (n === 1 ? "" : "s");
+    function contextHealth(ev) {
+      const box = $("#context-meter");
+      if (!box) return;
+      let text = "context " + kilo(ev.used_tokens) + "/" + kilo(ev.window) + " · " + count(ev.compactions, "compaction");
+      if (ev.rereads_avoided > 0) text += " · " + count(ev.rereads_avoided, "re-read") + " avoided";
+      box.textContent = text;
+      box.title = Math.round(100 * ev.used_tokens / Math.max(ev.window, 1)) + "% of the model's context window";
+      box.hidden = false;
+    }
+    function compactionText(ev) {
+      let text = "compacted events " + ev.from_sequence + ".." + ev.to_sequence + " (" + ev.trigger + ", " + count(ev.turns, "turn") +
+        "): context " + kilo(ev.tokens_before) + " → " + kilo(ev.tokens_after) + " tokens";
+      if (ev.files.length) text += "; files: " + ev.files.slice(0, 8).join(", ") + (ev.files.length > 8 ? " and " + (ev.files.length - 8) + " more" : "");
+      if (ev.hook_replaced) text += "; summary from a PostCompact hook";
+      return text;
+    }
+
     // addTotals adds a turn to the session's totals (the meter by the
     // prompt box), in the server's words (render.UsageLine,
     // render.CostText).
@@ -671,6 +692,8 @@
       max_steps_exhausted: () => add(el("div", "msg status", "[agent failed] the step limit was reached")),
       context_yield: () => add(el("div", "msg status", "context ceiling reached: continuing from a checkpoint summary")),
       compaction_finished: (ev) => add(el("div", "msg notice", "compacted events " + ev.from_sequence + "–" + ev.to_sequence)),
+      context_health: contextHealth,
+      compaction_report: (ev) => add(el("div", "msg notice compaction-report", compactionText(ev))),
       turn_summary: (ev) => { summary(ev); notify("OpenSeek: turn " + ev.outcome.replace(/_/g, " "), $(".heading h1")?.textContent || id); },
       usage,
       stream_reset: () => location.reload(),
