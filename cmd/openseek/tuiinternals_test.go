@@ -18,7 +18,9 @@ import (
 func TestTUIShowsNoInternalsInTmux(t *testing.T) {
 	ws, home := t.TempDir(), t.TempDir()
 	srv := llmtest.NewServer(t,
-		llmtest.Calls(llmtest.Call{ID: "c1", Name: "shell", Args: `{"cmd":"echo shell-said-hi"}`}),
+		// The command writes a file, so the turn takes a snapshot (a turn of
+		// read-only commands takes none) and the log has a marker to hide.
+		llmtest.Calls(llmtest.Call{ID: "c1", Name: "shell", Args: `{"cmd":"echo shell-said-hi > said.txt && cat said.txt"}`}),
 		llmtest.Text("It said hi."),
 	)
 	base := strings.TrimSuffix(srv.URL(), "/chat/completions")
