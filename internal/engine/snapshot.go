@@ -319,7 +319,7 @@ func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
 	}
 	t := turns[n-1]
 	out.Turn = t
-	target, later := snapshotBefore(turns, n)
+	target, later := session.SnapshotBefore(turns, n)
 	if target == "" && !later {
 		return out, fmt.Errorf("turn %d of session %s has no snapshot (it ran in plan mode, with OPENSEEK_SNAPSHOTS=off, or before snapshots were recorded); nothing was changed", n, id)
 	}
@@ -344,23 +344,6 @@ func Rewind(ctx context.Context, o RewindOptions) (Rewound, error) {
 		out.HiddenFrom = t.Start
 	}
 	return out, nil
-}
-
-// snapshotBefore is the snapshot holding the files as they were before
-// turn n (from 1): its own, or, when it and the turns after it up to one
-// with a snapshot changed no files (Turn.Unchanged), that later
-// snapshot. unchanged reports, with no snapshot, that turn n and all
-// later turns changed no files, so the files now are those before it.
-func snapshotBefore(turns []session.Turn, n int) (id string, unchanged bool) {
-	for _, t := range turns[n-1:] {
-		if t.Snapshot != "" {
-			return t.Snapshot, false
-		}
-		if !t.Unchanged {
-			return "", false
-		}
-	}
-	return "", true
 }
 
 // workspaceRoots resolves a workspace directory (symlinks too, as New

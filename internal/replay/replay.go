@@ -69,7 +69,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if len(turns) == 0 {
 		return Report{}, fmt.Errorf("session %s has no turns to replay", s.ID)
 	}
-	if turns[0].Snapshot == "" {
+	// The files before the first turn: its snapshot, or the next one when
+	// the turns before that changed no files; when none did, the files
+	// as they are now.
+	start, unchanged := session.SnapshotBefore(turns, 1)
+	if start == "" && !unchanged {
 		return Report{}, fmt.Errorf("session %s cannot be replayed: %w (OPENSEEK_SNAPSHOTS=off or plan mode)", s.ID, ErrNoStartingTree)
 	}
 	if n := subAgentCalls(s); n > 0 {
@@ -89,7 +93,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	if err := repo.Extract(ctx, turns[0].Snapshot, dir); err != nil {
+	if start == "" {
+		if start, err = repo.Take(ctx); err != nil {
+			return Report{}, fmt.Errorf("snapshot the files of session %s's workspace: %w", s.ID, err)
+		}
+	}
+	if err := repo.Extract(ctx, start, dir); err != nil {
 		return Report{}, fmt.Errorf("restore the starting tree of session %s: %w", s.ID, err)
 	}
 

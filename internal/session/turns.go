@@ -266,3 +266,20 @@ func IsMarker(c string) bool {
 	_, ok := ParseApproval(c)
 	return ok
 }
+
+// SnapshotBefore is the snapshot holding the files as they were before
+// turn n (from 1): its own, or, when it and the turns after it up to one
+// with a snapshot changed no files (Turn.Unchanged), that later
+// snapshot. unchanged reports, with no snapshot, that turn n and all
+// later turns changed no files, so the files now are those before it.
+func SnapshotBefore(turns []Turn, n int) (id string, unchanged bool) {
+	for _, t := range turns[n-1:] {
+		if t.Snapshot != "" {
+			return t.Snapshot, false
+		}
+		if !t.Unchanged {
+			return "", false
+		}
+	}
+	return "", true
+}
