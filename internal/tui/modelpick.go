@@ -29,13 +29,13 @@ func (m *Model) pickModel() tea.Cmd {
 		return nil
 	}
 	rows := make([]string, len(list))
-	at := 0
+	at, w := 0, specWidth(list)
 	for i, mi := range list {
 		mark := " "
 		if mi.Spec() == m.model {
 			mark, at = "*", i
 		}
-		rows[i] = mark + " " + modelRow(mi)
+		rows[i] = mark + " " + modelRow(mi, w)
 	}
 	m.picker = &picker{title: "Model (* in use; window, $/M tokens cached in/in/out)", rows: rows, at: at, pick: func(i int) tea.Cmd {
 		mi := list[i]
@@ -51,9 +51,20 @@ func (m *Model) pickModel() tea.Cmd {
 	return nil
 }
 
-// modelRow is one model of a list: its spec, context window, price per
-// million tokens (cached in/in/out) and whether it can be used now.
-func modelRow(mi engine.ModelInfo) string {
+// specWidth is the width of the widest model name of list: the column
+// modelRow pads names to, so the columns after it line up.
+func specWidth(list []engine.ModelInfo) int {
+	w := 0
+	for _, mi := range list {
+		w = max(w, len(mi.Spec()))
+	}
+	return w
+}
+
+// modelRow is one model of a list: its spec (padded to width), context
+// window, price per million tokens (cached in/in/out) and whether it can
+// be used now.
+func modelRow(mi engine.ModelInfo, width int) string {
 	window, price, state := "-", "-", "no key"
 	if mi.Window > 0 {
 		window = fmt.Sprintf("%dk", mi.Window/1000)
@@ -64,5 +75,5 @@ func modelRow(mi engine.ModelInfo) string {
 	if mi.Ready {
 		state = "ready"
 	}
-	return fmt.Sprintf("%-32s %6s  %-22s %s", mi.Spec(), window, price, state)
+	return fmt.Sprintf("%-*s %6s  %-22s %s", width, mi.Spec(), window, price, state)
 }

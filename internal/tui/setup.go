@@ -199,11 +199,13 @@ func (m *setupModel) View() tea.View {
 			fmt.Fprintf(&b, "filter: %s\n", m.filter)
 		}
 		list := m.shown()
+		w := specWidth(m.req.Models)
+		b.WriteString(m.st.dim.Render(fmt.Sprintf("  %-*s %6s  %-22s %s", w, "model", "window", "$/M tokens cached/in/out", "key")) + "\n")
 		start := max(m.at-11, 0)
 		for i := start; i < len(list) && i < start+12; i++ {
-			row := "  " + modelRow(list[i])
+			row := "  " + modelRow(list[i], w)
 			if i == m.at {
-				row = m.st.user.Render("› " + modelRow(list[i]))
+				row = m.st.user.Render("› " + modelRow(list[i], w))
 			}
 			b.WriteString(truncate(row, m.width) + "\n")
 		}
