@@ -10,19 +10,15 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"go/ast"
 	"go/format"
-	"go/parser"
-	"go/token"
 	"log"
 	"maps"
 	"os"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/openseek/openseek/internal/wiregen"
 )
 
 // Output is the generated file's name inside the package directory.
@@ -170,161 +166,37 @@ func decodeExpr(f field) (string, error) {
 
 // load parses the package and resolves the table against its types.
 func load(dir string) ([]event, error) {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go") && fi.Name() != Output
-	}, 0)
+	p, err := wiregen.Load(dir, "protocol", Output)
 	if err != nil {
 		return nil, err
 	}
-	pkg, ok := pkgs["protocol"]
-	if !ok {
-		return nil, fmt.Errorf("no package protocol in %s", dir)
-	}
-	structs := map[string]*ast.StructType{}
-	eventFile := map[string]string{}   // struct types of event_*.go → their file
-	handWritten := map[string]string{} // EventName methods outside the table
-	valid := map[string]bool{}
-	var table *ast.CompositeLit
-	for path, f := range pkg.Files {
-		base := filepath.Base(path)
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					if ts, ok := s.(*ast.TypeSpec); ok {
-						if st, ok := ts.Type.(*ast.StructType); ok {
-							structs[ts.Name.Name] = st
-							if strings.HasPrefix(base, "event_") {
-								eventFile[ts.Name.Name] = base
-							}
-						}
-					}
-				}
-			case *ast.FuncDecl:
-				if d.Recv != nil && d.Name.Name == "EventName" {
-					handWritten[exprString(d.Recv.List[0].Type)] = base
-				}
-				if d.Recv != nil && d.Name.Name == "valid" {
-					valid[exprString(d.Recv.List[0].Type)] = true
-				}
-				if d.Recv == nil && d.Name.Name == "eventTable" {
-					table = tableLit(d)
-				}
-			}
-		}
-	}
-	if table == nil {
-		return nil, fmt.Errorf("%s: no func eventTable returning a composite literal", filepath.Join(dir, "events.go"))
+	rows, err := p.Table("eventTable")
+	if err != nil {
+		return nil, err
 	}
 	var out []event
-	seen := map[string]bool{}
-	for _, elt := range table.Elts {
-		row, ok := elt.(*ast.CompositeLit)
-		if !ok || len(row.Elts) != 2 {
-			return nil, fmt.Errorf("%s: a table row is {\"wire_name\", Type{}}", fset.Position(elt.Pos()))
-		}
-		lit, ok1 := row.Elts[0].(*ast.BasicLit)
-		zero, ok2 := row.Elts[1].(*ast.CompositeLit)
-		if !ok1 || !ok2 || lit.Kind != token.STRING {
-			return nil, fmt.Errorf("%s: a table row is {\"wire_name\", Type{}}", fset.Position(elt.Pos()))
-		}
-		name, _ := strconv.Unquote(lit.Value)
-		typ := exprString(zero.Type)
-		if seen[name] || seen[typ] {
-			return nil, fmt.Errorf("%s: %s/%s listed twice", fset.Position(elt.Pos()), name, typ)
-		}
-		seen[name], seen[typ] = true, true
-		st, ok := structs[typ]
-		if !ok {
-			return nil, fmt.Errorf("%s: %s is not a struct type of the package", fset.Position(elt.Pos()), typ)
-		}
-		e := event{name: name, typ: typ, valid: valid[typ]}
-		for _, fl := range st.Fields.List {
-			tag := ""
-			if fl.Tag != nil {
-				s, _ := strconv.Unquote(fl.Tag.Value)
-				tag = reflect.StructTag(s).Get("wire")
+	inTable := map[string]bool{}
+	for _, r := range rows {
+		inTable[r.Type] = true
+		e := event{name: r.Name, typ: r.Type, valid: p.Methods[r.Type+".valid"] != ""}
+		for _, f := range r.Fields {
+			fl := field{goName: f.GoName, key: f.Key, typ: f.Type, omitEmpty: f.Has("omitempty")}
+			if d, ok := f.Options["default"]; ok {
+				fl.def = &d
 			}
-			if tag != "" && len(fl.Names) != 1 {
-				return nil, fmt.Errorf("%s: a tagged field declares one name", fset.Position(fl.Pos()))
-			}
-			for _, n := range fl.Names {
-				e.fields = append(e.fields, parseField(n.Name, exprString(fl.Type), tag))
-			}
+			e.fields = append(e.fields, fl)
 		}
 		out = append(out, e)
 	}
-	for _, typ := range slices.Sorted(maps.Keys(eventFile)) {
-		if !seen[typ] {
-			return nil, fmt.Errorf("%s declares %s, which is not in eventTable (events.go): add its wire name there", eventFile[typ], typ)
+	for _, typ := range slices.Sorted(maps.Keys(p.StructFile)) {
+		if file := p.StructFile[typ]; strings.HasPrefix(file, "event_") && !inTable[typ] {
+			return nil, fmt.Errorf("%s declares %s, which is not in eventTable (events.go): add its wire name there", file, typ)
 		}
 	}
-	for _, typ := range slices.Sorted(maps.Keys(handWritten)) {
-		return nil, fmt.Errorf("%s writes %s.EventName by hand: list the type in eventTable (events.go) instead", handWritten[typ], typ)
+	for _, m := range slices.Sorted(maps.Keys(p.Methods)) {
+		if typ, ok := strings.CutSuffix(m, ".EventName"); ok {
+			return nil, fmt.Errorf("%s writes %s.EventName by hand: list the type in eventTable (events.go) instead", p.Methods[m], typ)
+		}
 	}
 	return out, nil
-}
-
-func tableLit(fd *ast.FuncDecl) *ast.CompositeLit {
-	for _, s := range fd.Body.List {
-		if r, ok := s.(*ast.ReturnStmt); ok && len(r.Results) == 1 {
-			if cl, ok := r.Results[0].(*ast.CompositeLit); ok {
-				return cl
-			}
-		}
-	}
-	return nil
-}
-
-func parseField(goName, typ, tag string) field {
-	f := field{goName: goName, key: snake(goName), typ: typ}
-	parts := strings.Split(tag, ",")
-	if parts[0] != "" {
-		f.key = parts[0]
-	}
-	for _, p := range parts[1:] {
-		switch {
-		case p == "omitempty":
-			f.omitEmpty = true
-		case strings.HasPrefix(p, "default="):
-			d := strings.TrimPrefix(p, "default=")
-			f.def = &d
-		}
-	}
-	return f
-}
-
-// snake turns a Go name into its wire key: ToolCallID → tool_call_id,
-// CostUSD → cost_usd, OK → ok.
-func snake(s string) string {
-	r := []rune(s)
-	var b strings.Builder
-	for i, c := range r {
-		if i > 0 && unicode.IsUpper(c) {
-			prev := r[i-1]
-			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
-				b.WriteByte('_')
-			}
-		}
-		b.WriteRune(unicode.ToLower(c))
-	}
-	return b.String()
-}
-
-func exprString(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.Ident:
-		return e.Name
-	case *ast.StarExpr:
-		return "*" + exprString(e.X)
-	case *ast.ArrayType:
-		if e.Len == nil {
-			return "[]" + exprString(e.Elt)
-		}
-	case *ast.SelectorExpr:
-		return exprString(e.X) + "." + e.Sel.Name
-	}
-	return fmt.Sprintf("%T", e)
 }

@@ -70,17 +70,6 @@ func TestEventMissingFromTheTable(t *testing.T) {
 	}
 }
 
-func TestSnake(t *testing.T) {
-	for in, want := range map[string]string{
-		"ToolCallID": "tool_call_id", "CostUSD": "cost_usd", "OK": "ok", "DurationMs": "duration_ms",
-		"RereadBytesSaved": "reread_bytes_saved", "ID": "id", "Step": "step", "HTMLBody": "html_body",
-	} {
-		if got := snake(in); got != want {
-			t.Errorf("snake(%s) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // A field's tag overrides its key and sets its options; a type the
 // generator has no wire form for is an error, not silently skipped.
 func TestTagsAndUnknownTypes(t *testing.T) {
