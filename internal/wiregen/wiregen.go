@@ -5,11 +5,13 @@
 package wiregen
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -47,7 +49,7 @@ func Load(dir, name, skip string) (*Package, error) {
 	p := &Package{Fset: fset, Files: map[string]*ast.File{}, Structs: map[string]*ast.StructType{},
 		StructFile: map[string]string{}, Methods: map[string]string{}, Funcs: map[string]string{}}
 	for path, f := range pkg.Files {
-		base := path[strings.LastIndexByte(path, os.PathSeparator)+1:]
+		base := filepath.Base(path)
 		p.Files[base] = f
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -209,4 +211,61 @@ func ExprString(e ast.Expr) string {
 		return ExprString(e.X) + "." + e.Sel.Name
 	}
 	return fmt.Sprintf("%T", e)
+}
+
+// Main is a generator's main: it writes generate(".") to the file out in
+// the current directory (the package go generate runs in), or exits.
+func Main(out string, generate func(dir string) ([]byte, error)) {
+	src, err := generate(".")
+	if err == nil {
+		err = os.WriteFile(out, src, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// Stale reports an error when the file out in dir is not what
+// generate(dir) makes, naming the command that brings it up to date.
+func Stale(dir, out, command string, generate func(dir string) ([]byte, error)) error {
+	want, err := generate(dir)
+	if err != nil {
+		return err
+	}
+	got, err := os.ReadFile(filepath.Join(dir, out))
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("%s is out of date with its table and types: run %s", out, command)
+	}
+	return nil
+}
+
+// CopySource copies the .go files of package directory src into dst and
+// adds the extra files (name → source): for a generator's tests, which
+// try tables and types the package does not have.
+func CopySource(dst, src string, extra map[string]string) error {
+	names, err := filepath.Glob(filepath.Join(src, "*.go"))
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			return err
+		}
+		files[filepath.Base(n)] = b
+	}
+	for name, s := range extra {
+		files[name] = []byte(s)
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dst, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

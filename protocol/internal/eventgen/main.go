@@ -11,9 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"log"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,15 +22,7 @@ import (
 // Output is the generated file's name inside the package directory.
 const Output = "events_gen.go"
 
-func main() {
-	src, err := generate(".")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := os.WriteFile(Output, src, 0o644); err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { wiregen.Main(Output, generate) }
 
 // event is one row of the table with its payload fields in wire order.
 type event struct {

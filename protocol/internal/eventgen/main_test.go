@@ -6,43 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openseek/openseek/internal/wiregen"
 )
 
 // TestGeneratedFileIsCurrent: the committed events_gen.go is what the
 // table and the struct declarations generate.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	want, err := generate("../..")
-	if err != nil {
-		t.Fatal(err)
+	if err := wiregen.Stale("../..", Output, "go generate ./protocol", generate); err != nil {
+		t.Error(err)
 	}
-	got, err := os.ReadFile(filepath.Join("../..", Output))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("protocol/events_gen.go is out of date with eventTable and the event types: run go generate ./protocol")
-	}
-}
-
-// copyPackage copies the protocol package's source into a temporary
-// directory, where a test may add to it.
-func copyPackage(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	names, err := filepath.Glob("../../*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(n)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // An event type declared in an event_*.go file but left out of the
@@ -54,12 +27,12 @@ func TestEventMissingFromTheTable(t *testing.T) {
 		"hand-named": "package protocol\n\ntype shinyHelper struct{}\n\nfunc (shinyHelper) EventName() string { return \"shiny\" }\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := copyPackage(t)
 			file := "event_shiny.go"
 			if name == "hand-named" {
 				file = "shiny.go"
 			}
-			if err := os.WriteFile(filepath.Join(dir, file), []byte(src), 0o644); err != nil {
+			dir := t.TempDir()
+			if err := wiregen.CopySource(dir, "../..", map[string]string{file: src}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := generate(dir)
@@ -73,9 +46,9 @@ func TestEventMissingFromTheTable(t *testing.T) {
 // A field's tag overrides its key and sets its options; a type the
 // generator has no wire form for is an error, not silently skipped.
 func TestTagsAndUnknownTypes(t *testing.T) {
-	dir := copyPackage(t)
 	src := "package protocol\n\ntype ShinyNew struct {\n\tWhy string `wire:\"reason,omitempty\"`\n\tN   int\n}\n"
-	if err := os.WriteFile(filepath.Join(dir, "event_shiny.go"), []byte(src), 0o644); err != nil {
+	dir := t.TempDir()
+	if err := wiregen.CopySource(dir, "../..", map[string]string{"event_shiny.go": src}); err != nil {
 		t.Fatal(err)
 	}
 	table, err := os.ReadFile(filepath.Join(dir, "events.go"))

@@ -11,8 +11,6 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"log"
-	"os"
 	"strconv"
 	"strings"
 
@@ -22,15 +20,7 @@ import (
 // Output is the generated file's name inside the package directory.
 const Output = "items_gen.go"
 
-func main() {
-	src, err := generate(".")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := os.WriteFile(Output, src, 0o644); err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { wiregen.Main(Output, generate) }
 
 // generate reads the package in dir and returns the generated source.
 func generate(dir string) ([]byte, error) {

@@ -6,54 +6,25 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openseek/openseek/internal/wiregen"
 )
 
 // TestGeneratedFileIsCurrent: the committed items_gen.go is what the
 // table and the struct declarations generate.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	want, err := generate("../..")
-	if err != nil {
-		t.Fatal(err)
+	if err := wiregen.Stale("../..", Output, "go generate ./internal/session", generate); err != nil {
+		t.Error(err)
 	}
-	got, err := os.ReadFile(filepath.Join("../..", Output))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("internal/session/items_gen.go is out of date with itemTable and the item types: run go generate ./internal/session")
-	}
-}
-
-// copyPackage copies the session package's source into a temporary
-// directory, with extra files added.
-func copyPackage(t *testing.T, extra map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	names, err := filepath.Glob("../../*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(n)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, src := range extra {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // An item kind declared outside the table (its own ItemKind method)
 // stops the generator, and so TestGeneratedFileIsCurrent.
 func TestItemMissingFromTheTable(t *testing.T) {
-	dir := copyPackage(t, map[string]string{"shiny.go": "package session\n\ntype Shiny struct{ Note string }\n\nfunc (*Shiny) ItemKind() string { return \"shiny\" }\n"})
+	dir := t.TempDir()
+	if err := wiregen.CopySource(dir, "../..", map[string]string{"shiny.go": "package session\n\ntype Shiny struct{ Note string }\n\nfunc (*Shiny) ItemKind() string { return \"shiny\" }\n"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := generate(dir); err == nil || !strings.Contains(err.Error(), "itemTable") {
 		t.Fatalf("generate with an item missing from the table: %v", err)
 	}
@@ -62,7 +33,10 @@ func TestItemMissingFromTheTable(t *testing.T) {
 // A table row gets its constant, ItemKind, codec and dispatch; required
 // and optional fields follow the tag.
 func TestNewItem(t *testing.T) {
-	dir := copyPackage(t, map[string]string{"shiny.go": "package session\n\ntype Shiny struct {\n\tNote string\n\tCount int `wire:\"n\"`\n\tWhy *string `wire:\",omitempty\"`\n}\n"})
+	dir := t.TempDir()
+	if err := wiregen.CopySource(dir, "../..", map[string]string{"shiny.go": "package session\n\ntype Shiny struct {\n\tNote string\n\tCount int `wire:\"n\"`\n\tWhy *string `wire:\",omitempty\"`\n}\n"}); err != nil {
+		t.Fatal(err)
+	}
 	table, err := os.ReadFile(filepath.Join(dir, "items.go"))
 	if err != nil {
 		t.Fatal(err)
