@@ -39,19 +39,8 @@ func ParseEvent(line []byte) (Event, bool) {
 	if !ok {
 		return nil, false
 	}
-	f := &fields{o: o, ok: true}
-	for _, parse := range [...]func(string, *fields) Event{
-		parseAgentEvent, parseApprovalEvent, parseSteerEvent, parseJobEvent,
-		parseGoalEvent, parseCompactionEvent, parseSubrunEvent,
-		parseSessionEvent, parseMcpEvent, parseHostEvent, parseVerifyEvent,
-		parseContextEvent,
-	} {
-		if e := parse(name, f); e != nil {
-			if !f.ok {
-				return nil, false
-			}
-			return e, true
-		}
+	if e, ok := parseEventFields(name, &fields{o: o, ok: true}); ok {
+		return e, true
 	}
 	return nil, false
 }

@@ -19,13 +19,16 @@ const (
 type ApprovalRequested struct {
 	ID, ToolName, Detail string
 	Body                 *string
-	Prefixes             []string
+	Prefixes             []string `wire:",omitempty"`
 }
 
 // ApprovalResolved reports how an approval request ended. Reason (an
 // OpenSeek extension, written only when set) is the user's word on a
 // rejection, passed on to the model.
-type ApprovalResolved struct{ ID, Outcome, Reason string }
+type ApprovalResolved struct {
+	ID, Outcome string
+	Reason      string `wire:",omitempty"`
+}
 
 // Covers names the prefixes in words for a dialog: "`git push`",
 // "`git push` and `curl`" ("" when there are none).
@@ -41,45 +44,4 @@ func (e ApprovalRequested) Covers() string {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
-}
-
-func (ApprovalRequested) EventName() string { return "approval_requested" }
-func (ApprovalResolved) EventName() string  { return "approval_resolved" }
-
-func (e ApprovalRequested) appendFields(b []byte) []byte {
-	b = appendStrField(b, "id", e.ID)
-	b = appendStrField(b, "tool_name", e.ToolName)
-	b = appendStrField(b, "detail", e.Detail)
-	b = appendOptStrField(b, "body", e.Body)
-	if len(e.Prefixes) > 0 {
-		b = appendStrings(b, "prefixes", e.Prefixes)
-	}
-	return b
-}
-
-func (e ApprovalResolved) appendFields(b []byte) []byte {
-	b = appendStrField(b, "id", e.ID)
-	b = appendStrField(b, "outcome", e.Outcome)
-	if e.Reason != "" {
-		b = appendStrField(b, "reason", e.Reason)
-	}
-	return b
-}
-
-func parseApprovalEvent(name string, f *fields) Event {
-	switch name {
-	case "approval_requested":
-		a := ApprovalRequested{ID: f.str("id"), ToolName: f.str("tool_name"), Detail: f.str("detail"), Body: f.optStr("body")}
-		if _, ok := f.o["prefixes"]; ok {
-			a.Prefixes = f.strings("prefixes")
-		}
-		return a
-	case "approval_resolved":
-		r := ApprovalResolved{ID: f.str("id"), Outcome: f.str("outcome")}
-		if p := f.optStr("reason"); p != nil {
-			r.Reason = *p
-		}
-		return r
-	}
-	return nil
 }

@@ -15,16 +15,6 @@ type ContextHealth struct {
 	RereadsAvoided, RereadBytesSaved int
 }
 
-func (ContextHealth) EventName() string { return "context_health" }
-
-func (e ContextHealth) appendFields(b []byte) []byte {
-	b = appendIntField(b, "used_tokens", e.UsedTokens)
-	b = appendIntField(b, "window", e.Window)
-	b = appendIntField(b, "compactions", e.Compactions)
-	b = appendIntField(b, "rereads_avoided", e.RereadsAvoided)
-	return appendIntField(b, "reread_bytes_saved", e.RereadBytesSaved)
-}
-
 // CompactionReport says what a finished compaction summarised: the
 // events FromSequence..ToSequence, holding Turns user turns and touching
 // Files (paths the tools named), and the context's estimated size in
@@ -37,29 +27,4 @@ type CompactionReport struct {
 	Files                     []string
 	TokensBefore, TokensAfter int
 	HookReplaced              bool
-}
-
-func (CompactionReport) EventName() string { return "compaction_report" }
-
-func (e CompactionReport) appendFields(b []byte) []byte {
-	b = appendStrField(b, "trigger", e.Trigger)
-	b = appendRange(b, e.FromSequence, e.ToSequence)
-	b = appendIntField(b, "turns", e.Turns)
-	b = appendStrings(b, "files", e.Files)
-	b = appendIntField(b, "tokens_before", e.TokensBefore)
-	b = appendIntField(b, "tokens_after", e.TokensAfter)
-	return appendBoolField(b, "hook_replaced", e.HookReplaced)
-}
-
-func parseContextEvent(name string, f *fields) Event {
-	switch name {
-	case "context_health":
-		return ContextHealth{UsedTokens: f.int("used_tokens"), Window: f.int("window"), Compactions: f.int("compactions"),
-			RereadsAvoided: f.int("rereads_avoided"), RereadBytesSaved: f.int("reread_bytes_saved")}
-	case "compaction_report":
-		return CompactionReport{Trigger: f.str("trigger"), FromSequence: f.int("from_sequence"), ToSequence: f.int("to_sequence"),
-			Turns: f.int("turns"), Files: f.strings("files"), TokensBefore: f.int("tokens_before"), TokensAfter: f.int("tokens_after"),
-			HookReplaced: f.bool("hook_replaced")}
-	}
-	return nil
 }

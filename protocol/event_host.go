@@ -13,7 +13,7 @@ import "strconv"
 type ToolStarted struct {
 	ToolCallID, ToolName string
 	Arguments            string
-	Parent               string
+	Parent               string `wire:",omitempty"`
 }
 
 // StreamReset tells a subscriber that it fell behind the in-memory event
@@ -35,54 +35,6 @@ type TurnSummary struct {
 	Steps      int
 	Usage      Usage
 	CostUSD    *float64
-}
-
-func (ToolStarted) EventName() string { return "tool_started" }
-func (StreamReset) EventName() string { return "stream_reset" }
-func (TurnSummary) EventName() string { return "turn_summary" }
-
-func (e ToolStarted) appendFields(b []byte) []byte {
-	b = appendStrField(b, "tool_call_id", e.ToolCallID)
-	b = appendStrField(b, "tool_name", e.ToolName)
-	b = appendStrField(b, "arguments", e.Arguments)
-	if e.Parent != "" {
-		b = appendStrField(b, "parent", e.Parent)
-	}
-	return b
-}
-
-func (e StreamReset) appendFields(b []byte) []byte {
-	b = appendInt64Field(b, "since", e.Since)
-	b = appendInt64Field(b, "resume", e.Resume)
-	return appendStrField(b, "reason", e.Reason)
-}
-
-func (e TurnSummary) appendFields(b []byte) []byte {
-	b = appendStrField(b, "session", e.Session)
-	b = appendStrField(b, "outcome", e.Outcome)
-	b = appendInt64Field(b, "duration_ms", e.DurationMs)
-	b = appendIntField(b, "steps", e.Steps)
-	b = e.Usage.AppendJSON(appendKey(b, "usage"))
-	b = appendKey(b, "cost_usd")
-	if e.CostUSD == nil {
-		return append(b, "null"...)
-	}
-	return appendFloat(b, *e.CostUSD)
-}
-
-func parseHostEvent(name string, f *fields) Event {
-	switch name {
-	case "tool_started":
-		return ToolStarted{ToolCallID: f.str("tool_call_id"), ToolName: f.str("tool_name"), Arguments: f.str("arguments"), Parent: deref(f.optStr("parent"))}
-	case "stream_reset":
-		return StreamReset{Since: f.int64("since"), Resume: f.int64("resume"), Reason: f.str("reason")}
-	case "turn_summary":
-		var u Usage
-		f.ok = f.ok && u.UnmarshalJSON(f.o["usage"]) == nil
-		return TurnSummary{Session: f.str("session"), Outcome: f.str("outcome"), DurationMs: f.int64("duration_ms"),
-			Steps: f.int("steps"), Usage: u, CostUSD: f.optFloat("cost_usd")}
-	}
-	return nil
 }
 
 // int64 reads a required non-negative integer up to 2^53-1.
@@ -125,4 +77,13 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// appendOptFloatField writes the number or null; the key is always present.
+func appendOptFloatField(b []byte, key string, v *float64) []byte {
+	b = appendKey(b, key)
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return appendFloat(b, *v)
 }

@@ -21,19 +21,15 @@ type JobsSnapshot struct {
 // JobStopResult answers a job_stop command; Outcome is a JobStop* constant.
 type JobStopResult struct{ RequestID, Generation, JobID, Outcome string }
 
-func (JobChanged) EventName() string    { return "job_changed" }
-func (JobsSnapshot) EventName() string  { return "jobs_snapshot" }
-func (JobStopResult) EventName() string { return "job_stop_result" }
+// valid refuses an unknown change kind.
+func (e JobChanged) valid() bool { return ValidateJobEventKind(e.Kind) == nil }
 
-func (e JobChanged) appendFields(b []byte) []byte {
-	b = appendStrField(b, "kind", e.Kind)
-	return e.Job.AppendJSON(appendKey(b, "job"))
-}
+// valid refuses an unknown stop outcome.
+func (e JobStopResult) valid() bool { return ValidateJobStopOutcome(e.Outcome) == nil }
 
-func (e JobsSnapshot) appendFields(b []byte) []byte {
-	b = appendStrField(b, "request_id", e.RequestID)
-	b = append(appendKey(b, "jobs"), '[')
-	for i, j := range e.Jobs {
+func appendJobRecords(b []byte, key string, jobs []JobRecord) []byte {
+	b = append(appendKey(b, key), '[')
+	for i, j := range jobs {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -42,42 +38,28 @@ func (e JobsSnapshot) appendFields(b []byte) []byte {
 	return append(b, ']')
 }
 
-func (e JobStopResult) appendFields(b []byte) []byte {
-	b = appendStrField(b, "request_id", e.RequestID)
-	b = appendStrField(b, "generation", e.Generation)
-	b = appendStrField(b, "job_id", e.JobID)
-	return appendStrField(b, "outcome", e.Outcome)
+// jobRecord decodes a required job record.
+func (f *fields) jobRecord(key string) JobRecord {
+	j, err := DecodeJobRecord(f.o[key])
+	f.ok = f.ok && err == nil
+	return j
 }
 
-func parseJobEvent(name string, f *fields) Event {
-	switch name {
-	case "job_changed":
-		kind := f.str("kind")
-		job, err := DecodeJobRecord(f.o["job"])
-		f.ok = f.ok && err == nil && ValidateJobEventKind(kind) == nil
-		return JobChanged{Kind: kind, Job: job}
-	case "jobs_snapshot":
-		e := JobsSnapshot{RequestID: f.str("request_id")}
-		var raws []json.RawMessage
-		if firstByte(f.o["jobs"]) != '[' || json.Unmarshal(f.o["jobs"], &raws) != nil {
-			f.ok = false
-			return e
-		}
-		e.Jobs = make([]JobRecord, 0, len(raws))
-		for _, raw := range raws {
-			j, err := DecodeJobRecord(raw)
-			if err != nil {
-				f.ok = false
-				return e
-			}
-			e.Jobs = append(e.Jobs, j)
-		}
-		return e
-	case "job_stop_result":
-		e := JobStopResult{RequestID: f.str("request_id"), Generation: f.str("generation"),
-			JobID: f.str("job_id"), Outcome: f.str("outcome")}
-		f.ok = f.ok && ValidateJobStopOutcome(e.Outcome) == nil
-		return e
+// jobRecords decodes a required array of job records.
+func (f *fields) jobRecords(key string) []JobRecord {
+	var raws []json.RawMessage
+	if firstByte(f.o[key]) != '[' || json.Unmarshal(f.o[key], &raws) != nil {
+		f.ok = false
+		return nil
 	}
-	return nil
+	jobs := make([]JobRecord, 0, len(raws))
+	for _, raw := range raws {
+		j, err := DecodeJobRecord(raw)
+		if err != nil {
+			f.ok = false
+			return nil
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs
 }

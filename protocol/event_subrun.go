@@ -22,7 +22,7 @@ type SubrunStarted struct{ ID, Kind, Label string }
 type SubrunFinished struct {
 	ID, Status                            string
 	Steps, PromptTokens, CompletionTokens int
-	Unaccounted                           *string
+	Unaccounted                           *string `wire:",omitempty"`
 }
 
 // Spent is the child's usage as its parent's totals count it: its prompt
@@ -42,50 +42,3 @@ type WorkflowStarted struct {
 
 // WorkflowFinished is emitted on every workflow exit.
 type WorkflowFinished struct{ ID string }
-
-func (SubrunStarted) EventName() string    { return "subrun_started" }
-func (SubrunFinished) EventName() string   { return "subrun_finished" }
-func (WorkflowStarted) EventName() string  { return "workflow_started" }
-func (WorkflowFinished) EventName() string { return "workflow_finished" }
-
-func (e SubrunStarted) appendFields(b []byte) []byte {
-	b = appendStrField(b, "id", e.ID)
-	b = appendStrField(b, "kind", e.Kind)
-	return appendStrField(b, "label", e.Label)
-}
-
-func (e SubrunFinished) appendFields(b []byte) []byte {
-	b = appendStrField(b, "id", e.ID)
-	b = appendStrField(b, "status", e.Status)
-	b = appendIntField(b, "steps", e.Steps)
-	b = appendIntField(b, "prompt_tokens", e.PromptTokens)
-	b = appendIntField(b, "completion_tokens", e.CompletionTokens)
-	return appendOmitStrField(b, "unaccounted", e.Unaccounted)
-}
-
-func (e WorkflowStarted) appendFields(b []byte) []byte {
-	b = appendStrField(b, "id", e.ID)
-	b = appendStrField(b, "journal", e.Journal)
-	b = appendStrField(b, "events", e.Events)
-	b = appendIntField(b, "first_child", e.FirstChild)
-	return appendIntField(b, "child_count", e.ChildCount)
-}
-
-func (e WorkflowFinished) appendFields(b []byte) []byte { return appendStrField(b, "id", e.ID) }
-
-func parseSubrunEvent(name string, f *fields) Event {
-	switch name {
-	case "subrun_started":
-		return SubrunStarted{ID: f.str("id"), Kind: f.str("kind"), Label: f.str("label")}
-	case "subrun_finished":
-		return SubrunFinished{ID: f.str("id"), Status: f.str("status"), Steps: f.int("steps"),
-			PromptTokens: f.int("prompt_tokens"), CompletionTokens: f.int("completion_tokens"),
-			Unaccounted: f.optStr("unaccounted")}
-	case "workflow_started":
-		return WorkflowStarted{ID: f.str("id"), Journal: f.str("journal"), Events: f.str("events"),
-			FirstChild: f.int("first_child"), ChildCount: f.int("child_count")}
-	case "workflow_finished":
-		return WorkflowFinished{ID: f.str("id")}
-	}
-	return nil
-}

@@ -16,13 +16,6 @@ type VerifyStarted struct {
 	Attempt int
 }
 
-func (VerifyStarted) EventName() string { return "verify_started" }
-
-func (e VerifyStarted) appendFields(b []byte) []byte {
-	b = appendStrField(b, "command", e.Command)
-	return appendIntField(b, "attempt", e.Attempt)
-}
-
 // VerifyResult reports one run of the project's check. Attempt counts the
 // runs of this turn from 1; Output is the tail of what the command
 // printed (bounded); ExitCode is -1 when it did not exit on its own
@@ -36,17 +29,6 @@ type VerifyResult struct {
 	Output   string
 }
 
-func (VerifyResult) EventName() string { return "verify_result" }
-
-func (e VerifyResult) appendFields(b []byte) []byte {
-	b = appendStrField(b, "command", e.Command)
-	b = appendIntField(b, "exit_code", e.ExitCode)
-	b = appendBoolField(b, "ok", e.OK)
-	b = appendBoolField(b, "timed_out", e.TimedOut)
-	b = appendIntField(b, "attempt", e.Attempt)
-	return appendStrField(b, "output", e.Output)
-}
-
 // UnverifiedClaim says the final answer claims something the session's
 // record does not back: Claim is "tests" (the tests pass) or "build"
 // (the build succeeds), Quote the answer's words, Message the sentence a
@@ -58,34 +40,6 @@ type UnverifiedClaim struct {
 	Claim   string
 	Quote   string
 	Message string
-}
-
-func (UnverifiedClaim) EventName() string { return "unverified_claim" }
-
-func (e UnverifiedClaim) appendFields(b []byte) []byte {
-	b = appendStrField(b, "session", e.Session)
-	b = appendStrField(b, "claim", e.Claim)
-	b = appendStrField(b, "quote", e.Quote)
-	return appendStrField(b, "message", e.Message)
-}
-
-func parseVerifyEvent(name string, f *fields) Event {
-	switch name {
-	case "unverified_claim":
-		return UnverifiedClaim{Session: f.str("session"), Claim: f.str("claim"), Quote: f.str("quote"), Message: f.str("message")}
-	case "verify_started":
-		return VerifyStarted{Command: f.str("command"), Attempt: f.int("attempt")}
-	case "verify_result":
-		return VerifyResult{
-			Command:  f.str("command"),
-			ExitCode: f.int("exit_code"),
-			OK:       f.bool("ok"),
-			TimedOut: f.bool("timed_out"),
-			Attempt:  f.int("attempt"),
-			Output:   f.str("output"),
-		}
-	}
-	return nil
 }
 
 // Outcome says in words how the run ended: "passed", "failed (exit N)",

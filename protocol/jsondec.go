@@ -161,3 +161,26 @@ func (f *fields) optStr(key string) *string {
 	}
 	return &s
 }
+
+// strOr is a defaulted string: absent or not a string mean def.
+func (f *fields) strOr(key, def string) string {
+	if s, ok := f.o.str(key); ok {
+		return s
+	}
+	return def
+}
+
+// optStrings is an array of strings that may be absent (nil).
+func (f *fields) optStrings(key string) []string {
+	if _, ok := f.o[key]; !ok {
+		return nil
+	}
+	return f.strings(key)
+}
+
+// usage decodes a required usage object.
+func (f *fields) usage(key string) Usage {
+	var u Usage
+	f.ok = f.ok && u.UnmarshalJSON(f.o[key]) == nil
+	return u
+}

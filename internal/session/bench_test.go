@@ -102,3 +102,33 @@ func BenchmarkAppendAtDepth(b *testing.B) {
 		})
 	}
 }
+
+func benchSession(n int) *Session {
+	sess := &Session{ID: "bench", SystemPrompt: "You are a coding agent."}
+	for i := range n {
+		sess.Events = append(sess.Events, Event{Sequence: i + 1, TS: 1758700000000 + int64(i), Item: benchItems(i)})
+	}
+	return sess
+}
+
+// BenchmarkEncode10k renders a 10,000-event session file.
+func BenchmarkEncode10k(b *testing.B) {
+	sess := benchSession(10000)
+	b.SetBytes(int64(len(encodeFile(sess))))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = encodeFile(sess)
+	}
+}
+
+// BenchmarkParse5k decodes a 5,000-event session file from memory.
+func BenchmarkParse5k(b *testing.B) {
+	data := encodeFile(benchSession(5000))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("bench", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

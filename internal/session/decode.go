@@ -138,38 +138,6 @@ func payloadFields(d *jsontext.Decoder, kind string, field func(key []byte) erro
 	return readObject(d, field)
 }
 
-func decodeItem(d *jsontext.Decoder, kind string) (Item, error) {
-	switch kind {
-	case KindUser:
-		return decodeUser(d)
-	case KindAssistant:
-		return decodeAssistant(d)
-	case KindToolResult:
-		return decodeToolResult(d)
-	case KindNotice:
-		var content *string
-		err := payloadFields(d, kind, func(key []byte) (err error) {
-			if string(key) == "content" {
-				content, err = readOptStr(d)
-				return err
-			}
-			return skipValue(d)
-		})
-		if err != nil {
-			return nil, err
-		}
-		if content == nil {
-			return nil, missing("content")
-		}
-		return &Notice{Content: *content}, nil
-	case KindSummary:
-		return decodeSummary(d)
-	case KindTerminal:
-		return decodeTerminal(d)
-	}
-	return nil, fmt.Errorf("unknown session item kind: %s", kind)
-}
-
 // optContent reads content or null (nil, false).
 func optContent(d *jsontext.Decoder) (protocol.Content, bool, error) {
 	if isNull, err := readNull(d); isNull || err != nil {
@@ -179,97 +147,18 @@ func optContent(d *jsontext.Decoder) (protocol.Content, bool, error) {
 	return c, err == nil, err
 }
 
-func decodeUser(d *jsontext.Decoder) (Item, error) {
-	u := &User{}
-	hasContent := false
-	err := payloadFields(d, KindUser, func(key []byte) (err error) {
-		switch string(key) {
-		case "content":
-			u.Content, hasContent, err = optContent(d)
-		case "submission_id":
-			u.SubmissionID, err = readOptStr(d)
-		default:
-			err = skipValue(d)
-		}
+// readToolCalls reads an array of tool calls, or null (nil, false).
+func readToolCalls(d *jsontext.Decoder) ([]chat.ToolCall, bool, error) {
+	if isNull, err := readNull(d); isNull || err != nil {
+		return nil, false, err
+	}
+	calls := []chat.ToolCall{}
+	err := readArray(d, func() error {
+		c, err := readToolCall(d)
+		calls = append(calls, c)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	if !hasContent {
-		return nil, missing("content")
-	}
-	return u, nil
-}
-
-func decodeAssistant(d *jsontext.Decoder) (Item, error) {
-	a := &Assistant{}
-	var content *string
-	var calls []chat.ToolCall
-	hasCalls := false
-	err := payloadFields(d, KindAssistant, func(key []byte) (err error) {
-		switch string(key) {
-		case "content":
-			content, err = readOptStr(d)
-		case "tool_calls":
-			calls, hasCalls = nil, false
-			if isNull, err := readNull(d); isNull || err != nil {
-				return err
-			}
-			calls, hasCalls = []chat.ToolCall{}, true
-			err = readArray(d, func() error {
-				c, err := readToolCall(d)
-				calls = append(calls, c)
-				return err
-			})
-		case "reasoning_content":
-			a.Reasoning, err = readOptStr(d)
-		case "is_replay":
-			a.IsReplay = false
-			if isNull, err := readNull(d); isNull || err != nil {
-				return err
-			}
-			a.IsReplay, err = readBool(d)
-		case "usage":
-			a.Usage = nil
-			if isNull, err := readNull(d); isNull || err != nil {
-				return err
-			}
-			a.Usage, err = readUsage(d)
-		case "model":
-			var m *string
-			if m, err = readOptStr(d); err == nil && m != nil {
-				a.Model = *m
-			}
-		case "cost_usd":
-			a.CostUSD, err = readOptFloat(d, "cost_usd")
-		case "reasoning_signature":
-			var sig *string
-			if sig, err = readOptStr(d); err == nil && sig != nil {
-				a.ReasoningSignature = *sig
-			}
-		case "reasoning_items":
-			var raw []byte
-			raw, err = readRaw(d)
-			if err == nil && string(raw) != "null" {
-				a.ReasoningItems = raw
-			}
-		default:
-			err = skipValue(d)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if content == nil {
-		return nil, missing("content")
-	}
-	if !hasCalls {
-		return nil, missing("tool_calls")
-	}
-	a.Content, a.ToolCalls = *content, calls
-	return a, nil
+	return calls, true, err
 }
 
 func readToolCall(d *jsontext.Decoder) (chat.ToolCall, error) {
@@ -329,81 +218,21 @@ func readUsage(d *jsontext.Decoder) (*protocol.Usage, error) {
 	return &protocol.Usage{PromptTokens: v[0], CompletionTokens: v[1], TotalTokens: v[2], PromptCacheHitTokens: v[3], PromptCacheMissTokens: v[4]}, nil
 }
 
-func decodeToolResult(d *jsontext.Decoder) (Item, error) {
-	r := &ToolResult{}
-	var callID, name *string
-	hasContent, hasErr := false, false
-	err := payloadFields(d, KindToolResult, func(key []byte) (err error) {
-		switch string(key) {
-		case "tool_call_id":
-			callID, err = readOptStr(d)
-		case "tool_name":
-			name, err = readOptStr(d)
-		case "content":
-			r.Content, hasContent, err = optContent(d)
-		case "is_error":
-			hasErr = false
-			if isNull, err := readNull(d); isNull || err != nil {
-				return err
-			}
-			r.IsError, err = readBool(d)
-			hasErr = err == nil
-		case "brief":
-			r.Brief, err = readOptStr(d)
-		case "data":
-			r.Data, err = readRaw(d)
-		case "parent":
-			r.Parent, err = readStrOrNull(d)
-		case "arguments":
-			r.Arguments, err = readStrOrNull(d)
-		default:
-			err = skipValue(d)
-		}
-		return err
-	})
-	switch {
-	case err != nil:
+// readOptUsage reads a usage object, or null (nil).
+func readOptUsage(d *jsontext.Decoder) (*protocol.Usage, error) {
+	if isNull, err := readNull(d); isNull || err != nil {
 		return nil, err
-	case callID == nil:
-		return nil, missing("tool_call_id")
-	case name == nil:
-		return nil, missing("tool_name")
-	case !hasContent:
-		return nil, missing("content")
-	case !hasErr:
-		return nil, missing("is_error")
 	}
-	r.ToolCallID, r.ToolName = *callID, *name
-	return r, nil
+	return readUsage(d)
 }
 
-func decodeSummary(d *jsontext.Decoder) (Item, error) {
-	var content *string
-	var from, to *int
-	err := payloadFields(d, KindSummary, func(key []byte) (err error) {
-		switch string(key) {
-		case "content":
-			content, err = readOptStr(d)
-		case "from_sequence":
-			from, err = readOptInt(d, "from_sequence")
-		case "to_sequence":
-			to, err = readOptInt(d, "to_sequence")
-		default:
-			err = skipValue(d)
-		}
-		return err
-	})
-	switch {
-	case err != nil:
+// readRawOrNull reads one value verbatim; null is nil.
+func readRawOrNull(d *jsontext.Decoder) ([]byte, error) {
+	raw, err := readRaw(d)
+	if string(raw) == "null" {
 		return nil, err
-	case content == nil:
-		return nil, missing("content")
-	case from == nil:
-		return nil, missing("from_sequence")
-	case to == nil:
-		return nil, missing("to_sequence")
 	}
-	return &Summary{Content: *content, From: *from, To: *to}, nil
+	return raw, err
 }
 
 // decodeTerminal reads both the newest encoding and the legacy forms that

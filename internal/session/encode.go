@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -33,112 +34,37 @@ func appendEvent(b []byte, e Event) []byte {
 	return append(b, "}}"...)
 }
 
-func appendPayload(b []byte, item Item) []byte {
-	switch it := item.(type) {
-	case *User:
-		b = append(b, `{"content":`...)
-		b = appendContent(b, it.Content)
-		if it.SubmissionID != nil {
-			b = append(b, `,"submission_id":`...)
-			b = appendString(b, *it.SubmissionID)
+// appendToolCalls writes an assistant's tool calls as an array.
+func appendToolCalls(b []byte, calls []chat.ToolCall) []byte {
+	b = append(b, '[')
+	for i, c := range calls {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		return append(b, '}')
-	case *Assistant:
-		b = append(b, `{"content":`...)
-		b = appendString(b, it.Content)
-		b = append(b, `,"tool_calls":[`...)
-		for i, c := range it.ToolCalls {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = appendString(b, c.ID)
-			b = append(b, `,"name":`...)
-			b = appendString(b, c.Name)
-			b = append(b, `,"arguments":`...)
-			b = appendString(b, c.Arguments)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-		if it.Reasoning != nil {
-			b = append(b, `,"reasoning_content":`...)
-			b = appendString(b, *it.Reasoning)
-		}
-		if it.IsReplay {
-			b = append(b, `,"is_replay":true`...)
-		}
-		if u := it.Usage; u != nil {
-			b = append(b, `,"usage":{"prompt_tokens":`...)
-			b = strconv.AppendInt(b, int64(u.PromptTokens), 10)
-			b = append(b, `,"completion_tokens":`...)
-			b = strconv.AppendInt(b, int64(u.CompletionTokens), 10)
-			b = append(b, `,"total_tokens":`...)
-			b = strconv.AppendInt(b, int64(u.TotalTokens), 10)
-			b = append(b, `,"prompt_cache_hit_tokens":`...)
-			b = strconv.AppendInt(b, int64(u.PromptCacheHitTokens), 10)
-			b = append(b, `,"prompt_cache_miss_tokens":`...)
-			b = strconv.AppendInt(b, int64(u.PromptCacheMissTokens), 10)
-			b = append(b, '}')
-		}
-		if it.Model != "" {
-			b = append(b, `,"model":`...)
-			b = appendString(b, it.Model)
-		}
-		if it.CostUSD != nil {
-			b = append(b, `,"cost_usd":`...)
-			b = strconv.AppendFloat(b, *it.CostUSD, 'g', -1, 64)
-		}
-		if it.ReasoningSignature != "" {
-			b = append(b, `,"reasoning_signature":`...)
-			b = appendString(b, it.ReasoningSignature)
-		}
-		if it.ReasoningItems != nil {
-			b = append(b, `,"reasoning_items":`...)
-			b = append(b, it.ReasoningItems...)
-		}
-		return append(b, '}')
-	case *ToolResult:
-		b = append(b, `{"tool_call_id":`...)
-		b = appendString(b, it.ToolCallID)
-		b = append(b, `,"tool_name":`...)
-		b = appendString(b, it.ToolName)
-		b = append(b, `,"content":`...)
-		b = appendContent(b, it.Content)
-		b = append(b, `,"is_error":`...)
-		b = strconv.AppendBool(b, it.IsError)
-		if it.Brief != nil {
-			b = append(b, `,"brief":`...)
-			b = appendString(b, *it.Brief)
-		}
-		if it.Data != nil {
-			b = append(b, `,"data":`...)
-			b = append(b, it.Data...)
-		}
-		if it.Parent != "" {
-			b = append(b, `,"parent":`...)
-			b = appendString(b, it.Parent)
-		}
-		if it.Arguments != "" {
-			b = append(b, `,"arguments":`...)
-			b = appendString(b, it.Arguments)
-		}
-		return append(b, '}')
-	case *Notice:
-		b = append(b, `{"content":`...)
-		b = appendString(b, it.Content)
-		return append(b, '}')
-	case *Summary:
-		b = append(b, `{"content":`...)
-		b = appendString(b, it.Content)
-		b = append(b, `,"from_sequence":`...)
-		b = strconv.AppendInt(b, int64(it.From), 10)
-		b = append(b, `,"to_sequence":`...)
-		b = strconv.AppendInt(b, int64(it.To), 10)
-		return append(b, '}')
-	case *Terminal:
-		return appendTerminal(b, it)
+		b = append(b, `{"id":`...)
+		b = appendString(b, c.ID)
+		b = append(b, `,"name":`...)
+		b = appendString(b, c.Name)
+		b = append(b, `,"arguments":`...)
+		b = appendString(b, c.Arguments)
+		b = append(b, '}')
 	}
-	return append(b, "{}"...)
+	return append(b, ']')
+}
+
+// appendUsage writes a usage object, its keys in the reference's order.
+func appendUsage(b []byte, u *protocol.Usage) []byte {
+	b = append(b, `{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.PromptTokens), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.CompletionTokens), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.TotalTokens), 10)
+	b = append(b, `,"prompt_cache_hit_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.PromptCacheHitTokens), 10)
+	b = append(b, `,"prompt_cache_miss_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.PromptCacheMissTokens), 10)
+	return append(b, '}')
 }
 
 func appendTerminal(b []byte, t *Terminal) []byte {

@@ -7,16 +7,6 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-// Item kinds as written in the "kind" field of an event's item.
-const (
-	KindUser       = "user"
-	KindAssistant  = "assistant"
-	KindToolResult = "tool_result"
-	KindNotice     = "runtime_notice"
-	KindSummary    = "summary"
-	KindTerminal   = "terminal"
-)
-
 // Item is the payload of one event: *User, *Assistant, *ToolResult,
 // *Notice, *Summary or *Terminal.
 //
@@ -33,7 +23,7 @@ type User struct {
 	Content protocol.Content
 	// SubmissionID is the controller's tag echoed from a serve prompt or
 	// steer command; nil when untagged.
-	SubmissionID *string
+	SubmissionID *string `wire:",omitempty"`
 }
 
 // Assistant is one model response.
@@ -42,25 +32,25 @@ type Assistant struct {
 	Content   string
 	ToolCalls []chat.ToolCall
 	// Reasoning is nil when the provider returned none; "" is explicit.
-	Reasoning *string
+	Reasoning *string `wire:"reasoning_content,omitempty"`
 	// IsReplay marks a checkpoint re-appending an answer an earlier durable
 	// step already owns.
-	IsReplay bool
+	IsReplay bool `wire:",omitempty"`
 	// Usage is set only on the first durable record of a response.
-	Usage *protocol.Usage
+	Usage *protocol.Usage `wire:",omitempty"`
 	// Model is the model that was asked ("provider/name", or the
 	// endpoint's model name); CostUSD is what the response cost, decided
 	// once when it arrived (llm.Price.Of), nil when the price is unknown.
 	// Both are OpenSeek extensions of the format, written only with
 	// Usage; every face reads the cost from here (Session.Cost).
-	Model   string
-	CostUSD *float64
+	Model   string   `wire:",omitempty"`
+	CostUSD *float64 `wire:",omitempty"`
 	// ReasoningSignature and ReasoningItems are opaque provider state that
 	// must travel back with the message (Anthropic's thinking signature,
 	// the Responses API's encrypted reasoning). OpenSeek extensions of the
 	// format, written only when present; other readers ignore them.
-	ReasoningSignature string
-	ReasoningItems     json.RawMessage
+	ReasoningSignature string          `wire:",omitempty"`
+	ReasoningItems     json.RawMessage `wire:",omitempty"`
 }
 
 // ToolResult is the local result of one assistant tool call.
@@ -70,18 +60,18 @@ type ToolResult struct {
 	Content    protocol.Content
 	IsError    bool
 	// Brief is a one-line summary for display; never replayed to the model.
-	Brief *string
+	Brief *string `wire:",omitempty"`
 	// Data is machine-readable output kept byte for byte; never projected.
 	// nil means absent.
-	Data json.RawMessage
+	Data json.RawMessage `wire:",omitempty,keepnull"`
 	// Parent, an OpenSeek extension, is the id of the tool call that made
 	// this call on its own (the script tool), "" for the model's calls.
 	// Such a result answers no call of the model: the projection leaves
 	// it out, and its call id is synthetic ("<parent>.<n>").
-	Parent string
+	Parent string `wire:",omitempty"`
 	// Arguments are the arguments of a child call (the model's calls have
 	// theirs in the assistant item); "" when absent.
-	Arguments string
+	Arguments string `wire:",omitempty"`
 }
 
 // Notice is runtime-injected context (plan reminders, goal markers, job
@@ -92,8 +82,8 @@ type Notice struct{ Content string }
 // From..To in the projection. The covered events stay on disk.
 type Summary struct {
 	Content string
-	From    int
-	To      int
+	From    int `wire:"from_sequence"`
+	To      int `wire:"to_sequence"`
 }
 
 // TerminalKind is how a turn ended.
@@ -123,24 +113,6 @@ type Terminal struct {
 	// re-written file keeps its bytes. Ignored for the other kinds.
 	Legacy bool
 }
-
-// ItemKind implements Item.
-func (*User) ItemKind() string { return KindUser }
-
-// ItemKind implements Item.
-func (*Assistant) ItemKind() string { return KindAssistant }
-
-// ItemKind implements Item.
-func (*ToolResult) ItemKind() string { return KindToolResult }
-
-// ItemKind implements Item.
-func (*Notice) ItemKind() string { return KindNotice }
-
-// ItemKind implements Item.
-func (*Summary) ItemKind() string { return KindSummary }
-
-// ItemKind implements Item.
-func (*Terminal) ItemKind() string { return KindTerminal }
 
 // Event is one durable, sequenced log entry.
 type Event struct {

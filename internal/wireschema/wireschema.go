@@ -39,37 +39,13 @@ func Files() map[string]func() ([]byte, error) {
 	}
 }
 
-// EventTypes is one zero value of every event the engine writes.
-func EventTypes() []protocol.Event {
-	return []protocol.Event{
-		protocol.AgentSetupFailed{}, protocol.AgentStep{}, protocol.StreamRetry{}, protocol.AgentAborted{},
-		protocol.AgentFinished{}, protocol.MaxStepsExhausted{}, protocol.TurnFailed{}, protocol.AssistantDelta{},
-		protocol.ReasoningDelta{}, protocol.AssistantMessage{}, protocol.ReasoningMessage{}, protocol.UsageEvent{},
-		protocol.ToolResult{}, protocol.ToolCallDecodeError{}, protocol.ApprovalRequested{}, protocol.ApprovalResolved{},
-		protocol.CompactionStarted{}, protocol.CompactionFinished{}, protocol.CompactionFailed{},
-		protocol.AutoCompactionStarted{}, protocol.AutoCompactionFinished{}, protocol.AutoCompactionFailed{},
-		protocol.ContextYield{}, protocol.GoalUpdated{}, protocol.GoalBlocked{}, protocol.GoalUnblocked{},
-		protocol.GoalCheck{}, protocol.GoalReminder{}, protocol.GoalContinue{}, protocol.GoalBudgetExhausted{},
-		protocol.PlanReminder{}, protocol.ToolStarted{}, protocol.StreamReset{}, protocol.TurnSummary{},
-		protocol.JobChanged{}, protocol.JobsSnapshot{}, protocol.JobStopResult{}, protocol.McpConfigIgnored{},
-		protocol.McpConfigUnreadable{}, protocol.McpConfigInvalid{}, protocol.McpToolsRegistered{},
-		protocol.McpToolDuplicate{}, protocol.McpToolRenamed{}, protocol.McpToolsCapped{},
-		protocol.McpServerSkippedOverCap{}, protocol.McpConnectFailed{}, protocol.McpListToolsFailed{},
-		protocol.McpListToolsTimeout{}, protocol.McpNoTools{}, protocol.SessionStarted{}, protocol.SessionError{},
-		protocol.WorkspaceCreated{}, protocol.CommandError{}, protocol.SteerApplied{}, protocol.SteerDropped{},
-		protocol.BackgroundNotice{}, protocol.SubrunStarted{}, protocol.SubrunFinished{}, protocol.WorkflowStarted{},
-		protocol.WorkflowFinished{}, protocol.VerifyStarted{}, protocol.VerifyResult{}, protocol.UnverifiedClaim{},
-		protocol.ContextHealth{}, protocol.CompactionReport{},
-	}
-}
-
 // schema is a JSON Schema object; its keys are written sorted.
 type schema = map[string]any
 
 // Events is the schema of one line of the event stream: exactly one of
 // the events, told apart by "event".
 func Events() ([]byte, error) {
-	evs := EventTypes()
+	evs := protocol.EventTypes()
 	sort.Slice(evs, func(i, j int) bool { return evs[i].EventName() < evs[j].EventName() })
 	defs := schema{"content": contentSchema()}
 	var oneOf []any
