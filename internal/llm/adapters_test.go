@@ -1,0 +1,257 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openseek/openseek/internal/chat"
+	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/llm/anthropic"
+	"github.com/openseek/openseek/internal/llm/openai"
+	"github.com/openseek/openseek/internal/llm/responses"
+	"github.com/openseek/openseek/protocol"
+)
+
+// The three adapters stand on one shared client (llm.API): these tests run
+// the same scenario through each of them, so a vendor whose adapter drifts
+// from the others fails here.
+
+// adapter is one of the three adapters, with what a server needs to
+// answer it in its wire format.
+type adapter struct {
+	name string
+	// path is where the adapter posts, below the server's root.
+	path string
+	// client returns the adapter for a server at root with key.
+	client func(root, key string) llm.Provider
+	// reply is a complete event stream answering with the given text
+	// deltas.
+	reply func(deltas []string) string
+}
+
+var adapters = []adapter{
+	{
+		name: "openai", path: "/chat/completions",
+		client: func(root, key string) llm.Provider {
+			return openai.New(openai.Config{URL: root + "/chat/completions", APIKey: key})
+		},
+		reply: func(deltas []string) string {
+			var b strings.Builder
+			for _, d := range deltas {
+				data, _ := json.Marshal(d)
+				fmt.Fprintf(&b, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":%s},"finish_reason":null}]}`+"\n\n", data)
+			}
+			b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2000,"total_tokens":2010}}` + "\n\n")
+			b.WriteString("data: [DONE]\n\n")
+			return b.String()
+		},
+	},
+	{
+		name: "anthropic", path: "/v1/messages",
+		client: func(root, key string) llm.Provider {
+			return anthropic.New(anthropic.Config{BaseURL: root, APIKey: key})
+		},
+		reply: func(deltas []string) string {
+			var b strings.Builder
+			ev := func(typ, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", typ, data) }
+			ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}`)
+			ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+			for _, d := range deltas {
+				data, _ := json.Marshal(d)
+				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+string(data)+`}}`)
+			}
+			ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
+			ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2000}}`)
+			ev("message_stop", `{"type":"message_stop"}`)
+			return b.String()
+		},
+	},
+	{
+		name: "responses", path: "/v1/responses",
+		client: func(root, key string) llm.Provider {
+			return responses.New(responses.Config{BaseURL: root + "/v1", APIKey: key})
+		},
+		reply: func(deltas []string) string {
+			var b strings.Builder
+			seq := 0
+			ev := func(typ, fields string) {
+				fmt.Fprintf(&b, "event: %s\ndata: {\"type\":%q,\"sequence_number\":%d,%s}\n\n", typ, typ, seq, fields)
+				seq++
+			}
+			ev("response.created", `"response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-test","output":[]}`)
+			ev("response.output_item.added", `"output_index":0,"item":{"id":"msg_0","type":"message","role":"assistant","content":[]}`)
+			text := strings.Join(deltas, "")
+			for _, d := range deltas {
+				data, _ := json.Marshal(d)
+				ev("response.output_text.delta", `"output_index":0,"item_id":"msg_0","content_index":0,"delta":`+string(data))
+			}
+			tj, _ := json.Marshal(text)
+			ev("response.output_text.done", `"output_index":0,"item_id":"msg_0","content_index":0,"text":`+string(tj))
+			item := `{"id":"msg_0","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":` + string(tj) + `,"annotations":[]}]}`
+			ev("response.output_item.done", `"output_index":0,"item":`+item)
+			ev("response.completed", `"response":{"id":"resp_1","object":"response","status":"completed","model":"gpt-test","output":[`+item+`],"usage":{"input_tokens":10,"output_tokens":2000,"total_tokens":2010}}`)
+			return b.String()
+		},
+	},
+}
+
+var hiRequest = llm.Request{Model: "m", MaxTokens: 100, Messages: []chat.Message{{Role: chat.User, Content: protocol.Text("hi")}}}
+
+// tokens returns n one-token text deltas.
+func tokens(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = " tok"
+	}
+	return out
+}
+
+// sequence is a server that answers its requests with the given handlers
+// in order and counts them.
+type sequence struct {
+	mu    sync.Mutex
+	steps []http.HandlerFunc
+	n     int
+}
+
+func (s *sequence) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	s.mu.Lock()
+	i := s.n
+	s.n++
+	s.mu.Unlock()
+	if i >= len(s.steps) {
+		http.Error(w, "no more steps", http.StatusInternalServerError)
+		return
+	}
+	s.steps[i](w, r)
+}
+
+func (s *sequence) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+func stream(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+// TestRateLimitRetryAfterEveryAdapter: a 429 with Retry-After is the same
+// retryable *llm.Error, carrying the server's delay and never the key, in
+// every adapter; WithRetry waits that long and the second attempt answers.
+func TestRateLimitRetryAfterEveryAdapter(t *testing.T) {
+	const key = "sk-secret-key-1234"
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			limited := func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", "1")
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				_, _ = io.WriteString(w, `{"error":{"type":"rate_limit_error","message":"slow down, `+key+`"}}`)
+			}
+			seq := &sequence{steps: []http.HandlerFunc{limited, limited, stream(a.reply([]string{"he", "llo"}))}}
+			srv := httptest.NewServer(seq)
+			defer srv.Close()
+			client := a.client(srv.URL, key)
+
+			_, err := client.Stream(context.Background(), hiRequest, nil)
+			var e *llm.Error
+			if !asError(err, &e) || e.Status != http.StatusTooManyRequests || !e.Retryable || e.RetryAfter != time.Second {
+				t.Fatalf("first call: %#v (%v), want a retryable 429 with RetryAfter 1s", e, err)
+			}
+			if strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "rate limited: slow down, [redacted]") {
+				t.Fatalf("error %q: want the rate-limit message with the key redacted", err)
+			}
+
+			var retries []llm.Delta
+			start := time.Now()
+			resp, err := llm.WithRetry(client, llm.RetryPolicy{Attempts: 3, Base: time.Millisecond, Max: time.Millisecond}).
+				Stream(context.Background(), hiRequest, func(d llm.Delta) {
+					if d.Kind == llm.Retry {
+						retries = append(retries, d)
+					}
+				})
+			if err != nil || resp.Content != "hello" {
+				t.Fatalf("retried call: %+v, %v", resp, err)
+			}
+			if waited := time.Since(start); waited < time.Second {
+				t.Errorf("retried after %s, want the server's Retry-After (1s)", waited)
+			}
+			if len(retries) != 1 || retries[0].Attempt != 2 || !strings.Contains(retries[0].Reason, "HTTP 429") {
+				t.Errorf("retry notices %+v, want one for attempt 2 naming HTTP 429", retries)
+			}
+			if n := seq.requests(); n != 3 {
+				t.Errorf("%d requests, want 3 (the 429 twice, then the answer)", n)
+			}
+		})
+	}
+}
+
+// TestUnfinishedStreamEveryAdapter: a stream that ends before the model
+// finished is the same retryable error in every adapter, and text already
+// streamed stops WithRetry from sending the request again (the caller has
+// shown it; a tool call could otherwise be produced twice).
+func TestUnfinishedStreamEveryAdapter(t *testing.T) {
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			full := a.reply([]string{"he", "llo"})
+			cut := full[:strings.Index(full, "llo")]
+			cut = cut[:strings.LastIndex(cut, "\n\n")+2]
+			seq := &sequence{steps: []http.HandlerFunc{stream(cut), stream(full)}}
+			srv := httptest.NewServer(seq)
+			defer srv.Close()
+			var text strings.Builder
+			_, err := llm.WithRetry(a.client(srv.URL, ""), llm.RetryPolicy{Attempts: 3}).
+				Stream(context.Background(), hiRequest, func(d llm.Delta) { text.WriteString(d.Text) })
+			var e *llm.Error
+			if !asError(err, &e) || !e.Retryable || !strings.Contains(err.Error(), "the stream ended before the model finished") {
+				t.Fatalf("error %v, want the retryable unfinished-stream error", err)
+			}
+			if text.String() != "he" || seq.requests() != 1 {
+				t.Errorf("streamed %q over %d requests, want \"he\" over 1 (no retry after output)", text.String(), seq.requests())
+			}
+		})
+	}
+}
+
+func asError(err error, e **llm.Error) bool {
+	if err == nil {
+		return false
+	}
+	return errors.As(err, e)
+}
+
+// BenchmarkStream2000Tokens streams a 2,000-token reply, one token per
+// event, through each adapter over loopback HTTP: the adapters' per-request
+// and per-event overhead.
+func BenchmarkStream2000Tokens(b *testing.B) {
+	for _, a := range adapters {
+		b.Run(a.name, func(b *testing.B) {
+			body := a.reply(tokens(2000))
+			srv := httptest.NewServer(stream(body))
+			defer srv.Close()
+			client := a.client(srv.URL, "sk-bench")
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := client.Stream(context.Background(), hiRequest, func(llm.Delta) {})
+				if err != nil || len(resp.Content) != 2000*len(" tok") {
+					b.Fatal(resp, err)
+				}
+			}
+		})
+	}
+}
