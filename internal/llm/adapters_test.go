@@ -36,6 +36,9 @@ type adapter struct {
 	// reply is a complete event stream answering with the given text
 	// deltas.
 	reply func(deltas []string) string
+	// rateLimited is an event stream that starts answering and then
+	// reports a rate limit with message msg, in the vendor's shape.
+	rateLimited func(msg string) string
 }
 
 var adapters = []adapter{
@@ -53,6 +56,10 @@ var adapters = []adapter{
 			b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2000,"total_tokens":2010}}` + "\n\n")
 			b.WriteString("data: [DONE]\n\n")
 			return b.String()
+		},
+		rateLimited: func(msg string) string {
+			return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}` + "\n\n" +
+				`data: {"error":{"message":"` + msg + `","code":429}}` + "\n\n"
 		},
 	},
 	{
@@ -73,6 +80,10 @@ var adapters = []adapter{
 			ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2000}}`)
 			ev("message_stop", `{"type":"message_stop"}`)
 			return b.String()
+		},
+		rateLimited: func(msg string) string {
+			return "event: message_start\ndata: " + `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}` + "\n\n" +
+				"event: error\ndata: " + `{"type":"error","error":{"type":"rate_limit_error","message":"` + msg + `"}}` + "\n\n"
 		},
 	},
 	{
@@ -100,6 +111,10 @@ var adapters = []adapter{
 			ev("response.output_item.done", `"output_index":0,"item":`+item)
 			ev("response.completed", `"response":{"id":"resp_1","object":"response","status":"completed","model":"gpt-test","output":[`+item+`],"usage":{"input_tokens":10,"output_tokens":2000,"total_tokens":2010}}`)
 			return b.String()
+		},
+		rateLimited: func(msg string) string {
+			return "event: response.created\ndata: " + `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-test","output":[]}}` + "\n\n" +
+				"event: error\ndata: " + `{"type":"error","sequence_number":1,"code":"rate_limit_exceeded","message":"` + msg + `","param":null}` + "\n\n"
 		},
 	},
 }
@@ -224,6 +239,55 @@ func TestUnfinishedStreamEveryAdapter(t *testing.T) {
 				t.Errorf("streamed %q over %d requests, want \"he\" over 1 (no retry after output)", text.String(), seq.requests())
 			}
 		})
+	}
+}
+
+// TestErrorEventEveryAdapter: a rate limit the server reports inside a
+// stream that already said 200 is the same retryable 429 in every
+// adapter, worded the same, without the key.
+func TestErrorEventEveryAdapter(t *testing.T) {
+	const key = "sk-secret-key-1234"
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			srv := httptest.NewServer(stream(a.rateLimited("too many requests for " + key)))
+			defer srv.Close()
+			_, err := a.client(srv.URL, key).Stream(context.Background(), hiRequest, nil)
+			var e *llm.Error
+			if !asError(err, &e) || e.Status != http.StatusTooManyRequests || !e.Retryable {
+				t.Fatalf("error %#v (%v), want a retryable 429", e, err)
+			}
+			want := "the model API reported an error mid-stream: "
+			if got := err.Error(); !strings.Contains(got, want) || !strings.Contains(got, "too many requests for [redacted]") || strings.Contains(got, key) {
+				t.Errorf("error %q: want %q and the message with the key redacted", got, want)
+			}
+		})
+	}
+}
+
+// TestNotAnEventStreamEveryAdapter: a 200 answered with a JSON document
+// (a gateway's error object) is the same error in every adapter: its
+// message without the key, or a plain complaint when it has none; not
+// retryable.
+func TestNotAnEventStreamEveryAdapter(t *testing.T) {
+	const key = "sk-secret-key-1234"
+	for _, a := range adapters {
+		for _, c := range []struct{ body, want string }{
+			{`{"error":{"message":"quota exceeded for ` + key + `"}}`, "model API error (HTTP 200): quota exceeded for [redacted]"},
+			{``, "model API error (HTTP 200): the server answered with application/json instead of an event stream"},
+		} {
+			t.Run(a.name, func(t *testing.T) {
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = io.WriteString(w, c.body)
+				}))
+				defer srv.Close()
+				_, err := a.client(srv.URL, key).Stream(context.Background(), hiRequest, nil)
+				var e *llm.Error
+				if !asError(err, &e) || e.Retryable || err.Error() != c.want {
+					t.Errorf("error %v, want %q, not retryable", err, c.want)
+				}
+			})
+		}
 	}
 }
 
