@@ -31,8 +31,9 @@ type adapter struct {
 	name string
 	// path is where the adapter posts, below the server's root.
 	path string
-	// client returns the adapter for a server at root with key.
-	client func(root, key string) llm.Provider
+	// client returns the adapter for a server at root with key and idle
+	// timeout (0 = the default).
+	client func(root, key string, idle time.Duration) llm.Provider
 	// reply is a complete event stream answering with the given text
 	// deltas.
 	reply func(deltas []string) string
@@ -44,8 +45,8 @@ type adapter struct {
 var adapters = []adapter{
 	{
 		name: "openai", path: "/chat/completions",
-		client: func(root, key string) llm.Provider {
-			return openai.New(openai.Config{URL: root + "/chat/completions", APIKey: key})
+		client: func(root, key string, idle time.Duration) llm.Provider {
+			return openai.New(openai.Config{URL: root + "/chat/completions", APIKey: key, IdleTimeout: idle})
 		},
 		reply: func(deltas []string) string {
 			var b strings.Builder
@@ -64,8 +65,8 @@ var adapters = []adapter{
 	},
 	{
 		name: "anthropic", path: "/v1/messages",
-		client: func(root, key string) llm.Provider {
-			return anthropic.New(anthropic.Config{BaseURL: root, APIKey: key})
+		client: func(root, key string, idle time.Duration) llm.Provider {
+			return anthropic.New(anthropic.Config{BaseURL: root, APIKey: key, IdleTimeout: idle})
 		},
 		reply: func(deltas []string) string {
 			var b strings.Builder
@@ -88,8 +89,8 @@ var adapters = []adapter{
 	},
 	{
 		name: "responses", path: "/v1/responses",
-		client: func(root, key string) llm.Provider {
-			return responses.New(responses.Config{BaseURL: root + "/v1", APIKey: key})
+		client: func(root, key string, idle time.Duration) llm.Provider {
+			return responses.New(responses.Config{BaseURL: root + "/v1", APIKey: key, IdleTimeout: idle})
 		},
 		reply: func(deltas []string) string {
 			var b strings.Builder
@@ -117,6 +118,25 @@ var adapters = []adapter{
 				"event: error\ndata: " + `{"type":"error","sequence_number":1,"code":"rate_limit_exceeded","message":"` + msg + `","param":null}` + "\n\n"
 		},
 	},
+}
+
+// firstDelta is the start of a reply, up to and including its first
+// text delta ("he").
+func (a adapter) firstDelta() string {
+	full := a.reply([]string{"he", "llo"})
+	cut := full[:strings.Index(full, "llo")]
+	return cut[:strings.LastIndex(cut, "\n\n")+2]
+}
+
+// stalled answers with the start of a reply and then goes silent until
+// the client gives up.
+func (a adapter) stalled() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, a.firstDelta())
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
 }
 
 var hiRequest = llm.Request{Model: "m", MaxTokens: 100, Messages: []chat.Message{{Role: chat.User, Content: protocol.Text("hi")}}}
@@ -180,7 +200,7 @@ func TestRateLimitRetryAfterEveryAdapter(t *testing.T) {
 			seq := &sequence{steps: []http.HandlerFunc{limited, limited, stream(a.reply([]string{"he", "llo"}))}}
 			srv := httptest.NewServer(seq)
 			defer srv.Close()
-			client := a.client(srv.URL, key)
+			client := a.client(srv.URL, key, 0)
 
 			_, err := client.Stream(context.Background(), hiRequest, nil)
 			var e *llm.Error
@@ -223,13 +243,11 @@ func TestUnfinishedStreamEveryAdapter(t *testing.T) {
 	for _, a := range adapters {
 		t.Run(a.name, func(t *testing.T) {
 			full := a.reply([]string{"he", "llo"})
-			cut := full[:strings.Index(full, "llo")]
-			cut = cut[:strings.LastIndex(cut, "\n\n")+2]
-			seq := &sequence{steps: []http.HandlerFunc{stream(cut), stream(full)}}
+			seq := &sequence{steps: []http.HandlerFunc{stream(a.firstDelta()), stream(full)}}
 			srv := httptest.NewServer(seq)
 			defer srv.Close()
 			var text strings.Builder
-			_, err := llm.WithRetry(a.client(srv.URL, ""), llm.RetryPolicy{Attempts: 3}).
+			_, err := llm.WithRetry(a.client(srv.URL, "", 0), llm.RetryPolicy{Attempts: 3}).
 				Stream(context.Background(), hiRequest, func(d llm.Delta) { text.WriteString(d.Text) })
 			var e *llm.Error
 			if !asError(err, &e) || !e.Retryable || !strings.Contains(err.Error(), "the stream ended before the model finished") {
@@ -251,7 +269,7 @@ func TestErrorEventEveryAdapter(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			srv := httptest.NewServer(stream(a.rateLimited("too many requests for " + key)))
 			defer srv.Close()
-			_, err := a.client(srv.URL, key).Stream(context.Background(), hiRequest, nil)
+			_, err := a.client(srv.URL, key, 0).Stream(context.Background(), hiRequest, nil)
 			var e *llm.Error
 			if !asError(err, &e) || e.Status != http.StatusTooManyRequests || !e.Retryable {
 				t.Fatalf("error %#v (%v), want a retryable 429", e, err)
@@ -281,13 +299,56 @@ func TestNotAnEventStreamEveryAdapter(t *testing.T) {
 					_, _ = io.WriteString(w, c.body)
 				}))
 				defer srv.Close()
-				_, err := a.client(srv.URL, key).Stream(context.Background(), hiRequest, nil)
+				_, err := a.client(srv.URL, key, 0).Stream(context.Background(), hiRequest, nil)
 				var e *llm.Error
 				if !asError(err, &e) || e.Retryable || err.Error() != c.want {
 					t.Errorf("error %v, want %q, not retryable", err, c.want)
 				}
 			})
 		}
+	}
+}
+
+// TestIdleTimeoutEveryAdapter: a server that goes silent mid-stream fails
+// the call, retryably, after the idle timeout, in every adapter.
+func TestIdleTimeoutEveryAdapter(t *testing.T) {
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			srv := httptest.NewServer(a.stalled())
+			defer srv.Close()
+			defer srv.CloseClientConnections()
+			_, err := a.client(srv.URL, "", 50*time.Millisecond).Stream(context.Background(), hiRequest, nil)
+			var e *llm.Error
+			if !asError(err, &e) || !e.Retryable || !errors.Is(err, llm.ErrIdle) || !strings.Contains(err.Error(), "no data from the model API for 50ms") {
+				t.Fatalf("error %v, want a retryable idle timeout", err)
+			}
+		})
+	}
+}
+
+// TestCancelEveryAdapter: a call cancelled mid-stream returns the
+// context's error, which is not a model error and is never retried, and
+// no delta after it, in every adapter.
+func TestCancelEveryAdapter(t *testing.T) {
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			srv := httptest.NewServer(a.stalled())
+			defer srv.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			deltas := 0
+			_, err := llm.WithRetry(a.client(srv.URL, "", 0), llm.RetryPolicy{Attempts: 3}).Stream(ctx, hiRequest, func(d llm.Delta) {
+				deltas++
+				cancel()
+			})
+			var e *llm.Error
+			if !errors.Is(err, context.Canceled) || asError(err, &e) || llm.IsRetryable(err) {
+				t.Fatalf("error %v, want context.Canceled only", err)
+			}
+			if deltas != 1 {
+				t.Errorf("%d deltas, want 1 (none after the cancel)", deltas)
+			}
+		})
 	}
 }
 
@@ -307,7 +368,7 @@ func BenchmarkStream2000Tokens(b *testing.B) {
 			body := a.reply(tokens(2000))
 			srv := httptest.NewServer(stream(body))
 			defer srv.Close()
-			client := a.client(srv.URL, "sk-bench")
+			client := a.client(srv.URL, "sk-bench", 0)
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
