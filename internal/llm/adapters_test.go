@@ -40,7 +40,12 @@ type adapter struct {
 	// rateLimited is an event stream that starts answering and then
 	// reports a rate limit with message msg, in the vendor's shape.
 	rateLimited func(msg string) string
+	// toolCall is a complete event stream calling read with
+	// {"path":"main.go"}, its arguments in two fragments split after "ma".
+	toolCall func() string
 }
+
+const toolArgs = `{"path":"main.go"}`
 
 var adapters = []adapter{
 	{
@@ -61,6 +66,14 @@ var adapters = []adapter{
 		rateLimited: func(msg string) string {
 			return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}` + "\n\n" +
 				`data: {"error":{"message":"` + msg + `","code":429}}` + "\n\n"
+		},
+		toolCall: func() string {
+			chunk := func(delta, finish string) string {
+				return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + finish + `}]}` + "\n\n"
+			}
+			return chunk(`{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read","arguments":"{\"path\":\"ma"}}]}`, "null") +
+				chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"in.go\"}"}}]}`, "null") +
+				chunk(`{}`, `"tool_calls"`) + "data: [DONE]\n\n"
 		},
 	},
 	{
@@ -85,6 +98,18 @@ var adapters = []adapter{
 		rateLimited: func(msg string) string {
 			return "event: message_start\ndata: " + `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}` + "\n\n" +
 				"event: error\ndata: " + `{"type":"error","error":{"type":"rate_limit_error","message":"` + msg + `"}}` + "\n\n"
+		},
+		toolCall: func() string {
+			var b strings.Builder
+			ev := func(typ, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", typ, data) }
+			ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}`)
+			ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"read","input":{}}}`)
+			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\":\"ma"}}`)
+			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"in.go\"}"}}`)
+			ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
+			ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":20}}`)
+			ev("message_stop", `{"type":"message_stop"}`)
+			return b.String()
 		},
 	},
 	{
@@ -117,14 +142,35 @@ var adapters = []adapter{
 			return "event: response.created\ndata: " + `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-test","output":[]}}` + "\n\n" +
 				"event: error\ndata: " + `{"type":"error","sequence_number":1,"code":"rate_limit_exceeded","message":"` + msg + `","param":null}` + "\n\n"
 		},
+		toolCall: func() string {
+			var b strings.Builder
+			seq := 0
+			ev := func(typ, fields string) {
+				fmt.Fprintf(&b, "event: %s\ndata: {\"type\":%q,\"sequence_number\":%d,%s}\n\n", typ, typ, seq, fields)
+				seq++
+			}
+			ev("response.created", `"response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-test","output":[]}`)
+			ev("response.output_item.added", `"output_index":0,"item":{"id":"fc_0","type":"function_call","call_id":"call_1","name":"read","arguments":""}`)
+			ev("response.function_call_arguments.delta", `"output_index":0,"item_id":"fc_0","delta":"{\"path\":\"ma"`)
+			ev("response.function_call_arguments.delta", `"output_index":0,"item_id":"fc_0","delta":"in.go\"}"`)
+			ev("response.function_call_arguments.done", `"output_index":0,"item_id":"fc_0","arguments":"{\"path\":\"main.go\"}"`)
+			item := `{"id":"fc_0","type":"function_call","status":"completed","call_id":"call_1","name":"read","arguments":"{\"path\":\"main.go\"}"}`
+			ev("response.output_item.done", `"output_index":0,"item":`+item)
+			ev("response.completed", `"response":{"id":"resp_1","object":"response","status":"completed","model":"gpt-test","output":[`+item+`],"usage":{"input_tokens":10,"output_tokens":20,"total_tokens":30}}`)
+			return b.String()
+		},
 	},
 }
 
 // firstDelta is the start of a reply, up to and including its first
 // text delta ("he").
 func (a adapter) firstDelta() string {
-	full := a.reply([]string{"he", "llo"})
-	cut := full[:strings.Index(full, "llo")]
+	return upTo(a.reply([]string{"he", "llo"}), "llo")
+}
+
+// upTo is the events of stream before the first that contains marker.
+func upTo(stream, marker string) string {
+	cut := stream[:strings.Index(stream, marker)]
 	return cut[:strings.LastIndex(cut, "\n\n")+2]
 }
 
@@ -255,6 +301,37 @@ func TestUnfinishedStreamEveryAdapter(t *testing.T) {
 			}
 			if text.String() != "he" || seq.requests() != 1 {
 				t.Errorf("streamed %q over %d requests, want \"he\" over 1 (no retry after output)", text.String(), seq.requests())
+			}
+		})
+	}
+}
+
+// TestDroppedToolCallEveryAdapter: a stream dropped in the middle of a
+// tool call's arguments has shown the user nothing, so WithRetry sends the
+// request again, and the call's answer holds the tool call once: the
+// caller runs it once, from the complete response, in every adapter.
+func TestDroppedToolCallEveryAdapter(t *testing.T) {
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			full := a.toolCall()
+			seq := &sequence{steps: []http.HandlerFunc{stream(upTo(full, "in.go")), stream(full)}}
+			srv := httptest.NewServer(seq)
+			defer srv.Close()
+			var retries int
+			resp, err := llm.WithRetry(a.client(srv.URL, "", 0), llm.RetryPolicy{Attempts: 3}).
+				Stream(context.Background(), hiRequest, func(d llm.Delta) {
+					if d.Kind == llm.Retry {
+						retries++
+					}
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != "read" || resp.ToolCalls[0].Arguments != toolArgs {
+				t.Errorf("tool calls %+v, want read %s once", resp.ToolCalls, toolArgs)
+			}
+			if retries != 1 || seq.requests() != 2 {
+				t.Errorf("%d retries over %d requests, want 1 over 2", retries, seq.requests())
 			}
 		})
 	}
