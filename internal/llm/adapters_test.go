@@ -429,6 +429,45 @@ func TestCancelEveryAdapter(t *testing.T) {
 	}
 }
 
+// TestRedirectToAnotherOriginRefusedEveryAdapter: a redirect never
+// carries the key to another host or port, and is not retried.
+func TestRedirectToAnotherOriginRefusedEveryAdapter(t *testing.T) {
+	const key = "sk-secret-key-1234"
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			other := &sequence{}
+			otherSrv := httptest.NewServer(other)
+			defer otherSrv.Close()
+			redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, otherSrv.URL+r.URL.Path, http.StatusTemporaryRedirect)
+			}))
+			defer redirect.Close()
+			_, err := a.client(redirect.URL, key, 0).Stream(context.Background(), hiRequest, nil)
+			if err == nil || !strings.Contains(err.Error(), "refused to follow a redirect") || strings.Contains(err.Error(), key) || llm.IsRetryable(err) {
+				t.Errorf("err = %v, want a refused redirect without the key, not retryable", err)
+			}
+			if n := other.requests(); n != 0 {
+				t.Errorf("the other origin received %d requests", n)
+			}
+		})
+	}
+}
+
+// TestBadURLEveryAdapter: an endpoint URL without a scheme or host is
+// refused by every call, with an error naming the URL, and not retried.
+func TestBadURLEveryAdapter(t *testing.T) {
+	for _, a := range adapters {
+		for _, root := range []string{"api.example.com", "://x"} {
+			t.Run(a.name, func(t *testing.T) {
+				_, err := a.client(root, "", 0).Stream(context.Background(), hiRequest, nil)
+				if err == nil || llm.IsRetryable(err) || !strings.Contains(err.Error(), "invalid") || !strings.Contains(err.Error(), root) {
+					t.Errorf("root %q: error %v, want the URL refused, not retryable", root, err)
+				}
+			})
+		}
+	}
+}
+
 func asError(err error, e **llm.Error) bool {
 	if err == nil {
 		return false

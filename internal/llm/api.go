@@ -174,12 +174,15 @@ func Unfinished() *Error {
 }
 
 // EndpointUnder resolves rel under base, an API root whose path is a
-// directory (as the vendors' SDKs resolve their base URL); what names the
-// API in the error for a malformed base.
-func EndpointUnder(base, rel, what, example string) (*url.URL, error) {
+// directory (as the vendors' SDKs resolve their base URL); an empty base
+// is def. what names the API in the error for a malformed base.
+func EndpointUnder(base, def, rel, what string) (*url.URL, error) {
+	if base == "" {
+		base = def
+	}
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("invalid %s base URL %q: want a URL such as %s", what, base, example)
+		return nil, fmt.Errorf("invalid %s base URL %q: want a URL such as %s", what, base, def)
 	}
 	if u.Path != "" && !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"

@@ -51,11 +51,7 @@ var _ llm.Provider = (*Client)(nil)
 
 // New returns a client for cfg. A malformed BaseURL is reported by Stream.
 func New(cfg Config) *Client {
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := llm.EndpointUnder(base, messagesPath, "Anthropic", DefaultBaseURL)
+	u, err := llm.EndpointUnder(cfg.BaseURL, DefaultBaseURL, messagesPath, "Anthropic")
 	// The SDK's header, not its environment: the caller resolves keys and
 	// endpoints itself (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and profiles
 	// are not read here).

@@ -41,11 +41,7 @@ var _ llm.Provider = (*Client)(nil)
 
 // New returns a client for cfg. A malformed BaseURL is reported by Stream.
 func New(cfg Config) *Client {
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := llm.EndpointUnder(base, "responses", "Responses API", DefaultBaseURL)
+	u, err := llm.EndpointUnder(cfg.BaseURL, DefaultBaseURL, "responses", "Responses API")
 	// The SDK's header, not its environment: OPENAI_API_KEY,
 	// OPENAI_BASE_URL and friends are not read here.
 	return &Client{cfg: cfg, api: llm.NewAPI(llm.APIConfig{
