@@ -119,12 +119,7 @@ var adapters = []adapter{
 		},
 		reply: func(deltas []string) string {
 			var b strings.Builder
-			seq := 0
-			ev := func(typ, fields string) {
-				fmt.Fprintf(&b, "event: %s\ndata: {\"type\":%q,\"sequence_number\":%d,%s}\n\n", typ, typ, seq, fields)
-				seq++
-			}
-			ev("response.created", `"response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-test","output":[]}`)
+			ev := responsesEvents(&b)
 			ev("response.output_item.added", `"output_index":0,"item":{"id":"msg_0","type":"message","role":"assistant","content":[]}`)
 			text := strings.Join(deltas, "")
 			for _, d := range deltas {
@@ -139,17 +134,13 @@ var adapters = []adapter{
 			return b.String()
 		},
 		rateLimited: func(msg string) string {
-			return "event: response.created\ndata: " + `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-test","output":[]}}` + "\n\n" +
-				"event: error\ndata: " + `{"type":"error","sequence_number":1,"code":"rate_limit_exceeded","message":"` + msg + `","param":null}` + "\n\n"
+			var b strings.Builder
+			responsesEvents(&b)("error", `"code":"rate_limit_exceeded","message":"`+msg+`","param":null`)
+			return b.String()
 		},
 		toolCall: func() string {
 			var b strings.Builder
-			seq := 0
-			ev := func(typ, fields string) {
-				fmt.Fprintf(&b, "event: %s\ndata: {\"type\":%q,\"sequence_number\":%d,%s}\n\n", typ, typ, seq, fields)
-				seq++
-			}
-			ev("response.created", `"response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-test","output":[]}`)
+			ev := responsesEvents(&b)
 			ev("response.output_item.added", `"output_index":0,"item":{"id":"fc_0","type":"function_call","call_id":"call_1","name":"read","arguments":""}`)
 			ev("response.function_call_arguments.delta", `"output_index":0,"item_id":"fc_0","delta":"{\"path\":\"ma"`)
 			ev("response.function_call_arguments.delta", `"output_index":0,"item_id":"fc_0","delta":"in.go\"}"`)
@@ -183,6 +174,19 @@ func (a adapter) stalled() http.HandlerFunc {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}
+}
+
+// responsesEvents starts a Responses API event stream on b with
+// response.created and returns the writer of its further events, each
+// given its type and sequence number.
+func responsesEvents(b *strings.Builder) func(typ, fields string) {
+	seq := 0
+	ev := func(typ, fields string) {
+		fmt.Fprintf(b, "event: %s\ndata: {\"type\":%q,\"sequence_number\":%d,%s}\n\n", typ, typ, seq, fields)
+		seq++
+	}
+	ev("response.created", `"response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-test","output":[]}`)
+	return ev
 }
 
 var hiRequest = llm.Request{Model: "m", MaxTokens: 100, Messages: []chat.Message{{Role: chat.User, Content: protocol.Text("hi")}}}
