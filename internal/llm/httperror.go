@@ -53,17 +53,6 @@ func HTTPError(res *http.Response, key string, message func([]byte) string, w St
 	return StatusError(res.StatusCode, res.Header, msg, w)
 }
 
-// NotStreamed is the *Error for a 200 answered with a JSON document
-// instead of an event stream, usually a gateway's error object: its
-// message (ErrorMessage, stripped of key) or a plain complaint.
-func NotStreamed(res *http.Response, key string) *Error {
-	msg := Redact(ErrorMessage(ReadErrorBody(res.Body)), key)
-	if msg == "" {
-		msg = "the server answered with JSON instead of an event stream"
-	}
-	return &Error{Status: res.StatusCode, Message: msg}
-}
-
 // StatusError builds the *Error for an HTTP error status with header h and
 // msg, the readable (and redacted) message from its body ("" when none).
 // 401 and 403 say the key was refused; 429, 5xx, 408, 409 and the

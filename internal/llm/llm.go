@@ -1,7 +1,10 @@
 // Package llm talks to language models. A Provider streams one model
 // response for a request; adapters translate the provider-neutral chat
-// vocabulary (package chat) to a vendor's wire format. Retries and
-// failover wrap a Provider; the turn loop never sees the vendor.
+// vocabulary (package chat) to a vendor's wire format and stand on one
+// shared client (API): the POST, the idle watch, the classification of
+// every failure into an *Error and the redaction of the key are the same
+// code for all of them. Retries and failover wrap a Provider; the turn
+// loop never sees the vendor.
 //
 // A conversation's requests share a byte-identical prefix; a PrefixCache
 // on the Request lets an adapter keep its encoding of that prefix and

@@ -2,12 +2,7 @@ package anthropic
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"mime"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
@@ -20,7 +15,7 @@ const (
 	DefaultBaseURL = "https://api.anthropic.com"
 	// DefaultIdleTimeout is how long a stream may stay silent before it
 	// fails. Anthropic pings during long thinking, so silence means trouble.
-	DefaultIdleTimeout = 90 * time.Second
+	DefaultIdleTimeout = llm.DefaultIdleTimeout
 	// messagesPath is the Messages endpoint relative to the base URL.
 	messagesPath = "v1/messages"
 	// sdkVersion is the anthropic-sdk-go release whose headers requests
@@ -48,101 +43,53 @@ type Config struct {
 // Client is an llm.Provider for the Anthropic Messages API. It is safe for
 // concurrent use.
 type Client struct {
-	cfg     Config
-	api     *llm.Endpoint
-	idle    time.Duration
-	initErr error
+	cfg Config
+	api *llm.API
 }
 
 var _ llm.Provider = (*Client)(nil)
 
 // New returns a client for cfg. A malformed BaseURL is reported by Stream.
 func New(cfg Config) *Client {
-	c := &Client{cfg: cfg, idle: cfg.IdleTimeout}
-	if c.idle <= 0 {
-		c.idle = DefaultIdleTimeout
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		c.initErr = fmt.Errorf("invalid Anthropic base URL %q: want a URL such as %s", base, DefaultBaseURL)
-		return c
-	}
-	// The Messages endpoint under the base URL's path, as the SDK resolves
-	// it (a base URL's path is a directory).
-	if u.Path != "" && !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-	}
-	if u, err = u.Parse(messagesPath); err != nil {
-		c.initErr = fmt.Errorf("invalid Anthropic base URL %q: %w", base, err)
-		return c
-	}
+	u, err := llm.EndpointUnder(cfg.BaseURL, DefaultBaseURL, messagesPath, "Anthropic")
 	// The SDK's header, not its environment: the caller resolves keys and
 	// endpoints itself (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and profiles
 	// are not read here).
 	h := llm.SDKHeader("Anthropic", sdkVersion)
 	h.Set("Anthropic-Version", apiVersion)
-	if cfg.APIKey != "" {
-		h.Set("X-Api-Key", cfg.APIKey)
-	}
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
-	}
-	c.api = llm.NewEndpoint(u, h, cfg.HTTPClient)
-	return c
+	return &Client{cfg: cfg, api: llm.NewAPI(llm.APIConfig{
+		URL: u, URLErr: err, Header: h,
+		Key: cfg.APIKey, Headers: cfg.Headers, HTTPClient: cfg.HTTPClient, Idle: cfg.IdleTimeout,
+	}, vendor)}
 }
 
 // Stream sends req and streams the reply. Errors are *llm.Error except a
 // cancelled ctx, which is returned wrapped as is.
 func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)) (*llm.Response, error) {
-	if c.initErr != nil {
-		return nil, &llm.Error{Message: c.initErr.Error(), Err: c.initErr}
-	}
-	if on == nil {
-		on = func(llm.Delta) {}
-	}
-	body, err := encodeRequest(req, c.maxTokens(req), c.budget(req.Thinking))
-	if err != nil {
-		return nil, &llm.Error{Message: "cannot encode the request: " + err.Error(), Err: err}
-	}
-
-	ctx, watch := llm.WatchIdle(ctx, c.idle)
-	defer watch.Stop()
-
-	res, err := c.api.Post(ctx, body)
-	if err != nil {
-		return nil, watch.TransportError(err, c.cfg.APIKey)
-	}
-	if res.StatusCode >= 400 {
-		defer res.Body.Close()
-		return nil, c.statusError(res)
-	}
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "" && mt != "text/event-stream" {
-		// A gateway's error object or a proxy's login page, sent with 200.
-		defer res.Body.Close()
-		return nil, c.notStreamed(res, mt)
-	}
-
-	res.Body = watch.Body(res.Body)
-	dec := &errorDecoder{Decoder: ssestream.NewDecoder(res)}
-	stream := ssestream.NewStream[event](dec, nil)
-	defer stream.Close()
 	var f fold
-	for stream.Next() {
-		ev := stream.Current()
-		f.add(&ev, on)
-		if f.stopped {
-			break // message_stop is the last event; do not wait for EOF
+	err := c.api.Stream(ctx, func() (llm.Body, error) {
+		return encodeRequest(req, c.maxTokens(req), c.budget(req.Thinking))
+	}, on, func(res *http.Response, on func(llm.Delta)) error {
+		dec := &errorDecoder{Decoder: ssestream.NewDecoder(res)}
+		stream := ssestream.NewStream[event](dec, nil)
+		defer stream.Close()
+		for stream.Next() {
+			ev := stream.Current()
+			f.add(&ev, on)
+			if f.stopped {
+				break // message_stop is the last event; do not wait for EOF
+			}
 		}
-	}
-	if err := stream.Err(); err != nil {
-		return nil, c.streamError(watch, err, dec.errData)
-	}
-	if !f.done() {
-		return nil, &llm.Error{Message: "the stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF}
+		if err := stream.Err(); err != nil {
+			return eventError(err, dec.errData)
+		}
+		if !f.done() {
+			return llm.Unfinished()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return f.response(), nil
 }

@@ -231,35 +231,6 @@ func TestDeterministicBody(t *testing.T) {
 	}
 }
 
-func TestCancelMidStream(t *testing.T) {
-	srv := llmtest.NewAnthropicServer(t, llmtest.Reply{Text: strings.Repeat("word ", 200), ChunkSize: 5, Delay: 10 * time.Millisecond})
-	c := anthropic.New(anthropic.Config{BaseURL: srv.URL()})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var rec llmtest.Recorder
-	_, err := c.Stream(ctx, userRequest("hi"), func(d llm.Delta) {
-		rec.On(d)
-		if rec.N == 2 {
-			cancel()
-		}
-	})
-	if !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
-		t.Fatalf("error %v: want context.Canceled, not retryable", err)
-	}
-	if rec.N > 5 {
-		t.Errorf("%d deltas after cancel", rec.N)
-	}
-}
-
-func TestBadBaseURL(t *testing.T) {
-	for _, u := range []string{"api.anthropic.com", "://x"} {
-		_, err := anthropic.New(anthropic.Config{BaseURL: u}).Stream(context.Background(), userRequest("hi"), nil)
-		if err == nil || llm.IsRetryable(err) || !strings.Contains(err.Error(), "URL") {
-			t.Errorf("URL %q: error %v", u, err)
-		}
-	}
-}
-
 // failingTransport fails the first n round trips, then delegates.
 type failingTransport struct{ n int }
 

@@ -1,6 +1,6 @@
 // Package anthropic is the llm.Provider for the Anthropic Messages API
-// (Claude). It posts the request bytes it encodes with net/http
-// (llm.Endpoint: the header anthropic-sdk-go's client sends, anthropic-version
+// (Claude). It posts the request bytes it encodes
+// through llm.API (net/http; the header anthropic-sdk-go's client sends, anthropic-version
 // included; a test holds them equal) and decodes the SSE stream with
 // github.com/anthropics/anthropic-sdk-go/v2's ssestream package; the SDK's
 // client package is not linked. The wire structs here keep the request

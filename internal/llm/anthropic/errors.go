@@ -12,18 +12,20 @@ import (
 // statusOverloaded is Anthropic's "overloaded" status, outside net/http.
 const statusOverloaded = 529
 
-// wording is how this adapter words an HTTP error status.
-var wording = llm.StatusWording{
-	KeyHint: "--api-key or ANTHROPIC_API_KEY",
-	Vendor: func(status int) (string, bool) {
-		return "Anthropic is overloaded", status == statusOverloaded
+// vendor is how this adapter reaches and reads its API.
+var vendor = llm.Vendor{
+	KeyHeader: "X-Api-Key",
+	Wording: llm.StatusWording{
+		KeyHint: "--api-key or ANTHROPIC_API_KEY",
+		Vendor: func(status int) (string, bool) {
+			return "Anthropic is overloaded", status == statusOverloaded
+		},
+		StatusText: statusText,
 	},
-	StatusText: statusText,
-}
-
-// statusError turns an HTTP error response into an *llm.Error.
-func (c *Client) statusError(res *http.Response) error {
-	return llm.HTTPError(res, c.cfg.APIKey, errorMessage, wording)
+	ErrorMessage: errorMessage,
+	// A proxy's login page is refused, whatever its media type.
+	EventStreamOnly: true,
+	What:            "event",
 }
 
 func statusText(code int) string {
@@ -34,21 +36,6 @@ func statusText(code int) string {
 		return t
 	}
 	return "HTTP " + strconv.Itoa(code)
-}
-
-// notStreamed handles a 200 answered with a document of media type mt
-// instead of an event stream: usually an error object from a gateway or a
-// proxy's page.
-func (c *Client) notStreamed(res *http.Response, mt string) error {
-	msg := c.redact(errorMessage(llm.ReadErrorBody(res.Body)))
-	what := "the server answered with " + mt + " instead of an event stream"
-	switch {
-	case msg == "":
-		msg = what
-	case mt != "application/json":
-		msg = what + ": " + msg
-	}
-	return &llm.Error{Status: res.StatusCode, Message: msg}
 }
 
 // errorTypeStatus is the HTTP status Anthropic documents for an error
@@ -77,34 +64,22 @@ func errorTypeStatus(typ string) (int, bool) {
 	return 0, false
 }
 
-// streamError classifies a failure while reading the stream. errData is
-// the payload of an error event, when that is what ended it.
-func (c *Client) streamError(w *llm.IdleWatch, err error, errData []byte) error {
-	if ierr := w.Interrupted(); ierr != nil {
-		return ierr
+// eventError classifies a failure while reading the stream. errData is
+// the payload of an error event, when that is what ended it: an
+// *llm.Error; anything else is left to llm.API.Stream.
+func eventError(err error, errData []byte) error {
+	if errData == nil {
+		return err
 	}
-	if errData != nil {
-		var doc struct {
-			Error struct {
-				Type    string `json:"type"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		_ = json.Unmarshal(errData, &doc)
-		status, known := errorTypeStatus(doc.Error.Type)
-		msg := c.redact(errorMessage(errData))
-		return &llm.Error{
-			Status:    status,
-			Message:   "the model API reported an error mid-stream: " + msg,
-			Retryable: !known || status == http.StatusTooManyRequests || status >= 500,
-			Err:       err,
-		}
+	var doc struct {
+		Error struct {
+			Type string `json:"type"`
+		} `json:"error"`
 	}
-	return llm.BrokenStream(err, "event", c.cfg.APIKey)
+	_ = json.Unmarshal(errData, &doc)
+	status, _ := errorTypeStatus(doc.Error.Type)
+	return llm.EventError(status, errorMessage(errData), err)
 }
-
-// redact removes the API key from text that came from elsewhere.
-func (c *Client) redact(s string) string { return llm.Redact(s, c.cfg.APIKey) }
 
 // errorMessage extracts a readable message from an error body: Anthropic's
 // {"type":"error","error":{"type","message"}} (the message, else the

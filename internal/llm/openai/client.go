@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"path"
@@ -17,7 +15,7 @@ import (
 )
 
 // DefaultIdleTimeout is how long a stream may stay silent before it fails.
-const DefaultIdleTimeout = 90 * time.Second
+const DefaultIdleTimeout = llm.DefaultIdleTimeout
 
 // Config says where and how to reach one OpenAI-compatible endpoint.
 type Config struct {
@@ -41,36 +39,28 @@ const sdkVersion = "3.98.0"
 // Client is an llm.Provider for one OpenAI-compatible chat-completions
 // endpoint. It is safe for concurrent use.
 type Client struct {
-	cfg     Config
-	api     *llm.Endpoint
-	idle    time.Duration
-	initErr error
+	cfg Config
+	api *llm.API
 }
 
 var _ llm.Provider = (*Client)(nil)
 
+// vendor is how this adapter reaches and reads its API.
+var vendor = llm.Vendor{
+	KeyHeader: "Authorization", KeyPrefix: "Bearer ",
+	Wording: llm.StatusWording{KeyHint: "--api-key or its environment variable"},
+	What:    "chunk",
+}
+
 // New returns a client for cfg. A malformed URL is reported by Stream.
 func New(cfg Config) *Client {
-	c := &Client{cfg: cfg, idle: cfg.IdleTimeout}
-	if c.idle <= 0 {
-		c.idle = DefaultIdleTimeout
-	}
 	u, err := endpointURL(cfg.URL)
-	if err != nil {
-		c.initErr = err
-		return c
-	}
 	// The SDK's header, not its environment: OPENAI_API_KEY,
 	// OPENAI_BASE_URL and friends must not reach other vendors.
-	h := llm.SDKHeader("OpenAI", sdkVersion)
-	if cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+cfg.APIKey)
-	}
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
-	}
-	c.api = llm.NewEndpoint(u, h, cfg.HTTPClient)
-	return c
+	return &Client{cfg: cfg, api: llm.NewAPI(llm.APIConfig{
+		URL: u, URLErr: err, Header: llm.SDKHeader("OpenAI", sdkVersion),
+		Key: cfg.APIKey, Headers: cfg.Headers, HTTPClient: cfg.HTTPClient, Idle: cfg.IdleTimeout,
+	}, vendor)}
 }
 
 // endpointURL checks the full endpoint URL and returns it as requests are
@@ -97,47 +87,27 @@ func endpointURL(raw string) (*url.URL, error) {
 // Stream sends req and streams the reply. Errors are *llm.Error except a
 // cancelled ctx, which is returned wrapped as is.
 func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)) (*llm.Response, error) {
-	if c.initErr != nil {
-		return nil, &llm.Error{Message: c.initErr.Error(), Err: c.initErr}
-	}
-	if on == nil {
-		on = func(llm.Delta) {}
-	}
-	body, err := encodeRequest(req, mergeExtra(c.thinking(req), c.cfg.ExtraBody))
-	if err != nil {
-		return nil, &llm.Error{Message: "cannot encode the request: " + err.Error(), Err: err}
-	}
-
-	ctx, watch := llm.WatchIdle(ctx, c.idle)
-	defer watch.Stop()
-
-	res, err := c.api.Post(ctx, body)
-	if err != nil {
-		return nil, watch.TransportError(err, c.cfg.APIKey)
-	}
-	if res.StatusCode >= 400 {
-		defer res.Body.Close()
-		return nil, c.statusError(res)
-	}
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/json" {
-		defer res.Body.Close()
-		return nil, c.notStreamed(res)
-	}
-
-	res.Body = watch.Body(res.Body)
-	dec := &doneDecoder{Decoder: ssestream.NewDecoder(res)}
-	stream := ssestream.NewStream[chunk](dec, nil)
-	defer stream.Close()
 	var f fold
-	for stream.Next() {
-		ch := stream.Current()
-		f.add(&ch, on)
-	}
-	if err := stream.Err(); err != nil {
-		return nil, c.streamError(watch, err)
-	}
-	if !dec.done && !f.done() {
-		return nil, &llm.Error{Message: "the stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF}
+	err := c.api.Stream(ctx, func() (llm.Body, error) {
+		return encodeRequest(req, mergeExtra(c.thinking(req), c.cfg.ExtraBody))
+	}, on, func(res *http.Response, on func(llm.Delta)) error {
+		dec := &doneDecoder{Decoder: ssestream.NewDecoder(res)}
+		stream := ssestream.NewStream[chunk](dec, nil)
+		defer stream.Close()
+		for stream.Next() {
+			ch := stream.Current()
+			f.add(&ch, on)
+		}
+		if err := stream.Err(); err != nil {
+			return eventError(err)
+		}
+		if !dec.done && !f.done() {
+			return llm.Unfinished()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return f.response(), nil
 }

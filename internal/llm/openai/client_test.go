@@ -339,26 +339,6 @@ func TestBrokenStreams(t *testing.T) {
 	}
 }
 
-func TestCancelMidStream(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Reply{Text: strings.Repeat("word ", 200), ChunkSize: 5, Delay: 10 * time.Millisecond})
-	c := openai.New(openai.Config{URL: srv.URL()})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var rec llmtest.Recorder
-	_, err := c.Stream(ctx, userRequest("m", "hi"), func(d llm.Delta) {
-		rec.On(d)
-		if rec.N == 2 {
-			cancel()
-		}
-	})
-	if !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
-		t.Fatalf("error %v: want context.Canceled, not retryable", err)
-	}
-	if rec.N > 5 {
-		t.Errorf("%d deltas after cancel", rec.N)
-	}
-}
-
 // failingTransport fails the first n round trips, then delegates.
 type failingTransport struct{ n int }
 

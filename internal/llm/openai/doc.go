@@ -1,7 +1,7 @@
 // Package openai is the llm.Provider for OpenAI-compatible chat-completions
 // endpoints: DeepSeek, Kimi (Moonshot), Z.AI GLM, OpenRouter, OpenAI, xAI,
 // Groq and local servers (llama.cpp, vLLM, Ollama). It posts the request
-// bytes it encodes with net/http (llm.Endpoint: the header openai-go's
+// bytes it encodes through llm.API (net/http; the header openai-go's
 // client sends, a test holds them equal) and decodes the SSE stream with
 // github.com/openai/openai-go/v3's ssestream package; the SDK's client
 // package is not linked, which keeps several megabytes of API surface out

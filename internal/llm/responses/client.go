@@ -2,13 +2,7 @@ package responses
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"mime"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -20,7 +14,7 @@ import (
 const DefaultBaseURL = "https://api.openai.com/v1"
 
 // DefaultIdleTimeout is how long a stream may stay silent before it fails.
-const DefaultIdleTimeout = 90 * time.Second
+const DefaultIdleTimeout = llm.DefaultIdleTimeout
 
 // sdkVersion is the openai-go release whose headers requests carry (its
 // user agent and X-Stainless-Package-Version); a test checks it against
@@ -39,88 +33,41 @@ type Config struct {
 // Client is an llm.Provider for one Responses API endpoint. It is safe for
 // concurrent use.
 type Client struct {
-	cfg     Config
-	api     *llm.Endpoint
-	idle    time.Duration
-	initErr error
+	cfg Config
+	api *llm.API
 }
 
 var _ llm.Provider = (*Client)(nil)
 
-// New returns a client for cfg.
+// New returns a client for cfg. A malformed BaseURL is reported by Stream.
 func New(cfg Config) *Client {
-	c := &Client{cfg: cfg, idle: cfg.IdleTimeout}
-	if c.idle <= 0 {
-		c.idle = DefaultIdleTimeout
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err == nil && u.Path != "" && !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/" // a directory, as the SDK resolves its base URL
-	}
-	if err == nil {
-		u, err = u.Parse("responses")
-	}
-	if err != nil {
-		c.initErr = fmt.Errorf("invalid Responses API base URL %q: want a URL such as %s", base, DefaultBaseURL)
-		return c
-	}
+	u, err := llm.EndpointUnder(cfg.BaseURL, DefaultBaseURL, "responses", "Responses API")
 	// The SDK's header, not its environment: OPENAI_API_KEY,
 	// OPENAI_BASE_URL and friends are not read here.
-	h := llm.SDKHeader("OpenAI", sdkVersion)
-	if cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+cfg.APIKey)
-	}
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
-	}
-	c.api = llm.NewEndpoint(u, h, cfg.HTTPClient)
-	return c
+	return &Client{cfg: cfg, api: llm.NewAPI(llm.APIConfig{
+		URL: u, URLErr: err, Header: llm.SDKHeader("OpenAI", sdkVersion),
+		Key: cfg.APIKey, Headers: cfg.Headers, HTTPClient: cfg.HTTPClient, Idle: cfg.IdleTimeout,
+	}, vendor)}
 }
 
 // Stream sends req and streams the reply. Errors are *llm.Error except a
 // cancelled ctx, which is returned wrapped as is.
 func (c *Client) Stream(ctx context.Context, req llm.Request, on func(llm.Delta)) (*llm.Response, error) {
-	if c.initErr != nil {
-		return nil, &llm.Error{Message: c.initErr.Error(), Err: c.initErr}
-	}
-	if on == nil {
-		on = func(llm.Delta) {}
-	}
-	body, err := encodeRequest(req)
+	var f *fold
+	err := c.api.Stream(ctx, func() (llm.Body, error) { return encodeRequest(req) }, on,
+		func(res *http.Response, on func(llm.Delta)) error {
+			var err error
+			f, err = consume(res, on)
+			switch {
+			case err != nil:
+				return streamError(err)
+			case !f.finished:
+				return llm.Unfinished()
+			}
+			return nil
+		})
 	if err != nil {
-		return nil, &llm.Error{Message: "cannot encode the request: " + err.Error(), Err: err}
-	}
-
-	ctx, watch := llm.WatchIdle(ctx, c.idle)
-	defer watch.Stop()
-
-	res, err := c.api.Post(ctx, body)
-	if err != nil {
-		return nil, watch.TransportError(err, c.cfg.APIKey)
-	}
-	if res.StatusCode >= 400 {
-		defer res.Body.Close()
-		return nil, c.statusError(res)
-	}
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/json" {
-		defer res.Body.Close()
-		return nil, c.notStreamed(res)
-	}
-
-	res.Body = watch.Body(res.Body)
-	f, err := consume(res, on)
-	var ef *eventFailure
-	switch {
-	case errors.As(err, &ef):
-		return nil, c.eventError(err)
-	case err != nil:
-		return nil, c.streamError(watch, err)
-	case !f.finished:
-		return nil, &llm.Error{Message: "the stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF}
+		return nil, err
 	}
 	return f.response(), nil
 }

@@ -2,7 +2,7 @@
 // (POST {BaseURL}/responses), which serves OpenAI's reasoning models better
 // than chat completions: their reasoning survives across tool calls. It
 // encodes requests with its own small wire types (request.go), posts them
-// with net/http (llm.Endpoint: the header openai-go's client sends, a test
+// through llm.API (net/http; the header openai-go's client sends, a test
 // holds them equal) and decodes the event stream with openai-go's light
 // ssestream package into its own event types (event.go).
 //

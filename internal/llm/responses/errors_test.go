@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,70 +111,6 @@ func TestErrors(t *testing.T) {
 				t.Errorf("error prints the API key: %v", err)
 			}
 		})
-	}
-}
-
-func TestIdleTimeout(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, event("response.created", `{"type":"response.created","response":{"id":"r","model":"gpt-5","output":[]}}`))
-		w.(http.Flusher).Flush()
-		select { // stall until the client gives up or the test ends
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	c := responses.New(responses.Config{BaseURL: srv.URL, IdleTimeout: 50 * time.Millisecond})
-	_, err := c.Stream(context.Background(), hi, nil)
-	var le *llm.Error
-	if !errors.As(err, &le) || !le.Retryable || !strings.Contains(err.Error(), "no data from the model API for 50ms") {
-		t.Fatalf("got %v, want a retryable idle timeout", err)
-	}
-}
-
-func TestCancelIsNotAModelError(t *testing.T) {
-	started := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(200)
-		w.(http.Flusher).Flush()
-		close(started)
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-started; cancel() }()
-	_, err := responses.New(responses.Config{BaseURL: srv.URL}).Stream(ctx, hi, nil)
-	var le *llm.Error
-	if !errors.Is(err, context.Canceled) || errors.As(err, &le) || llm.IsRetryable(err) {
-		t.Fatalf("got %v, want context.Canceled only", err)
-	}
-}
-
-func TestRetryRecoversFromARateLimit(t *testing.T) {
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1) == 1 {
-			w.Header().Set("Retry-After-Ms", "1")
-			http.Error(w, `{"error":{"message":"slow down"}}`, http.StatusTooManyRequests)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, turn{text: "hello there"}.events(10))
-	}))
-	defer srv.Close()
-	p := llm.WithRetry(responses.New(responses.Config{BaseURL: srv.URL}), llm.RetryPolicy{Attempts: 3, Base: time.Millisecond, Max: time.Millisecond})
-	var retries int
-	resp, err := p.Stream(context.Background(), hi, func(d llm.Delta) {
-		if d.Kind == llm.Retry {
-			retries++
-		}
-	})
-	if err != nil || resp.Content != "hello there" || retries != 1 || n.Load() != 2 {
-		t.Fatalf("resp %+v err %v retries %d requests %d", resp, err, retries, n.Load())
 	}
 }
 
