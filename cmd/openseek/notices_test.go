@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	acp "github.com/coder/acp-go-sdk"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
@@ -105,6 +109,103 @@ func TestMCPServeReportsEveryNotice(t *testing.T) {
 	}
 }
 
+// noticeEditor is an ACP client that records the updates and rejects
+// every question; it offers no file system or terminal, so the other
+// methods (the embedded nil Client) are never called.
+type noticeEditor struct {
+	acp.Client
+	mu      sync.Mutex
+	updates []acp.SessionUpdate
+	asked   []string
+}
+
+func (e *noticeEditor) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.updates = append(e.updates, n.Update)
+	return nil
+}
+
+func (e *noticeEditor) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p.ToolCall.Title != nil {
+		e.asked = append(e.asked, *p.ToolCall.Title)
+	}
+	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected("reject_once")}, nil
+}
+
+// An editor over ACP (the Go SDK's client driving `openseek acp`) sees
+// the same turn as: the context meter (usage_update) after each model
+// response, the compaction as a think card completed with what it
+// summarised, the refused connection (the editor was asked about it and
+// said no) and the unverified claim as quoted paragraphs.
+func TestACPShowsEveryNotice(t *testing.T) {
+	ws, home, args := noticeTurn(t)
+	cmd := exec.Command(os.Args[0], append(args, "acp")...)
+	cmd.Dir = ws
+	cmd.Env = append([]string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1", "GORACE=atexit_sleep_ms=0"}, startPathEnv()...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	ed := &noticeEditor{}
+	conn := acp.NewClientSideConnection(ed, in, out)
+	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: s.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("how long is big.txt?")}})
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %v %+v", err, resp)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	var text, card string
+	meters, lastUsed := 0, 0
+	for _, u := range ed.updates {
+		switch {
+		case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
+			text += u.AgentMessageChunk.Content.Text.Text
+		case u.UsageUpdate != nil && u.UsageUpdate.Size == 9000:
+			meters++
+			lastUsed = u.UsageUpdate.Used
+		case u.ToolCall != nil && strings.HasPrefix(string(u.ToolCall.ToolCallId), "compaction-"):
+			card = u.ToolCall.Title
+		case u.ToolCallUpdate != nil && strings.HasPrefix(string(u.ToolCallUpdate.ToolCallId), "compaction-") && *u.ToolCallUpdate.Status == acp.ToolCallStatusCompleted:
+			card += " | " + u.ToolCallUpdate.Content[0].Content.Content.Text.Text
+		}
+	}
+	for _, want := range []string{"> [network] example.invalid:22 refused", "> The answer says the tests pass, but no test ran in this session.", "big.txt has 700 lines."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the agent's message lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.HasPrefix(card, "Compact the context: summarise events 1..") || !strings.Contains(card, " | compacted events 1..") {
+		t.Errorf("compaction card %q", card)
+	}
+	if meters < 3 || lastUsed <= 0 {
+		t.Errorf("%d usage updates (last used %d); want one per model response and one after the compaction", meters, lastUsed)
+	}
+	if len(ed.asked) != 1 || !strings.Contains(ed.asked[0], "example.invalid:22") {
+		t.Errorf("questions %q", ed.asked)
+	}
+}
+
 func TestNoticesAsOrdinaryUser(t *testing.T) {
-	sandboxtest.AsOrdinaryUser(t, "^(TestTextModeShowsEveryNotice|TestMCPServeReportsEveryNotice)$")
+	sandboxtest.AsOrdinaryUser(t, "^(TestTextModeShowsEveryNotice|TestMCPServeReportsEveryNotice|TestACPShowsEveryNotice)$")
 }
