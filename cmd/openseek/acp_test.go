@@ -64,6 +64,7 @@ type acpUpdate struct {
 	Title         string
 	Status        string
 	Entries       []struct{ Content, Status string }
+	Used, Size    int // usage_update: the context meter
 }
 
 // text joins the text of the updates of kind.
@@ -78,11 +79,15 @@ func acpText(us []acpUpdate, kind string) string {
 	return b.String()
 }
 
+// acpSeq names the updates in order, leaving out the context meter's
+// (one per model response).
 func acpSeq(us []acpUpdate) string {
 	var out []string
 	for _, u := range us {
 		k := u.SessionUpdate
 		switch k {
+		case "usage_update":
+			continue
 		case "tool_call":
 			k += ":" + u.Kind
 		case "tool_call_update":
@@ -149,6 +154,15 @@ func TestACPWithTheNpmClient(t *testing.T) {
 	}
 	if r.TurnStop != "end_turn" || acpText(turn, "agent_message_chunk") != "greeting fixed" || acpText(turn, "agent_thought_chunk") != "two steps" {
 		t.Errorf("turn: stop %q, answer %q, thought %q", r.TurnStop, acpText(turn, "agent_message_chunk"), acpText(turn, "agent_thought_chunk"))
+	}
+	meters := 0
+	for _, u := range turn {
+		if u.SessionUpdate == "usage_update" && u.Used > 0 && u.Size > u.Used {
+			meters++
+		}
+	}
+	if meters != 4 { // one per model response
+		t.Errorf("%d context meter updates in a turn of four model responses", meters)
 	}
 	var diff []struct{ Type, Path, OldText, NewText string }
 	for _, u := range turn {

@@ -82,20 +82,32 @@ func (c *cli) mcpCmd() *cobra.Command {
 // one session run one at a time.
 type hostRunner struct{ host *engine.Host }
 
-func (r hostRunner) Run(ctx context.Context, task, sessionID string) (string, string, error) {
+func (r hostRunner) Run(ctx context.Context, task, sessionID string) (mcpserver.Answer, error) {
 	// continue names a session: it must exist (run passes "" for a new one).
 	s, err := r.host.Open(ctx, engine.OpenOptions{ID: sessionID, Existing: sessionID != "", Holder: "openseek mcp serve"})
 	if err != nil {
-		return "", sessionID, err
+		return mcpserver.Answer{SessionID: sessionID}, err
 	}
+	// The turn's events, for the warnings, compactions and context
+	// health the caller's person should read.
+	ans := mcpserver.Answer{SessionID: s.ID()}
+	note := func(e engine.Entry) error { ans.Note(e.Event); return nil }
+	sub := s.Subscribe(s.Hub().Head())
+	defer sub.Close()
+	fctx, stop := context.WithCancel(ctx)
+	followed := make(chan struct{})
+	go func() { defer close(followed); _ = sub.Follow(fctx, note) }()
 	out, err := s.Prompt(ctx, protocol.Text(task), nil)
-	if err != nil {
-		return "", s.ID(), err
+	stop()
+	<-followed
+	_ = sub.Flush(note)
+	if err == nil && !out.OK() {
+		err = fmt.Errorf("the turn ended %s: %s", out.Kind, out.Answer)
 	}
-	if !out.OK() {
-		return "", s.ID(), fmt.Errorf("the turn ended %s: %s", out.Kind, out.Answer)
+	if err == nil {
+		ans.Answer = out.Answer
 	}
-	return out.Answer, s.ID(), nil
+	return ans, err
 }
 
 // trustCmd is `openseek trust`: trust the repository's own .mcp.json,

@@ -197,11 +197,13 @@ func (r *rig) prompt(t *testing.T, id sdk.SessionId, text string) sdk.StopReason
 	return resp.StopReason
 }
 
-// kinds names the updates in order, tool calls with their status.
+// kinds names the updates in order, tool calls with their status; the
+// context meter's usage updates (one per model response) are left out.
 func kinds(us []sdk.SessionUpdate) string {
 	var out []string
 	for _, u := range us {
 		switch {
+		case u.UsageUpdate != nil:
 		case u.UserMessageChunk != nil:
 			out = append(out, "user")
 		case u.AgentMessageChunk != nil:
@@ -304,6 +306,16 @@ func TestPromptStreamsAndLoadReplays(t *testing.T) {
 	}
 	if got := text(live, thoughtText); got != "edit it" {
 		t.Errorf("thought %q", got)
+	}
+	// Each model response updates the editor's context meter.
+	var meters []sdk.SessionUsageUpdate
+	for _, u := range live {
+		if u.UsageUpdate != nil {
+			meters = append(meters, *u.UsageUpdate)
+		}
+	}
+	if len(meters) != 2 || meters[1].Used <= 0 || meters[1].Size <= meters[1].Used {
+		t.Errorf("usage updates %+v", meters)
 	}
 	d := diffs(live)
 	if len(d) != 1 || d[0].Path != filepath.Join(ws, "a.txt") || d[0].OldText == nil || *d[0].OldText != "world" || d[0].NewText != "there" {

@@ -69,7 +69,8 @@ func PromptContent(blocks []sdk.ContentBlock) (protocol.Content, error) {
 // Replay turns a recorded session into the updates that show it again:
 // the user's messages, the agent's thoughts and answers, and each tool
 // call with its result (diffs for edits, plans for the plan tool), a
-// script's calls under it as they were shown live.
+// script's calls under it as they were shown live, and the notes of
+// compactions and network connections.
 func Replay(s *session.Session, workspace string) []sdk.SessionUpdate {
 	if s == nil {
 		return nil
@@ -99,6 +100,12 @@ func Replay(s *session.Session, workspace string) []sdk.SessionUpdate {
 			}
 		case *session.ToolResult:
 			out = append(out, t.result(it.ToolCallID, it.ToolName, it.Content.Text(), it.IsError, diffOf(it.Data), it.Arguments, it.Parent)...)
+		case *session.Notice:
+			// What a compaction summarised and the commands' network
+			// connections were shown live; they show again.
+			if session.IsNetworkMarker(it.Content) || strings.HasPrefix(it.Content, session.CompactionNotePrefix) {
+				out = append(out, notice(it.Content))
+			}
 		}
 	}
 	return out

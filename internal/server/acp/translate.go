@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/openseek/openseek/internal/render"
+	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -26,6 +27,9 @@ type translator struct {
 	checks    int              // build checks shown, for their call ids
 	check     string           // the call id of the running build check
 	warned    map[string]bool  // warnings already shown: each shows once
+
+	compactions int    // compactions shown, for their call ids
+	compaction  string // the call id of the running compaction
 }
 
 // call is a tool call the client was told about; parent is the call
@@ -77,17 +81,43 @@ func (t *translator) translate(ev protocol.Event) []sdk.SessionUpdate {
 		return t.verifyStarted(e)
 	case protocol.VerifyResult:
 		return t.verifyResult(e)
+	case protocol.ContextHealth:
+		return []sdk.SessionUpdate{usage(e)}
+	case protocol.CompactionStarted:
+		return t.compactionStarted(e.FromSequence, e.ToSequence)
+	case protocol.AutoCompactionStarted:
+		return t.compactionStarted(e.FromSequence, e.ToSequence)
+	case protocol.CompactionReport:
+		return t.compactionReport(e)
+	case protocol.CompactionFailed:
+		return t.compactionFailed(e.Error)
+	case protocol.AutoCompactionFailed:
+		return t.compactionFailed(e.Error)
 	case protocol.StreamReset:
 		return []sdk.SessionUpdate{notice(fmt.Sprintf("%d events of this session were not shown (%s); reload the session to see them.", e.Resume-e.Since-1, e.Reason))}
 	}
 	if w, ok := protocol.Warning(ev); ok {
-		if _, claim := ev.(protocol.UnverifiedClaim); t.warned[w] && !claim { // a claim is about its turn: shown each time
+		// A claim is about its turn and a network notice about one
+		// connection: each shows every time; other warnings once.
+		if once(ev) && t.warned[w] {
 			return nil
 		}
 		t.warned[w] = true
 		return []sdk.SessionUpdate{notice(w)}
 	}
 	return nil
+}
+
+// once reports whether a warning is about the session (shown once)
+// rather than about one turn or one connection (shown each time).
+func once(ev protocol.Event) bool {
+	switch e := ev.(type) {
+	case protocol.UnverifiedClaim:
+		return false
+	case protocol.BackgroundNotice:
+		return !session.IsNetworkMarker(e.Content)
+	}
+	return true
 }
 
 // notice is a warning for the person at the editor. ACP has no notice

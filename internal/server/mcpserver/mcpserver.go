@@ -7,9 +7,13 @@
 //	continue {session_id, task}  → {answer, session_id}  a further turn
 //
 // Each result carries {answer, session_id} as structured content and, as
-// MCP recommends, the same JSON as its text content. A task that fails is
-// an error result whose text says why and whose structured content still
-// names the session, so the caller can continue it.
+// MCP recommends, the same JSON as its text content, with what a person
+// should read about the turn beside them: its warnings (an unverified
+// claim of the answer, each network connection of a sandboxed command),
+// what its compactions summarised, and the context's health. A task that
+// fails is an error result whose text says why (and those notes) and
+// whose structured content still names the session, so the caller can
+// continue it.
 //
 // The package knows nothing of the engine: it drives a Runner, which the
 // CLI implements on top of the engine. Serve speaks MCP through the go-sdk
@@ -26,12 +30,17 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openseek/openseek/internal/render"
+	"github.com/openseek/openseek/protocol"
 )
 
 // Runner runs one agent task. sessionID "" starts a new session; the
-// answer is the final answer of the turn and id the session it ran in.
+// Answer is the final answer of the turn, the session it ran in, and the
+// turn's notes (Answer.Note each event of the turn). A failed turn
+// returns its error with the session and notes so far.
 type Runner interface {
-	Run(ctx context.Context, task, sessionID string) (answer, id string, err error)
+	Run(ctx context.Context, task, sessionID string) (Answer, error)
 }
 
 // RunArgs are the arguments of the "run" tool.
@@ -49,6 +58,44 @@ type ContinueArgs struct {
 type Answer struct {
 	Answer    string `json:"answer"`
 	SessionID string `json:"session_id"`
+	// Warnings are the turn's warnings in the words every face shows
+	// (protocol.Warning): an answer's unverified claim, each connection
+	// a command made through the network allowlist, a retried request.
+	Warnings []string `json:"warnings,omitempty"`
+	// Compactions say what each compaction of the turn summarised.
+	Compactions []string `json:"compactions,omitempty"`
+	// Context is the context's health after the turn ("context 41k/128k
+	// · 1 compaction").
+	Context string `json:"context,omitempty"`
+}
+
+// Note takes what a person should read from one event of the turn.
+func (a *Answer) Note(e protocol.Event) {
+	if w, ok := protocol.Warning(e); ok {
+		a.Warnings = append(a.Warnings, w)
+		return
+	}
+	switch e := e.(type) {
+	case protocol.CompactionReport:
+		a.Compactions = append(a.Compactions, render.CompactionText(e))
+	case protocol.ContextHealth:
+		a.Context = render.ContextLine(e)
+	}
+}
+
+// notes are the notes as lines for an error result's text.
+func (a Answer) notes() string {
+	var b strings.Builder
+	for _, w := range a.Warnings {
+		b.WriteString("\nwarning: " + w)
+	}
+	for _, c := range a.Compactions {
+		b.WriteString("\n" + c)
+	}
+	if a.Context != "" {
+		b.WriteString("\n" + a.Context)
+	}
+	return b.String()
 }
 
 // NewServer is the MCP server Serve runs, for callers that want another
@@ -78,17 +125,16 @@ func runTask(ctx context.Context, r Runner, toolName, task, sessionID string) (*
 	if strings.TrimSpace(task) == "" {
 		return errorResult(fmt.Sprintf("error: %s requires task", toolName)), Answer{SessionID: sessionID}, nil
 	}
-	answer, id, err := r.Run(ctx, task, sessionID)
-	if id == "" {
-		id = sessionID
+	out, err := r.Run(ctx, task, sessionID)
+	if out.SessionID == "" {
+		out.SessionID = sessionID
 	}
-	out := Answer{Answer: answer, SessionID: id}
 	if err != nil {
 		msg := "error: " + err.Error()
-		if id != "" {
-			msg += fmt.Sprintf(" (session_id %s)", id)
+		if out.SessionID != "" {
+			msg += fmt.Sprintf(" (session_id %s)", out.SessionID)
 		}
-		return errorResult(msg), out, nil
+		return errorResult(msg + out.notes()), out, nil
 	}
 	// Content left empty: the SDK fills it with the JSON of out.
 	return nil, out, nil

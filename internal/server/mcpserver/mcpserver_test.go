@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/openseek/openseek/protocol"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -23,17 +26,17 @@ type fakeRunner struct {
 	calls []string
 }
 
-func (f *fakeRunner) Run(ctx context.Context, task, sessionID string) (string, string, error) {
+func (f *fakeRunner) Run(ctx context.Context, task, sessionID string) (Answer, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, sessionID+"|"+task)
 	f.mu.Unlock()
 	if task == "fail" {
-		return "", "s9", errors.New("model unavailable")
+		return Answer{SessionID: "s9", Warnings: []string{"model request failed (HTTP 503); retry 1 of 1"}}, errors.New("model unavailable")
 	}
 	if sessionID == "" {
 		sessionID = "s1"
 	}
-	return "did: " + task, sessionID, nil
+	return Answer{Answer: "did: " + task, SessionID: sessionID}, nil
 }
 
 // connect serves r over a pair of pipes and returns a client session; the
@@ -94,7 +97,8 @@ func TestServeCalls(t *testing.T) {
 	}{
 		{name: "run new session", tool: "run", args: map[string]any{"task": "fix it"}, want: Answer{Answer: "did: fix it", SessionID: "s1"}},
 		{name: "continue keeps session", tool: "continue", args: map[string]any{"session_id": "s7", "task": "and test"}, want: Answer{Answer: "did: and test", SessionID: "s7"}},
-		{name: "runner error names session", tool: "run", args: map[string]any{"task": "fail"}, wantError: true, want: Answer{SessionID: "s9"}, wantText: "error: model unavailable (session_id s9)"},
+		{name: "runner error names session", tool: "run", args: map[string]any{"task": "fail"}, wantError: true, want: Answer{SessionID: "s9", Warnings: []string{"model request failed (HTTP 503); retry 1 of 1"}},
+			wantText: "error: model unavailable (session_id s9)\nwarning: model request failed (HTTP 503); retry 1 of 1"},
 		{name: "empty task", tool: "run", args: map[string]any{"task": " "}, wantError: true, wantText: "error: run requires task"},
 		{name: "continue without session", tool: "continue", args: map[string]any{"session_id": "", "task": "x"}, wantError: true, wantText: "error: continue requires session_id"},
 	}
@@ -110,18 +114,18 @@ func TestServeCalls(t *testing.T) {
 			if tc.wantText != "" && !strings.HasPrefix(text(res), tc.wantText) {
 				t.Errorf("text = %q, want prefix %q", text(res), tc.wantText)
 			}
-			if tc.want == (Answer{}) {
+			if reflect.DeepEqual(tc.want, Answer{}) {
 				return
 			}
 			var got Answer
 			b, _ := json.Marshal(res.StructuredContent)
-			if err := json.Unmarshal(b, &got); err != nil || got != tc.want {
+			if err := json.Unmarshal(b, &got); err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("structured = %s, want %+v", b, tc.want)
 			}
 			if !tc.wantError {
 				// The text content mirrors the structured answer.
 				var fromText Answer
-				if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil || fromText != tc.want {
+				if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil || !reflect.DeepEqual(fromText, tc.want) {
 					t.Errorf("text = %q, want JSON of %+v", text(res), tc.want)
 				}
 			}
@@ -163,4 +167,28 @@ func text(r *sdk.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// A turn's warnings, compaction reports and last context health become
+// the answer's notes, in the words every face uses.
+func TestAnswerNote(t *testing.T) {
+	var a Answer
+	for _, e := range []protocol.Event{
+		protocol.AssistantDelta{Content: "hi"},
+		protocol.BackgroundNotice{Content: "[network] example.com:443 refused: not listed"},
+		protocol.ContextHealth{UsedTokens: 90000, Window: 128000},
+		protocol.CompactionReport{Trigger: "auto", FromSequence: 1, ToSequence: 9, Turns: 1, TokensBefore: 90000, TokensAfter: 3000},
+		protocol.ContextHealth{UsedTokens: 3000, Window: 128000, Compactions: 1},
+		protocol.UnverifiedClaim{Message: "The answer says the tests pass, but no test ran in this session."},
+	} {
+		a.Note(e)
+	}
+	want := Answer{
+		Warnings:    []string{"[network] example.com:443 refused: not listed", "The answer says the tests pass, but no test ran in this session."},
+		Compactions: []string{"compacted events 1..9 (auto, 1 turn): context 90k → 3k tokens"},
+		Context:     "context 3k/128k · 1 compaction",
+	}
+	if !reflect.DeepEqual(a, want) {
+		t.Errorf("notes %+v\nwant  %+v", a, want)
+	}
 }

@@ -276,6 +276,7 @@
     const state = $("#state");
     const input = $("#prompt");
     const cancel = $("#cancel");
+    const enqueueBtn = $("#enqueue");
     const totals = $("#totals");
     let busy = chat.dataset.busy === "true";
     let cur = null; // the assistant message of the running step
@@ -289,8 +290,9 @@
         state.classList.toggle("busy", b);
       }
       if (cancel) cancel.hidden = !b;
+      if (enqueueBtn) enqueueBtn.hidden = !b;
       $("#nav")?.refresh?.();
-      if (input) input.placeholder = b ? "Steer the running turn (Enter sends, Esc interrupts)…" : "Ask something. Enter sends, Shift+Enter adds a line.";
+      if (input) input.placeholder = b ? "Steer the running turn (Enter), or queue for after it (Tab); Esc interrupts…" : "Ask something. Enter sends, Shift+Enter adds a line.";
     }
     const scroll = () => window.scrollTo(0, document.body.scrollHeight);
     const add = (node) => { log.append(node); scroll(); return node; };
@@ -557,6 +559,7 @@
       add(el("div", "msg turn-summary", text));
       addTotals(u, ev.cost_usd);
       if (changes && changes.open) loadChanges();
+      runQueued(ev.outcome === "interrupted");
     }
 
     // kilo, contextHealth and compactionText write what render.ContextLine
@@ -726,14 +729,61 @@
       });
     }
 
-    async function send() {
+    // The queue, as in the terminal UI: Tab (or Queue) while a turn runs
+    // keeps the message in this tab for after the turn. When the turn
+    // ends the first is sent as a prompt, the rest wait for the turns
+    // they start; after an interrupt nothing is sent unasked: they go
+    // back into the input.
+    const queueBox = $("#queue");
+    const queued = [];
+    function showQueue() {
+      if (!queueBox) return;
+      queueBox.replaceChildren(...queued.map((text, i) => {
+        const li = el("li", "queued");
+        const x = el("button", "remove", "×");
+        x.type = "button";
+        x.title = "remove from the queue";
+        x.setAttribute("aria-label", "remove the queued message " + clip(text.replace(/\s+/g, " ").trim(), 60));
+        x.addEventListener("click", () => { queued.splice(i, 1); showQueue(); input.focus(); });
+        li.append(el("span", "mark", "queued"), el("span", "text", text.replace(/\s+/g, " ").trim()), x);
+        li.title = text;
+        return li;
+      }));
+      queueBox.hidden = queued.length === 0;
+    }
+    function enqueue() {
+      if (!busy) return send();
       const text = input.value;
       if (!text.trim()) return;
-      const cmd = busy ? { command: "steer", kind: "prompt", content: text } : { command: "prompt", content: text };
-      input.disabled = true;
+      queued.push(text);
+      input.value = "";
+      showQueue();
+      input.focus();
+    }
+    function runQueued(interrupted) {
+      if (!queued.length) return;
+      if (interrupted) {
+        input.value = [...queued, input.value].filter((s) => s.trim()).join("\n\n");
+        queued.length = 0;
+        showQueue();
+        add(el("div", "msg notice", "the queued messages are back in the input (the turn was interrupted)"));
+        return;
+      }
+      send(queued.shift());
+      showQueue();
+    }
+
+    // send posts the input (a steer while a turn runs, else a prompt), or
+    // a queued message as the next prompt, leaving the input alone.
+    async function send(next) {
+      const fromQueue = next !== undefined;
+      const text = fromQueue ? next : input.value;
+      if (!text.trim()) return;
+      const cmd = busy && !fromQueue ? { command: "steer", kind: "prompt", content: text } : { command: "prompt", content: text };
+      if (!fromQueue) input.disabled = true;
       try {
         await post(cmdURL, cmd);
-        input.value = "";
+        if (!fromQueue) input.value = "";
         if (cmd.command === "prompt") {
           endStep();
           userMsg(text);
@@ -742,10 +792,16 @@
           if (h1 && h1.textContent === id) h1.textContent = clip(text.replace(/\s+/g, " ").trim(), 80);
         }
       } catch (e) {
-        banner("Your " + cmd.command + " was not sent: " + e.message, "error");
+        if (fromQueue) {
+          queued.unshift(text);
+          showQueue();
+        }
+        banner("Your " + (fromQueue ? "queued message" : cmd.command) + " was not sent: " + e.message, "error");
       } finally {
-        input.disabled = false;
-        input.focus();
+        if (!fromQueue) {
+          input.disabled = false;
+          input.focus();
+        }
       }
     }
 
@@ -812,7 +868,20 @@
     $("#prompt-form").addEventListener("submit", (e) => { e.preventDefault(); send(); });
     input.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+      // Tab queues only while a turn runs and there is text: otherwise it
+      // moves the focus, as everywhere on a page.
+      if (e.key === "Tab" && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !e.isComposing && busy && input.value.trim()) {
+        e.preventDefault();
+        enqueue();
+      }
+      // Backspace in an empty input takes the last queued message back.
+      if (e.key === "Backspace" && input.value === "" && queued.length) {
+        e.preventDefault();
+        input.value = queued.pop();
+        showQueue();
+      }
     });
+    enqueueBtn?.addEventListener("click", enqueue);
     const interrupt = async () => {
       try { await post(cmdURL, { command: "cancel" }); } catch (e) { banner("Cancel was not sent: " + e.message, "error"); }
     };
