@@ -238,8 +238,13 @@
   // load).
   function notify(title, body) {
     if (!document.hidden || !("Notification" in window) || Notification.permission !== "granted") return;
-    const n = new Notification(title, { body, tag: "openseek" });
-    n.onclick = () => { window.focus(); n.close(); };
+    try {
+      const n = new Notification(title, { body, tag: "openseek" });
+      n.onclick = () => { window.focus(); n.close(); };
+    } catch (_) {
+      // Some browsers (Chrome on Android) show notifications only from a
+      // service worker: the page goes on without one.
+    }
   }
   function notifyButton() {
     const b = $("#notify");
@@ -718,7 +723,9 @@
           if (!fn) return;
           let ev;
           try { ev = JSON.parse(data); } catch (_) { return; }
-          fn(ev, name);
+          // One event's trouble (a browser that refuses a notification)
+          // never stops the stream: the events after it still show.
+          try { fn(ev, name); } catch (e) { console.error("openseek: showing " + name + ":", e); }
         },
         open: () => { if (lost) banner("Live stream reconnected."); lost = false; chat.dataset.live = "true"; },
         lost: (final, why) => {
@@ -738,6 +745,10 @@
     const queued = [];
     function showQueue() {
       if (!queueBox) return;
+      // The queue grows the prompt area pinned to the bottom: a reader at
+      // the end stays there, so it never covers the last card (an
+      // approval's buttons).
+      const atEnd = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
       queueBox.replaceChildren(...queued.map((text, i) => {
         const li = el("li", "queued");
         const x = el("button", "remove", "×");
@@ -750,6 +761,7 @@
         return li;
       }));
       queueBox.hidden = queued.length === 0;
+      if (atEnd) scroll();
     }
     function enqueue() {
       if (!busy) return send();
