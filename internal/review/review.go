@@ -11,7 +11,9 @@
 //   - A Report that Run returns is valid (see Report.Validate): an answer
 //     that is not gets one retry, then Run fails with the reason.
 //
-// Run is the API; `openseek review` and a review gate call it alike.
+// Run is the API `openseek review` calls; Gate, the review gate of
+// `run --review-gate`, reviews after a turn and sends it back on a
+// high-severity finding.
 package review
 
 import (
