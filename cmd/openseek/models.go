@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/doctor"
 )
 
@@ -28,9 +26,7 @@ func (c *cli) modelsCmd() *cobra.Command {
 			}
 			defer host.Close()
 			cfg := host.Config()
-			// The model in use: --model, else the config's model key, else
-			// the default; a bare name matches its catalogue entry.
-			use := cmp.Or(c.g.model, cfg.Model, config.DefaultSpec)
+			use := host.ModelInUse()
 			w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "  MODEL\tWINDOW\tPRICE $/M TOKENS (CACHED IN/IN/OUT)\tSTATE")
 			mark := func(inUse bool) string {
@@ -41,18 +37,7 @@ func (c *cli) modelsCmd() *cobra.Command {
 			}
 			marked := false
 			for _, m := range host.Models() {
-				state := "no key"
-				if m.Ready {
-					state = "ready"
-				}
-				window := "-"
-				if m.Window > 0 {
-					window = fmt.Sprintf("%dk", m.Window/1000)
-				}
-				price := "-"
-				if m.Price != (config.Model{}).Price {
-					price = fmt.Sprintf("$%.2f/$%.2f/$%.2f", m.Price.InputHit, m.Price.InputMiss, m.Price.Output)
-				}
+				window, price, state := m.Columns()
 				inUse := !marked && (m.Spec() == use || m.Name == use)
 				marked = marked || inUse
 				fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\n", mark(inUse), m.Spec(), window, price, state)

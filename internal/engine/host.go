@@ -280,6 +280,27 @@ type ModelInfo struct {
 	Ready bool // its provider has a key, or needs none
 }
 
+// Columns are the model as every list shows it: its context window
+// ("128k", "-" when unknown), its price per million tokens (cached
+// in/in/out, llm.Price.String) and its state ("ready", "no key").
+func (m ModelInfo) Columns() (window, price, state string) {
+	window, price, state = "-", m.Price.String(), "no key"
+	if m.Window > 0 {
+		window = fmt.Sprintf("%dk", m.Window/1000)
+	}
+	if m.Ready {
+		state = "ready"
+	}
+	return window, price, state
+}
+
+// ModelInUse is the model spec sessions open with by default: the
+// options' Model (--model), else the config's model key, else
+// config.DefaultSpec. It may be a bare catalogue name or a profile.
+func (h *Host) ModelInUse() string {
+	return cmp.Or(h.opts.Model, h.cfg.Model, config.DefaultSpec)
+}
+
 // Models lists the configured models without touching the network.
 func (h *Host) Models() []ModelInfo {
 	var out []ModelInfo

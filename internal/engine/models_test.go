@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/llm"
+)
+
+func TestModelInUse(t *testing.T) {
+	host := func(model, configured string) *Host {
+		home := t.TempDir()
+		if configured != "" {
+			os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+			if err := os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("model = \""+configured+"\"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h, err := NewHost(context.Background(), Options{Dir: t.TempDir(), Home: home, Model: model, Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		return h
+	}
+	for _, tc := range []struct{ flag, configured, want string }{
+		{"kimi-k2", "glm-4.6", "kimi-k2"},
+		{"", "glm-4.6", "glm-4.6"},
+		{"", "", config.DefaultSpec},
+	} {
+		if got := host(tc.flag, tc.configured).ModelInUse(); got != tc.want {
+			t.Errorf("--model %q, config %q: %q, want %q", tc.flag, tc.configured, got, tc.want)
+		}
+	}
+}
+
+func TestModelColumns(t *testing.T) {
+	m := ModelInfo{Model: config.Model{Window: 128_000, Price: llm.Price{InputHit: 0.07, InputMiss: 0.27, Output: 1.1}}, Ready: true}
+	if w, p, s := m.Columns(); w != "128k" || p != "$0.07/$0.27/$1.10" || s != "ready" {
+		t.Errorf("columns %q %q %q", w, p, s)
+	}
+	if w, p, s := (ModelInfo{}).Columns(); w != "-" || p != "-" || s != "no key" {
+		t.Errorf("columns of an unknown model %q %q %q", w, p, s)
+	}
+}
