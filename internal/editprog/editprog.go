@@ -1,12 +1,14 @@
-// Package editprog is the edit tool as a program (`openseek edit`,
-// reference §11): one JSON object of the edit tool's arguments, run once
-// outside any session with the same decoder, executor and messages as
-// the in-process tool.
+// Package editprog is the editing tools as programs, run once outside
+// any session with the same decoders, executors and messages as the
+// in-process tools: Run is `openseek edit` (reference §11), one JSON
+// object of the edit tool's arguments; ApplyPatch is `openseek
+// apply-patch`, a patch in the apply_patch format.
 //
 // Invariant: nothing outside the writable root is written, through a
-// symlink or ".."; OPENSEEK_EDIT_ROOT names the root (default: the
-// current directory) and OPENSEEK_EDIT_ALLOWED_PATHS (comma- or
-// list-separated, relative to the root) narrows the writable paths.
+// symlink or "..". For Run, OPENSEEK_EDIT_ROOT names the root (default:
+// the current directory) and OPENSEEK_EDIT_ALLOWED_PATHS (comma- or
+// list-separated, relative to the root) narrows the writable paths; for
+// ApplyPatch the root is the directory it is given.
 package editprog
 
 import (
