@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/doctor"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 // modelsCmd is `openseek models`: what is configured, and which models
@@ -68,19 +68,7 @@ func (c *cli) doctorCmd() *cobra.Command {
 		Short: "Check config files, keys, endpoints (one cheap request each) and the OS sandbox, and say what is wrong",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var checks []doctor.Check
-			host, err := c.newHost(cmd, "", "")
-			if err != nil {
-				// A config or rules file that does not parse: say which.
-				name := "config"
-				if strings.Contains(err.Error(), "rule") {
-					name = "rules"
-				}
-				checks = append(checks, doctor.Check{Name: name, Status: "fail", Detail: err.Error() + "\nfix the file above; OpenSeek will not start until it parses"})
-			} else {
-				defer host.Close()
-				checks = host.Doctor(cmd.Context())
-			}
+			checks := engine.Diagnose(cmd.Context(), func() (*engine.Host, error) { return c.newHost(cmd, "", "") })
 			failed, width := false, 0
 			for _, ch := range checks {
 				width = max(width, len(ch.Name))

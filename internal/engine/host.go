@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -321,6 +322,22 @@ func (h *Host) Doctor(ctx context.Context) []doctor.Check {
 	}
 	// The sandbox is checked by building one and running a command in it.
 	return append(checks, doctor.Sandbox(ctx, h.opts.Dir))
+}
+
+// Diagnose answers doctor for the host newHost builds (Host.Doctor), or,
+// when it cannot be built because a config or rules file does not parse,
+// reports that as the one failed check, named "config" or "rules".
+func Diagnose(ctx context.Context, newHost func() (*Host, error)) []doctor.Check {
+	h, err := newHost()
+	if err != nil {
+		name := "config"
+		if strings.Contains(err.Error(), "rule") {
+			name = "rules"
+		}
+		return []doctor.Check{{Name: name, Status: "fail", Detail: err.Error() + "\nfix the file above; OpenSeek will not start until it parses"}}
+	}
+	defer h.Close()
+	return h.Doctor(ctx)
 }
 
 // MCPStatus connects the configured MCP servers (once per host) and

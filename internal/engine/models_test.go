@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/openseek/openseek/internal/config"
@@ -44,5 +46,23 @@ func TestModelColumns(t *testing.T) {
 	}
 	if w, p, s := (ModelInfo{}).Columns(); w != "-" || p != "-" || s != "no key" {
 		t.Errorf("columns of an unknown model %q %q %q", w, p, s)
+	}
+}
+
+func TestDiagnoseReportsAHostThatCannotBeBuilt(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("model = \n"), 0o600)
+	build := func() (*Host, error) {
+		return NewHost(context.Background(), Options{Dir: t.TempDir(), Home: home, Getenv: func(string) string { return "" }})
+	}
+	checks := Diagnose(context.Background(), build)
+	if len(checks) != 1 || checks[0].Name != "config" || checks[0].Status != "fail" ||
+		!strings.Contains(checks[0].Detail, "config.toml") || !strings.HasSuffix(checks[0].Detail, "\nfix the file above; OpenSeek will not start until it parses") {
+		t.Errorf("a config that does not parse: %+v", checks)
+	}
+	checks = Diagnose(context.Background(), func() (*Host, error) { return nil, errors.New("rules.toml: rule 2: bad pattern") })
+	if len(checks) != 1 || checks[0].Name != "rules" || checks[0].Status != "fail" {
+		t.Errorf("rules that do not parse: %+v", checks)
 	}
 }
