@@ -10,6 +10,7 @@ import (
 
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/llm"
+	"github.com/openseek/openseek/internal/verify"
 )
 
 func TestModelInUse(t *testing.T) {
@@ -64,5 +65,24 @@ func TestDiagnoseReportsAHostThatCannotBeBuilt(t *testing.T) {
 	checks = Diagnose(context.Background(), func() (*Host, error) { return nil, errors.New("rules.toml: rule 2: bad pattern") })
 	if len(checks) != 1 || checks[0].Name != "rules" || checks[0].Status != "fail" {
 		t.Errorf("rules that do not parse: %+v", checks)
+	}
+}
+
+func TestCheckScript(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module m\n"), 0o644)
+	home := t.TempDir()
+	o := Options{Dir: dir, Home: home, Getenv: func(string) string { return "" }}
+	if got, err := CheckScript(o); err != nil || got == "" || got != verify.Detect(dir).Script() {
+		t.Errorf("detected check %q %v, want %q", got, err, verify.Detect(dir).Script())
+	}
+	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
+	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[verify]\ncommand = \"make check\"\n"), 0o600)
+	if got, err := CheckScript(o); err != nil || got != verify.NewCheck("make check").Script() {
+		t.Errorf("configured check %q %v", got, err)
+	}
+	o.NoVerify = true
+	if got, err := CheckScript(o); err != nil || got != "" {
+		t.Errorf("--no-verify: %q %v", got, err)
 	}
 }
