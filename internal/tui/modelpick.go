@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/openseek/openseek/internal/engine"
+	"github.com/openseek/openseek/internal/llm"
 )
 
 // Catalogue is offered by backends that know the configured models (the
@@ -53,6 +54,15 @@ func (m *Model) pickModel() tea.Cmd {
 // modelRow is one model of a list: its spec, context window, price per
 // million tokens (cached in/in/out) and whether it can be used now.
 func modelRow(mi engine.ModelInfo) string {
-	window, price, state := mi.Columns()
+	window, price, state := "-", "-", "no key"
+	if mi.Window > 0 {
+		window = fmt.Sprintf("%dk", mi.Window/1000)
+	}
+	if mi.Price != (llm.Price{}) {
+		price = fmt.Sprintf("$%.2f/$%.2f/$%.2f", mi.Price.InputHit, mi.Price.InputMiss, mi.Price.Output)
+	}
+	if mi.Ready {
+		state = "ready"
+	}
 	return fmt.Sprintf("%-32s %6s  %-22s %s", mi.Spec(), window, price, state)
 }
