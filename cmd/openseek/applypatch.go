@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/patch"
-	"github.com/openseek/openseek/internal/tool"
+	"github.com/openseek/openseek/internal/editprog"
 )
 
 // applyPatchCmd is `openseek apply-patch [PATCH]`: the apply_patch tool
@@ -43,23 +41,11 @@ nothing. Prints the files it added (A), modified (M) and deleted (D).`,
 			if strings.TrimSpace(text) == "" {
 				return errors.New("the patch is empty: give it as the argument or on stdin")
 			}
-			dir, err := filepath.Abs(c.workDir())
+			summary, err := editprog.ApplyPatch(c.workDir(), text)
 			if err != nil {
 				return err
 			}
-			if real, err := filepath.EvalSymlinks(dir); err == nil {
-				dir = real
-			}
-			p, err := patch.Parse(text)
-			if err != nil {
-				return err
-			}
-			env := &tool.Env{Workspace: dir}
-			changes, err := p.Apply(patch.Files{Resolve: env.Resolve})
-			if err != nil {
-				return fmt.Errorf("%w; no file was changed", err)
-			}
-			fmt.Fprintln(c.stdout, patch.Summary(changes))
+			fmt.Fprintln(c.stdout, summary)
 			return nil
 		},
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -29,47 +28,33 @@ func (c *cli) compactCmd() *cobra.Command {
 			if !store.Exists(id) {
 				return fmt.Errorf("session %s does not exist in %s", id, store.Root())
 			}
+			var text []byte
 			if file != "" {
-				text, err := os.ReadFile(file)
-				if err != nil {
+				if text, err = os.ReadFile(file); err != nil {
 					return fmt.Errorf("--file: %w", err)
 				}
 				if from == 0 || to == 0 {
 					return errors.New("--file needs --from and --to: the range of events the summary covers")
 				}
-				w, err := store.OpenWriter(id, "", "openseek sessions compact")
-				if err != nil {
-					return err
-				}
-				defer w.Close()
-				if _, err := w.Compact(string(text), from, to); err != nil {
-					return err
-				}
-				fmt.Fprintf(c.stdout, "compacted session %s events %d..%d; last_sequence=%d\n", id, from, to, w.Session().LastSequence())
-				return nil
-			}
-			if from != 0 || to != 0 {
+			} else if from != 0 || to != 0 {
 				return errors.New("--from and --to go with --file; without it the model summarises the whole session")
 			}
-			opts, err := c.engineOptions(cmd, "", "")
+			host, err := c.newHost(cmd, "", "")
 			if err != nil {
 				return err
 			}
-			opts.Dir = filepath.Dir(store.Root())
-			if filepath.IsAbs(c.g.sessionRoot) {
-				opts.Dir, _ = filepath.Abs(c.g.dir)
+			defer host.Close()
+			const holder = "openseek sessions compact"
+			var done engine.Compacted
+			if file != "" {
+				done, err = host.CompactText(id, holder, string(text), from, to)
+			} else {
+				done, err = host.Compact(cmd.Context(), id, holder)
 			}
-			opts.SessionRoot, opts.SessionID, opts.Holder = store.Root(), id, "openseek sessions compact"
-			eng, err := engine.New(opts)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
-			covered := eng.Session().LastSequence()
-			if err := eng.Compact(cmd.Context()); err != nil {
-				return fmt.Errorf("compaction failed, the session is unchanged: %w", err)
-			}
-			fmt.Fprintf(c.stdout, "compacted session %s events 1..%d; last_sequence=%d\n", id, covered, eng.Session().LastSequence())
+			fmt.Fprintf(c.stdout, "compacted session %s events %d..%d; last_sequence=%d\n", id, done.From, done.To, done.Last)
 			return nil
 		},
 	}

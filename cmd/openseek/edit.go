@@ -1,19 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/policy"
-	"github.com/openseek/openseek/internal/subrun"
-	"github.com/openseek/openseek/internal/tool"
-	"github.com/openseek/openseek/internal/tool/fs"
+	"github.com/openseek/openseek/internal/editprog"
 )
 
 func (c *cli) editCmd() *cobra.Command {
@@ -50,88 +44,16 @@ root) narrows the writable paths further.
 				}
 				raw = data
 			}
-			fail := func(msg string) error {
-				fmt.Fprintln(c.stderr, msg)
+			text, err := editprog.Run(cmd.Context(), raw, c.getenv)
+			if f := (*editprog.Failure)(nil); errors.As(err, &f) {
+				fmt.Fprintln(c.stderr, f.Msg)
 				return exitError(1)
 			}
-			raw = bytes.TrimSpace(raw)
-			var v any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return fail("error: " + subrun.JSONError(raw, err))
-			}
-			root, err := c.editRoot()
 			if err != nil {
 				return err
-			}
-			pol := &policy.Policy{Mode: policy.ModeNever, Workspace: root}
-			pol.Pin()
-			env := &tool.Env{Workspace: root, Files: tool.NewFileState(), Guard: &policy.Guard{Policy: pol}}
-			if obj, ok := v.(map[string]any); ok {
-				if p, ok := obj["path"].(string); ok && strings.TrimSpace(p) != "" {
-					if msg := c.editConfined(env, p); msg != "" {
-						return fail(fmt.Sprintf("error editing %s: write blocked: %s", p, msg))
-					}
-				}
-			}
-			res, _ := fs.Edit().Run(cmd.Context(), env, raw)
-			text := strings.TrimRight(res.Content.Text(), "\n")
-			if res.IsError {
-				return fail(text)
 			}
 			fmt.Fprintln(c.stdout, text)
 			return nil
 		},
 	}
-}
-
-// editRoot is the edit program's writable root: OPENSEEK_EDIT_ROOT, else
-// the current directory, with its symlinks resolved.
-func (c *cli) editRoot() (string, error) {
-	root := c.getenv("OPENSEEK_EDIT_ROOT")
-	if root == "" {
-		root = "."
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("OPENSEEK_EDIT_ROOT=%s: %w", root, err)
-	}
-	return real, nil
-}
-
-// editConfined says why path may not be written ("" = it may): outside
-// the writable root, or outside OPENSEEK_EDIT_ALLOWED_PATHS.
-func (c *cli) editConfined(env *tool.Env, path string) string {
-	real, err := env.Resolve(path)
-	if err != nil {
-		return fmt.Sprintf("path resolves outside the writable root %s (through a symlink or ..)", env.Workspace)
-	}
-	list := c.getenv("OPENSEEK_EDIT_ALLOWED_PATHS")
-	if strings.TrimSpace(list) == "" {
-		return ""
-	}
-	var allowed []string
-	for _, part := range filepath.SplitList(list) {
-		for _, a := range strings.Split(part, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				allowed = append(allowed, a)
-			}
-		}
-	}
-	for _, a := range allowed {
-		p := a
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(env.Workspace, p)
-		}
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			p = r
-		}
-		if rel, err := filepath.Rel(p, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return ""
-		}
-	}
-	return fmt.Sprintf("path is outside allowed_paths (%s)", strings.Join(allowed, ", "))
 }

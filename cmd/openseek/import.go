@@ -4,14 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/openseek/openseek/internal/importer"
-	"github.com/openseek/openseek/internal/prompt"
-	"github.com/openseek/openseek/internal/session"
 )
 
 // importCmd is `import codex|claude [FILE | --latest]`: another agent's
@@ -68,7 +64,7 @@ write, apply_patch) are mapped onto them, the others are kept as they were.
 			for _, w := range t.Warnings {
 				fmt.Fprintf(c.stderr, "warning: %s\n", w)
 			}
-			id, err := c.writeImported(t)
+			id, err := c.writeImported(cmd, t)
 			if err != nil {
 				return err
 			}
@@ -80,34 +76,16 @@ write, apply_patch) are mapped onto them, the others are kept as they were.
 	return cmd
 }
 
-// writeImported appends t's items to a new session (--session, or a fresh
-// <source>-<time> id) whose system prompt is the one a new session of
-// this workspace gets.
-func (c *cli) writeImported(t *importer.Transcript) (string, error) {
-	store, err := c.store()
+// writeImported appends t's items to a new session of the workspace
+// (Host.Import), named by --session or a fresh <source>-<time> id.
+func (c *cli) writeImported(cmd *cobra.Command, t *importer.Transcript) (string, error) {
+	if _, _, err := prepareDir(c.g.dir); err != nil {
+		return "", err
+	}
+	host, err := c.newHost(cmd, "", "")
 	if err != nil {
 		return "", err
 	}
-	id := c.g.session
-	if id == "" {
-		id = session.NewID(t.Source, time.Now())
-	}
-	if store.Exists(id) {
-		return "", fmt.Errorf("session %s already exists: import makes a new session; choose another --session", id)
-	}
-	dir, _, err := prepareDir(c.g.dir)
-	if err != nil {
-		return "", err
-	}
-	memory, _ := prompt.Memory(c.getenv("HOME"), dir, dir, prompt.DefaultMemoryBytes)
-	sys := prompt.Build(prompt.Options{Workspace: dir, OS: runtime.GOOS, Shell: "bash", Memory: memory})
-	w, err := store.OpenWriter(id, sys, "openseek import")
-	if err != nil {
-		return "", err
-	}
-	defer w.Close()
-	if _, err := w.AppendAll(t.Items...); err != nil {
-		return "", fmt.Errorf("write session %s: %w", id, err)
-	}
-	return id, nil
+	defer host.Close()
+	return host.Import(t, c.g.session)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,8 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/config"
-	"github.com/openseek/openseek/internal/doctor"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 // modelsCmd is `openseek models`: what is configured, and which models
@@ -28,9 +26,7 @@ func (c *cli) modelsCmd() *cobra.Command {
 			}
 			defer host.Close()
 			cfg := host.Config()
-			// The model in use: --model, else the config's model key, else
-			// the default; a bare name matches its catalogue entry.
-			use := cmp.Or(c.g.model, cfg.Model, config.DefaultSpec)
+			use := host.ModelInUse()
 			w := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "  MODEL\tWINDOW\tPRICE $/M TOKENS (CACHED IN/IN/OUT)\tSTATE")
 			mark := func(inUse bool) string {
@@ -41,18 +37,7 @@ func (c *cli) modelsCmd() *cobra.Command {
 			}
 			marked := false
 			for _, m := range host.Models() {
-				state := "no key"
-				if m.Ready {
-					state = "ready"
-				}
-				window := "-"
-				if m.Window > 0 {
-					window = fmt.Sprintf("%dk", m.Window/1000)
-				}
-				price := "-"
-				if m.Price != (config.Model{}).Price {
-					price = fmt.Sprintf("$%.2f/$%.2f/$%.2f", m.Price.InputHit, m.Price.InputMiss, m.Price.Output)
-				}
+				window, price, state := m.Columns()
 				inUse := !marked && (m.Spec() == use || m.Name == use)
 				marked = marked || inUse
 				fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\n", mark(inUse), m.Spec(), window, price, state)
@@ -83,19 +68,7 @@ func (c *cli) doctorCmd() *cobra.Command {
 		Short: "Check config files, keys, endpoints (one cheap request each) and the OS sandbox, and say what is wrong",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var checks []doctor.Check
-			host, err := c.newHost(cmd, "", "")
-			if err != nil {
-				// A config or rules file that does not parse: say which.
-				name := "config"
-				if strings.Contains(err.Error(), "rule") {
-					name = "rules"
-				}
-				checks = append(checks, doctor.Check{Name: name, Status: "fail", Detail: err.Error() + "\nfix the file above; OpenSeek will not start until it parses"})
-			} else {
-				defer host.Close()
-				checks = host.Doctor(cmd.Context())
-			}
+			checks := engine.Diagnose(cmd.Context(), func() (*engine.Host, error) { return c.newHost(cmd, "", "") })
 			failed, width := false, 0
 			for _, ch := range checks {
 				width = max(width, len(ch.Name))

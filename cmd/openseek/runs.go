@@ -16,7 +16,6 @@ import (
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/fleet"
 	"github.com/openseek/openseek/internal/render"
-	"github.com/openseek/openseek/internal/verify"
 )
 
 // maxRuns is the most attempts of best-of-N (run --runs).
@@ -62,7 +61,7 @@ func (c *cli) runBestOf(cmd *cobra.Command, args []string, b *bestOfFlags, forma
 	}
 	check := b.verify
 	if check == "" {
-		if check, err = configuredCheck(opts.Home, opts.Dir, c.getenv, c.g.trustWS, c.g.noVerify); err != nil {
+		if check, err = engine.CheckScript(opts); err != nil {
 			return err
 		}
 	}
@@ -166,26 +165,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// configuredCheck is the check best-of-N runs must pass when --verify is
-// not given: [verify] command of the config (the workspace's once it is
-// trusted), else the check detected from the project's files; none with
-// --no-verify or [verify] enabled = false.
-func configuredCheck(home, dir string, getenv func(string) string, trustWS, noVerify bool) (string, error) {
-	if noVerify {
-		return "", nil
-	}
-	cfg, err := engine.LoadConfig(home, dir, getenv, trustWS)
-	if err != nil {
-		return "", err
-	}
-	s, enabled, err := engine.VerifySettings(cfg)
-	if err != nil || !enabled {
-		return "", err
-	}
-	if s.Command == "" {
-		return verify.Detect(dir).Script(), nil
-	}
-	return verify.NewCheck(s.Command).Script(), nil
 }

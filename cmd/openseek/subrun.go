@@ -214,10 +214,8 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// reviewGate reviews the turn's uncommitted changes read-only; when the
-// review finds a high-severity problem the turn goes back to the model
-// once with the findings. A review that cannot run is reported as a
-// notice and leaves the turn as it ended.
+// reviewGate runs the review gate (review.Gate) after a turn, the
+// review reaching the model with the global flags.
 func (c *cli) reviewGate(ctx context.Context, cmd *cobra.Command, sess *localSession, out agent.Outcome, deadline time.Duration) (agent.Outcome, error) {
 	opts, err := c.engineOptions(cmd, "", "")
 	if err != nil {
@@ -225,42 +223,5 @@ func (c *cli) reviewGate(ctx context.Context, cmd *cobra.Command, sess *localSes
 	}
 	opts.NoSession = true
 	opts.Holder = "openseek review gate"
-	sess.Publish(protocol.SubrunStarted{ID: "review-gate", Kind: "review", Label: "review gate"})
-	rctx, cancel := context.WithTimeout(ctx, deadline)
-	rep, rerr := review.Run(rctx, review.Options{Engine: opts, Uncommitted: true})
-	cancel()
-	fin := protocol.SubrunFinished{ID: "review-gate", Status: protocol.SubrunCaptured}
-	if rerr != nil {
-		fin.Status = protocol.SubrunFailed
-		if errors.Is(rerr, context.DeadlineExceeded) {
-			fin.Status = protocol.SubrunTimedOut
-		}
-	}
-	sess.Publish(fin)
-	if rerr != nil {
-		sess.Publish(protocol.BackgroundNotice{Content: "[review gate] the review could not run: " + rerr.Error()})
-		return out, nil
-	}
-	var high []review.Finding
-	for _, f := range rep.Findings {
-		if f.Severity == review.High {
-			high = append(high, f)
-		}
-	}
-	if len(high) == 0 {
-		sess.Publish(protocol.BackgroundNotice{Content: fmt.Sprintf("[review gate] passed: %d finding(s), none high-severity", len(rep.Findings))})
-		return out, nil
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "[review gate] A read-only review of your changes found %d high-severity problem(s). Fix them (or explain why they are not problems), then answer again.\n", len(high))
-	for _, f := range high {
-		fmt.Fprintf(&b, "\n- %s:%d-%d %s\n  %s", f.File, f.LineStart, f.LineEnd, f.Title, strings.ReplaceAll(f.Body, "\n", "\n  "))
-	}
-	again, err := sess.Prompt(ctx, protocol.Text(b.String()), nil)
-	if err != nil {
-		return out, err
-	}
-	again.Steps += out.Steps
-	again.Usage = again.Usage.Add(out.Usage)
-	return again, nil
+	return review.Gate(ctx, sess, out, review.Options{Engine: opts}, deadline)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -280,6 +281,27 @@ type ModelInfo struct {
 	Ready bool // its provider has a key, or needs none
 }
 
+// Columns are the model as every list shows it: its context window
+// ("128k", "-" when unknown), its price per million tokens (cached
+// in/in/out, llm.Price.String) and its state ("ready", "no key").
+func (m ModelInfo) Columns() (window, price, state string) {
+	window, price, state = "-", m.Price.String(), "no key"
+	if m.Window > 0 {
+		window = fmt.Sprintf("%dk", m.Window/1000)
+	}
+	if m.Ready {
+		state = "ready"
+	}
+	return window, price, state
+}
+
+// ModelInUse is the model spec sessions open with by default: the
+// options' Model (--model), else the config's model key, else
+// config.DefaultSpec. It may be a bare catalogue name or a profile.
+func (h *Host) ModelInUse() string {
+	return cmp.Or(h.opts.Model, h.cfg.Model, config.DefaultSpec)
+}
+
 // Models lists the configured models without touching the network.
 func (h *Host) Models() []ModelInfo {
 	var out []ModelInfo
@@ -300,6 +322,22 @@ func (h *Host) Doctor(ctx context.Context) []doctor.Check {
 	}
 	// The sandbox is checked by building one and running a command in it.
 	return append(checks, doctor.Sandbox(ctx, h.opts.Dir))
+}
+
+// Diagnose answers doctor for the host newHost builds (Host.Doctor), or,
+// when it cannot be built because a config or rules file does not parse,
+// reports that as the one failed check, named "config" or "rules".
+func Diagnose(ctx context.Context, newHost func() (*Host, error)) []doctor.Check {
+	h, err := newHost()
+	if err != nil {
+		name := "config"
+		if strings.Contains(err.Error(), "rule") {
+			name = "rules"
+		}
+		return []doctor.Check{{Name: name, Status: "fail", Detail: err.Error() + "\nfix the file above; OpenSeek will not start until it parses"}}
+	}
+	defer h.Close()
+	return h.Doctor(ctx)
 }
 
 // MCPStatus connects the configured MCP servers (once per host) and

@@ -101,3 +101,25 @@ func (a verifyAdapter) BeginTurn(context.Context) func(context.Context) agent.Ve
 		return agent.Verdict{Note: v.Note, Repair: v.Repair, Reject: v.Reject}
 	}
 }
+
+// CheckScript is the workspace's build check as a shell script, for runs
+// that must pass it (best-of-N): [verify] command of the config (the
+// workspace's once it is trusted), else the check detected from the
+// project's files; "" with o.NoVerify or [verify] enabled = false.
+func CheckScript(o Options) (string, error) {
+	if o.NoVerify {
+		return "", nil
+	}
+	cfg, err := LoadConfig(o.Home, o.Dir, o.Getenv, o.TrustWorkspace)
+	if err != nil {
+		return "", err
+	}
+	s, enabled, err := VerifySettings(cfg)
+	if err != nil || !enabled {
+		return "", err
+	}
+	if s.Command == "" {
+		return verify.Detect(o.Dir).Script(), nil
+	}
+	return verify.NewCheck(s.Command).Script(), nil
+}

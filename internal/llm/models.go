@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/openseek/openseek/protocol"
@@ -51,6 +52,16 @@ func (p Price) Of(u protocol.Usage) (usd float64, known bool) {
 		return 0, false
 	}
 	return p.Cost(u.PromptCacheHitTokens, u.PromptCacheMissTokens, u.CompletionTokens), true
+}
+
+// String is the price as every list shows it: USD per million cached
+// input, input and output tokens ("$0.07/$0.27/$1.10"), or "-" when it is
+// unknown (the zero Price).
+func (p Price) String() string {
+	if p == (Price{}) {
+		return "-"
+	}
+	return fmt.Sprintf("$%.2f/$%.2f/$%.2f", p.InputHit, p.InputMiss, p.Output)
 }
 
 const (

@@ -108,3 +108,18 @@ func TestPriceCost(t *testing.T) {
 		t.Errorf("Cost = %v, want 1.1", got)
 	}
 }
+
+func TestPriceString(t *testing.T) {
+	for _, tc := range []struct {
+		p    llm.Price
+		want string
+	}{
+		{llm.Price{}, "-"},
+		{llm.Price{InputHit: 0.07, InputMiss: 0.27, Output: 1.1}, "$0.07/$0.27/$1.10"},
+		{llm.Price{Output: 15}, "$0.00/$0.00/$15.00"},
+	} {
+		if got := tc.p.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

@@ -11,7 +11,9 @@
 //   - A Report that Run returns is valid (see Report.Validate): an answer
 //     that is not gets one retry, then Run fails with the reason.
 //
-// Run is the API; `openseek review` and a review gate call it alike.
+// Run is the API `openseek review` calls; Gate, the review gate of
+// `run --review-gate`, reviews after a turn and sends it back on a
+// high-severity finding.
 package review
 
 import (
@@ -93,8 +95,10 @@ func (r *Report) Validate() error {
 type Options struct {
 	// Engine reaches the model. Dir is any directory inside the git
 	// repository; the review's workspace is the repository's top
-	// directory. Run forces the plan approval mode and, unless the caller
-	// set one, a session id prefix "review".
+	// directory, whose host opens the review's session. Run forces the
+	// plan approval mode and, unless the caller set one, a session id
+	// prefix "review". Emit, when set, shows the review's progress: it
+	// receives the session's events in order.
 	Engine engine.Options
 	// Base is the revision to compare HEAD with (REF...HEAD, i.e. from
 	// their merge base); "" means the default branch (origin/HEAD, else
@@ -136,16 +140,16 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if eo.IDPrefix == "" {
 		eo.IDPrefix = session.ReviewPrefix
 	}
-	eng, err := engine.New(eo)
+	sess, closeSession, err := open(ctx, eo)
 	if err != nil {
 		return nil, err
 	}
-	defer eng.Close()
+	defer closeSession()
 	max := o.MaxDiffBytes
 	if max <= 0 {
 		max = DefaultMaxDiff
 	}
-	out, err := eng.Prompt(ctx, protocol.Text(prompt(ch, max)), nil)
+	out, err := sess.Prompt(ctx, protocol.Text(prompt(ch, max)), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +160,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if !out.OK() {
 		return nil, perr
 	}
-	out, err = eng.Prompt(ctx, protocol.Text(retryPrompt(perr)), nil)
+	out, err = sess.Prompt(ctx, protocol.Text(retryPrompt(perr)), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +169,44 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("the model's review is still not a valid ReviewReport after a retry: %w", err)
 	}
 	return rep, nil
+}
+
+// open opens the review's session through a host of eo's workspace, as
+// every face opens its sessions. eo.Emit, when set, receives the
+// session's events in order, the last of them before closeSession
+// returns.
+func open(ctx context.Context, eo engine.Options) (s *engine.Session, closeSession func(), err error) {
+	progress := eo.Emit
+	eo.Emit = nil
+	host, err := engine.NewHost(ctx, eo)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err = host.Open(ctx, engine.OpenOptions{ID: eo.SessionID, NoSession: eo.NoSession, Holder: eo.Holder})
+	if err != nil {
+		host.Close()
+		return nil, nil, err
+	}
+	shown := make(chan struct{})
+	if progress == nil {
+		close(shown)
+	} else {
+		sub := s.Subscribe(0)
+		go func() {
+			defer close(shown)
+			// The stream ends when the session closes; a lag shows as
+			// stream_reset.
+			_ = sub.Follow(context.WithoutCancel(ctx), func(e engine.Entry) error {
+				progress(e.Event)
+				return nil
+			})
+		}()
+	}
+	return s, func() {
+		s.Close()
+		<-shown
+		host.Close()
+	}, nil
 }
 
 // answer parses a turn's final answer as a report.

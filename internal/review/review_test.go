@@ -18,6 +18,7 @@ import (
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/protocol"
 )
 
 func TestMain(m *testing.M) {
@@ -344,4 +345,31 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// The review's session is opened through a host like every face's, so
+// its progress is the session's event stream, whole and in order: the
+// turn's tool calls and the turn summary with its totals, all of it
+// shown before Run returns.
+func TestReviewProgressIsTheSessionStream(t *testing.T) {
+	dir := repoWithBranch(t)
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{Name: "read", Args: `{"path":"calc.go"}`}),
+		llmtest.Text(goodReport),
+	)
+	o := options(t, dir, srv)
+	var seen []string
+	o.Engine.Emit = func(e protocol.Event) { seen = append(seen, e.EventName()) }
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(seen, " ")
+	for _, want := range []string{"tool_started", "tool_result", "agent_finished", "turn_summary"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the progress lacks %s: %s", want, got)
+		}
+	}
+	if seen[len(seen)-1] != "turn_summary" {
+		t.Errorf("the progress ends with %s, not the turn's summary: %s", seen[len(seen)-1], got)
+	}
 }
