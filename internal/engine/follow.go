@@ -81,19 +81,33 @@ func (f *Follower) loop(ctx context.Context, since int64) error {
 		if err != nil {
 			return err
 		}
-		for _, e := range batch {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if err := f.fn(e); err != nil {
-				return err
-			}
-			if !e.Replay {
-				f.handed(e.Seq)
-			}
+		if err := f.hand(ctx, batch, since); err != nil {
+			return err
 		}
-		if len(batch) > 0 && batch[0].Replay {
-			f.handed(since) // the replay comes alone, first
+	}
+	return nil
+}
+
+// hand gives fn a batch and then records how far it got, once per batch
+// (one lock, not one per event). A replay comes alone, first: after it
+// the follower is where it started, at since.
+func (f *Follower) hand(ctx context.Context, batch []Entry, since int64) error {
+	last := int64(-1)
+	defer func() {
+		if last >= 0 {
+			f.handed(last)
+		}
+	}()
+	for _, e := range batch {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := f.fn(e); err != nil {
+			return err
+		}
+		last = e.Seq
+		if e.Replay {
+			last = since
 		}
 	}
 	return nil
