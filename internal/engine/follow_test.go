@@ -100,6 +100,9 @@ func TestFollowSlowNeverStallsPublisher(t *testing.T) {
 		return nil
 	})
 	defer f.Stop()
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free() // before Stop, which waits for fn
 	h.Publish(delta(1))
 	<-entered
 	for i := 2; i <= 100; i++ {
@@ -110,7 +113,7 @@ func TestFollowSlowNeverStallsPublisher(t *testing.T) {
 	if err := f.WaitFor(done, 100); !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitFor while the follower is blocked: %v, want context.Canceled", err)
 	}
-	close(release)
+	free()
 	if err := f.WaitFor(context.Background(), 100); err != nil {
 		t.Fatal(err)
 	}
@@ -195,12 +198,15 @@ func TestFollowCatchUpIncludesReplay(t *testing.T) {
 		return nil
 	})
 	defer f.Stop()
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free() // before Stop, which waits for fn
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if err := f.CatchUp(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("caught up before the waiting approval was handed over: %v", err)
 	}
-	close(release)
+	free()
 	if err := f.CatchUp(context.Background()); err != nil {
 		t.Fatal(err)
 	}
