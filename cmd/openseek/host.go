@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -28,14 +27,8 @@ func (c *cli) newHost(cmd *cobra.Command, sysFile, addendum string) (*engine.Hos
 // goroutine, so a slow terminal never stalls the turn.
 type localSession struct {
 	*engine.Session
-	sub    *engine.Subscription
-	stop   context.CancelFunc
-	pumped chan struct{}
-	emit   func(protocol.Event)
-
-	mu   sync.Mutex
-	cond *sync.Cond
-	seen int64 // the newest sequence delivered
+	f    *engine.Follower
+	emit func(protocol.Event)
 }
 
 // openSession creates the workspace directory if needed (reporting
@@ -63,53 +56,22 @@ func (c *cli) openSession(ctx context.Context, host *engine.Host, oo engine.Open
 	}
 	// The live line prices usage with the session's model.
 	emit, _ = c.sink(format, s.Cost)
-	pctx, stop := context.WithCancel(context.Background())
-	ls := &localSession{Session: s, sub: s.Subscribe(0), stop: stop, pumped: make(chan struct{}), emit: emit}
-	ls.cond = sync.NewCond(&ls.mu)
-	go func() {
-		defer close(ls.pumped)
-		_ = ls.sub.Follow(pctx, ls.deliver)
-		ls.mu.Lock()
-		ls.seen = 1<<62 - 1 // nothing more will come: release waiters
-		ls.cond.Broadcast()
-		ls.mu.Unlock()
-	}()
+	ls := &localSession{Session: s, emit: emit}
+	ls.f = s.Follow(0, func(e engine.Entry) error { emit(e.Event); return nil })
 	return ls, nil
-}
-
-func (l *localSession) deliver(e engine.Entry) error {
-	l.emit(e.Event)
-	if e.Seq > 0 && !e.Replay {
-		l.mu.Lock()
-		l.seen = e.Seq
-		l.cond.Broadcast()
-		l.mu.Unlock()
-	}
-	return nil
 }
 
 // Prompt runs a turn and returns once every event it caused was delivered.
 func (l *localSession) Prompt(ctx context.Context, content protocol.Content, submissionID *string) (agent.Outcome, error) {
 	out, err := l.Session.Prompt(ctx, content, submissionID)
-	l.wait(l.Hub().Head())
+	_ = l.f.CatchUp(context.Background())
 	return out, err
-}
-
-// wait blocks until the event with sequence seq was delivered.
-func (l *localSession) wait(seq int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for l.seen < seq {
-		l.cond.Wait()
-	}
 }
 
 // close ends the session and delivers its last events.
 func (l *localSession) close() {
 	err := l.Session.Close()
-	<-l.pumped
-	l.stop()
-	l.sub.Close()
+	_ = l.f.Wait()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		l.emit(protocol.SessionError{Error: err.Error()})
 	}

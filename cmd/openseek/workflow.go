@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -109,7 +110,7 @@ stderr; exit status 0 when the workflow finished, 1 when it failed.`,
 				}
 				defer ls.close()
 				run = workflow.Run{Host: host, Session: ls.Session}
-				wait = func() { ls.wait(ls.Hub().Head()) }
+				wait = func() { _ = ls.f.CatchUp(context.Background()) }
 			}
 			res, err := run.Exec(cmd.Context(), w, args[1:])
 			wait()

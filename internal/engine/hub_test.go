@@ -21,17 +21,16 @@ func TestHubFansOutInOrder(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, subs)
 	for range subs {
-		s := h.Subscribe(0)
+		want := int64(1)
+		f := h.Follow(0, func(e Entry) error {
+			if e.Seq != want || string(e.Line) != string(protocol.Emit(delta(int(want)))) {
+				return fmt.Errorf("got seq %d %s, want %d", e.Seq, e.Line, want)
+			}
+			want++
+			return nil
+		})
 		wg.Go(func() {
-			defer s.Close()
-			want := int64(1)
-			err := s.Follow(context.Background(), func(e Entry) error {
-				if e.Seq != want || string(e.Line) != string(protocol.Emit(delta(int(want)))) {
-					return fmt.Errorf("got seq %d %s, want %d", e.Seq, e.Line, want)
-				}
-				want++
-				return nil
-			})
+			err := f.Wait()
 			if err == nil && want != events+1 {
 				err = fmt.Errorf("read %d events, want %d", want-1, events)
 			}
@@ -96,11 +95,11 @@ func TestHubSlowSubscriberIsReset(t *testing.T) {
 		t.Fatalf("after the reset: %v %v", got, err)
 	}
 	var lines []string
-	reset := h.Subscribe(2)
-	defer reset.Close()
-	reset.Flush(func(e Entry) error { lines = append(lines, e.Event.EventName()); return nil })
+	for _, e := range readAll(t, h, 2) {
+		lines = append(lines, e.Event.EventName())
+	}
 	if len(lines) != 9 || lines[0] != "stream_reset" {
-		t.Errorf("Flush after a lag: %v", lines)
+		t.Errorf("Follow after a lag: %v", lines)
 	}
 }
 
@@ -165,8 +164,8 @@ func BenchmarkHubPublish(b *testing.B) {
 			var wg sync.WaitGroup
 			ctx, cancel := context.WithCancel(context.Background())
 			for range n {
-				s := h.Subscribe(0)
-				wg.Go(func() { _ = s.Follow(ctx, func(Entry) error { return nil }) })
+				f := h.Follow(0, func(Entry) error { return nil })
+				wg.Go(func() { <-ctx.Done(); _ = f.Stop() })
 			}
 			ev := protocol.AssistantDelta{Content: "a token"}
 			b.ReportAllocs()
@@ -191,31 +190,38 @@ func TestHubReplaysWaitingApproval(t *testing.T) {
 	h.Publish(protocol.ApprovalRequested{ID: "ap-2", ToolName: "shell", Detail: "sudo"})
 	h.Publish(protocol.ApprovalResolved{ID: "ap-2", Outcome: protocol.ApprovalAllowedOnce})
 	h.Publish(delta(5))
-	read := func(s *Subscription) []Entry {
-		t.Helper()
-		var got []Entry
-		if err := s.Flush(func(e Entry) error { got = append(got, e); return nil }); err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
 	late := h.Subscribe(h.Head())
-	got := read(late)
-	if len(got) != 1 || !got[0].Replay || got[0].Seq != 2 || got[0].Event.(protocol.ApprovalRequested).ID != "ap-1" {
-		t.Fatalf("late subscriber got %+v, want ap-1 replayed", got)
+	defer late.Close()
+	got, err := late.Next(context.Background(), 0)
+	if err != nil || len(got) != 1 || !got[0].Replay || got[0].Seq != 2 || got[0].Event.(protocol.ApprovalRequested).ID != "ap-1" {
+		t.Fatalf("late subscriber got %+v %v, want ap-1 replayed", got, err)
 	}
-	if late.Cursor() != 6 {
+	if late.Cursor() != 6 || late.Pending() {
 		t.Errorf("cursor moved to %d by the replay", late.Cursor())
 	}
 	// From before the request: it comes in order, not repeated.
-	early := h.Subscribe(1)
-	for _, e := range read(early) {
+	for _, e := range readAll(t, h, 1) {
 		if e.Replay {
 			t.Errorf("replayed %+v to a subscriber that reads it in order", e)
 		}
 	}
 	h.Publish(protocol.ApprovalResolved{ID: "ap-1", Outcome: protocol.ApprovalRejected})
-	if got := read(h.Subscribe(h.Head())); len(got) != 0 {
+	if got := readAll(t, h, h.Head()); len(got) != 0 {
 		t.Errorf("after the answer a new subscriber got %+v", got)
 	}
+}
+
+// readAll follows h from since until every event published so far was
+// handed over, and returns what was.
+func readAll(t *testing.T, h *Hub, since int64) []Entry {
+	t.Helper()
+	var got []Entry
+	f := h.Follow(since, func(e Entry) error { got = append(got, e); return nil })
+	if err := f.CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

@@ -172,6 +172,10 @@ func (s *Session) Hub() *Hub { return s.hub }
 // whole in-memory window). The caller closes the subscription.
 func (s *Session) Subscribe(since int64) *Subscription { return s.hub.Subscribe(since) }
 
+// Follow hands the session's events after since to fn on a goroutine of
+// its own (Hub.Follow): how a transport that pushes events follows one.
+func (s *Session) Follow(since int64, fn func(Entry) error) *Follower { return s.hub.Follow(since, fn) }
+
 // Publish puts an event on the session's stream (a transport's own
 // notices, such as a command error it answers for).
 func (s *Session) Publish(e protocol.Event) int64 { return s.hub.Publish(e) }

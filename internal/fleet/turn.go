@@ -79,38 +79,30 @@ func runTurn(ctx context.Context, ts turnSpec) (turnResult, error) {
 		unknown   bool
 		overspent bool
 	)
-	sub := sess.Subscribe(sess.Hub().Head())
-	pctx, stopPump := context.WithCancel(context.WithoutCancel(ctx))
-	pumped := make(chan struct{})
-	go func() {
-		defer close(pumped)
-		_ = sub.Follow(pctx, func(e engine.Entry) error {
-			if ts.OnEntry != nil {
-				ts.OnEntry(e)
+	f := sess.Follow(sess.Hub().Head(), func(e engine.Entry) error {
+		if ts.OnEntry != nil {
+			ts.OnEntry(e)
+		}
+		if u, ok := spent(e.Event); ok {
+			c, known := sess.Cost(u)
+			mu.Lock()
+			cost, unknown = cost+c, unknown || !known
+			over := ts.MaxCost > 0 && cost >= ts.MaxCost && !overspent
+			overspent = overspent || over
+			mu.Unlock()
+			if over {
+				sess.CancelAll()
 			}
-			if u, ok := spent(e.Event); ok {
-				c, known := sess.Cost(u)
-				mu.Lock()
-				cost, unknown = cost+c, unknown || !known
-				over := ts.MaxCost > 0 && cost >= ts.MaxCost && !overspent
-				overspent = overspent || over
-				mu.Unlock()
-				if over {
-					sess.CancelAll()
-				}
-			}
-			return nil
-		})
-	}()
+		}
+		return nil
+	})
 	if ts.Run != nil {
 		res.Out, res.Err = ts.Run(ctx, host, sess)
 	} else {
 		res.Out, res.Err = sess.Prompt(ctx, protocol.Text(ts.Prompt), nil)
 	}
 	_ = sess.Close()
-	stopPump()
-	<-pumped
-	sub.Close()
+	_ = f.Wait() // the session's last events, then the stream's end
 	mu.Lock()
 	res.Cost, res.CostUnknown, res.Over = math.Round(cost*1e6)/1e6, unknown, overspent
 	mu.Unlock()

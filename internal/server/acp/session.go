@@ -12,24 +12,20 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-// acpSession is one session engine as this connection sees it: a pump
-// that turns the engine's events into session/update notifications, and
-// the permission questions in flight.
+// acpSession is one session engine as this connection sees it: a
+// follower that turns the engine's events into session/update
+// notifications, and the permission questions in flight.
 type acpSession struct {
 	a  *agent
 	id string
 	s  *engine.Session
 	tr *translator
 
-	stop   context.CancelFunc // ends the pump and the permission requests
-	ctx    context.Context
-	pumped chan struct{} // closed when the pump has stopped; nil before follow
-	sub    *engine.Subscription
+	stop context.CancelFunc // ends the updates and the permission requests
+	ctx  context.Context
 
-	mu   sync.Mutex
-	cond *sync.Cond
-	seen int64 // the newest sequence delivered to the client
-	done bool  // the pump stopped: nothing more will be delivered
+	mu sync.Mutex
+	f  *engine.Follower // nil before follow
 	// asking cancels the permission questions in flight, by approval id.
 	asking map[string]context.CancelFunc
 	// warnings are the host's start-up warnings, not shown yet.
@@ -41,7 +37,6 @@ func newSession(a *agent, es *engine.Session, workspace string) *acpSession {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &acpSession{a: a, id: es.ID(), s: es, tr: newTranslator(workspace), ctx: ctx, stop: stop,
 		asking: map[string]context.CancelFunc{}}
-	s.cond = sync.NewCond(&s.mu)
 	return s
 }
 
@@ -49,21 +44,9 @@ func newSession(a *agent, es *engine.Session, workspace string) *acpSession {
 func (s *acpSession) follow() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.pumped != nil {
-		return
+	if s.f == nil {
+		s.f = s.s.Follow(s.s.Hub().Head(), s.deliver)
 	}
-	s.sub = s.s.Subscribe(s.s.Hub().Head())
-	s.pumped = make(chan struct{})
-	go s.pump()
-}
-
-func (s *acpSession) pump() {
-	defer close(s.pumped)
-	_ = s.sub.Follow(s.ctx, s.deliver)
-	s.mu.Lock()
-	s.done = true
-	s.cond.Broadcast()
-	s.mu.Unlock()
 }
 
 // deliver sends one event's updates (and asks the client for an approval
@@ -99,12 +82,6 @@ func (s *acpSession) deliver(e engine.Entry) error {
 		if err := s.a.conn.SessionUpdate(s.ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: u}); err != nil {
 			return err
 		}
-	}
-	if e.Seq > 0 && !e.Replay {
-		s.mu.Lock()
-		s.seen = e.Seq
-		s.cond.Broadcast()
-		s.mu.Unlock()
 	}
 	return nil
 }
@@ -152,7 +129,7 @@ func (s *acpSession) prompt(ctx context.Context, content protocol.Content) (sdk.
 		}
 	}
 	out, err := s.s.Prompt(ctx, content, nil)
-	s.wait(s.s.Hub().Head())
+	s.catchUp()
 	if err != nil {
 		if ctx.Err() != nil {
 			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
@@ -189,28 +166,27 @@ func StopReason(k session.TerminalKind) (reason sdk.StopReason, failed bool) {
 	return sdk.StopReasonEndTurn, false
 }
 
-// wait blocks until the event with sequence seq was delivered (or the
-// pump stopped).
-func (s *acpSession) wait(seq int64) {
+// catchUp blocks until every event so far was sent (or sending stopped).
+func (s *acpSession) catchUp() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for s.seen < seq && !s.done && s.pumped != nil {
-		s.cond.Wait()
+	f := s.f
+	s.mu.Unlock()
+	if f != nil {
+		_ = f.CatchUp(context.Background())
 	}
 }
 
-// close cancels the session's turn, closes its engine and stops the pump.
+// close cancels the session's turn, closes its engine and stops sending.
 // The session's log stays on disk for session/load.
 func (s *acpSession) close() {
 	s.stop() // nobody waits for the rest of the stream
 	s.s.CancelAll()
 	err := s.s.Close()
 	s.mu.Lock()
-	pumped := s.pumped
+	f := s.f
 	s.mu.Unlock()
-	if pumped != nil {
-		<-pumped
-		s.sub.Close()
+	if f != nil {
+		_ = f.Stop()
 	}
 	s.wg.Wait()
 	if err != nil && !errors.Is(err, context.Canceled) {

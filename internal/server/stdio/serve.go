@@ -14,7 +14,6 @@ package stdio
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -35,12 +34,7 @@ const MaxLine = 16 << 20
 // command_error.
 func Serve(ctx context.Context, s *engine.Session, in io.Reader, out io.Writer) error {
 	w := &lineWriter{w: out}
-	sub := s.Subscribe(0)
-	defer sub.Close()
-	pumpCtx, stopPump := context.WithCancel(context.Background())
-	pumped := make(chan error, 1)
-	go func() { pumped <- sub.Follow(pumpCtx, w.entry) }()
-
+	f := s.Follow(0, w.entry)
 	// The reader runs apart so that a signal is noticed while stdin is
 	// quiet; it ends with the process when stdin never closes.
 	lines := make(chan []byte)
@@ -60,11 +54,8 @@ loop:
 		}
 	}
 	s.Drain()
-	stopPump()
-	if perr := <-pumped; perr != nil && !errors.Is(perr, context.Canceled) {
-		return perr
-	}
-	if ferr := sub.Flush(w.entry); ferr != nil {
+	_ = f.CatchUp(context.Background()) // fails only as Stop reports
+	if ferr := f.Stop(); ferr != nil {
 		return ferr
 	}
 	return err
