@@ -92,15 +92,10 @@ func (r hostRunner) Run(ctx context.Context, task, sessionID string) (mcpserver.
 	// health the caller's person should read.
 	ans := mcpserver.Answer{SessionID: s.ID()}
 	note := func(e engine.Entry) error { ans.Note(e.Event); return nil }
-	sub := s.Subscribe(s.Hub().Head())
-	defer sub.Close()
-	fctx, stop := context.WithCancel(ctx)
-	followed := make(chan struct{})
-	go func() { defer close(followed); _ = sub.Follow(fctx, note) }()
+	f := s.Follow(s.Hub().Head(), note)
 	out, err := s.Prompt(ctx, protocol.Text(task), nil)
-	stop()
-	<-followed
-	_ = sub.Flush(note)
+	_ = f.CatchUp(ctx)
+	_ = f.Stop() // fn is no longer called: ans is ours again
 	if err == nil && !out.OK() {
 		err = fmt.Errorf("the turn ended %s: %s", out.Kind, out.Answer)
 	}

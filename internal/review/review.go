@@ -191,15 +191,15 @@ func open(ctx context.Context, eo engine.Options) (s *engine.Session, closeSessi
 	if progress == nil {
 		close(shown)
 	} else {
-		sub := s.Subscribe(0)
+		// The follower ends when the session closes and every event
+		// was shown; a lag shows as stream_reset.
+		f := s.Follow(0, func(e engine.Entry) error {
+			progress(e.Event)
+			return nil
+		})
 		go func() {
 			defer close(shown)
-			// The stream ends when the session closes; a lag shows as
-			// stream_reset.
-			_ = sub.Follow(context.WithoutCancel(ctx), func(e engine.Entry) error {
-				progress(e.Event)
-				return nil
-			})
+			_ = f.Wait()
 		}()
 	}
 	return s, func() {
