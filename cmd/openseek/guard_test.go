@@ -126,7 +126,11 @@ func TestDestructiveCommandsAreGuarded(t *testing.T) {
 
 // TestFullAccessRunsDestructiveCommands: in full-access mode a command
 // that reaches outside the workspace runs (HOME is a throwaway directory
-// here), after a snapshot.
+// here), after a snapshot. full-access turns the sandbox off: it is the
+// one mode the guard lets such a command through, which is what this
+// test checks; the same commands under the default sandbox are refused
+// in TestDestructiveCommandsAreGuarded, and both run again as an ordinary
+// user in TestGuardsAsOrdinaryUser.
 func TestFullAccessRunsDestructiveCommands(t *testing.T) {
 	ws, other, home := guardWorkspace(t)
 	srv := llmtest.NewServer(t, llmtest.Calls(
