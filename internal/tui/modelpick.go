@@ -6,7 +6,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/internal/llm"
 )
 
 // Catalogue is offered by backends that know the configured models (the
@@ -65,15 +64,6 @@ func specWidth(list []engine.ModelInfo) int {
 // window, price per million tokens (cached in/in/out) and whether it can
 // be used now.
 func modelRow(mi engine.ModelInfo, width int) string {
-	window, price, state := "-", "-", "no key"
-	if mi.Window > 0 {
-		window = fmt.Sprintf("%dk", mi.Window/1000)
-	}
-	if mi.Price != (llm.Price{}) {
-		price = fmt.Sprintf("$%.2f/$%.2f/$%.2f", mi.Price.InputHit, mi.Price.InputMiss, mi.Price.Output)
-	}
-	if mi.Ready {
-		state = "ready"
-	}
+	window, price, state := mi.Columns()
 	return fmt.Sprintf("%-*s %6s  %-22s %s", width, mi.Spec(), window, price, state)
 }
