@@ -1,9 +1,6 @@
 package main
 
-import (
-	"github.com/openseek/openseek/internal/agent"
-	"github.com/openseek/openseek/internal/session"
-)
+import "github.com/openseek/openseek/internal/engine"
 
 // Exit statuses of `openseek run` (docs/scripting-ci.md: Exit codes). 1 stays what the
 // reference CLI gives an argument error, and covers every run that could
@@ -19,17 +16,17 @@ const (
 )
 
 // exitCode is run's exit status for a turn's outcome.
-func exitCode(out agent.Outcome) int {
-	switch {
-	case out.Kind == session.Finished:
+func exitCode(out engine.Outcome) int {
+	switch engine.EndingOf(out) {
+	case engine.EndFinished:
 		return exitDone
-	case out.Kind == session.Interrupted:
+	case engine.EndInterrupted:
 		return exitInterrupted
-	case out.Kind == session.MaxStepsExhausted, out.Kind == session.ContextYield, out.Cause == agent.CauseLimit:
+	case engine.EndLimit:
 		return exitLimit
-	case out.Cause == agent.CauseModel:
+	case engine.EndModel:
 		return exitModel
-	case out.Kind == session.Aborted:
+	case engine.EndRefused:
 		return exitRefused
 	}
 	return exitFailed

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/protocol"
 )
@@ -62,7 +61,7 @@ func (c *cli) openSession(ctx context.Context, host *engine.Host, oo engine.Open
 }
 
 // Prompt runs a turn and returns once every event it caused was delivered.
-func (l *localSession) Prompt(ctx context.Context, content protocol.Content, submissionID *string) (agent.Outcome, error) {
+func (l *localSession) Prompt(ctx context.Context, content protocol.Content, submissionID *string) (engine.Outcome, error) {
 	out, err := l.Session.Prompt(ctx, content, submissionID)
 	_ = l.f.CatchUp(context.Background())
 	return out, err

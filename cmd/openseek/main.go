@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openseek/openseek/internal/policy"
 	"io"
 	"os"
 	"os/signal"
@@ -21,11 +20,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spf13/pflag"
+
+	"github.com/openseek/openseek/internal/engine"
 	// The sandbox's helper and sandboxed commands, re-executions of this
 	// binary, become what they were started as during package
 	// initialisation, before most packages initialise.
-	_ "github.com/openseek/openseek/internal/sandbox/reexec"
-	"github.com/spf13/pflag"
+	_ "github.com/openseek/openseek/internal/engine/entry"
 )
 
 // exitError carries a process exit status without an error message
@@ -333,4 +334,4 @@ func (c *cli) interactiveApproval(cmd *cobra.Command) {
 
 // asksApproval: the chosen permission mode asks a controller (auto, ask),
 // which a face nobody answers (run, a worker, mcp serve) must refuse.
-func (c *cli) asksApproval() bool { return policy.Mode(c.g.approval).Asks() }
+func (c *cli) asksApproval() bool { return engine.ApprovalAsks(c.g.approval) }

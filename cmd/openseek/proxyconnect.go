@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/netproxy"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 // proxyConnectCmd is `openseek proxy-connect HOST PORT`: ssh's
@@ -35,23 +33,7 @@ message and exits 1.`,
 			if _, err := strconv.Atoi(args[1]); err != nil {
 				return errors.New("PORT must be a number, not " + args[1])
 			}
-			proxy := netproxy.ProxyFromEnv(c.getenv)
-			if proxy == "" {
-				return errors.New("no proxy to tunnel through: ALL_PROXY, HTTPS_PROXY and HTTP_PROXY are unset (OpenSeek sets them for sandboxed commands when [sandbox] network lists hosts)")
-			}
-			conn, err := netproxy.Connect(context.Background(), proxy, net.JoinHostPort(args[0], args[1]))
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			go func() {
-				io.Copy(conn, c.stdin)
-				if cw, ok := conn.(interface{ CloseWrite() error }); ok {
-					cw.CloseWrite()
-				}
-			}()
-			_, err = io.Copy(c.stdout, conn)
-			return err
+			return engine.ProxyConnect(context.Background(), c.getenv, args[0], args[1], c.stdin, c.stdout)
 		},
 	}
 }

@@ -13,8 +13,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/internal/policy"
-	"github.com/openseek/openseek/internal/prompt"
 	"github.com/openseek/openseek/internal/render"
 	"github.com/openseek/openseek/protocol"
 )
@@ -110,15 +108,15 @@ prompt was refused, 5 a limit was hit, 130 interrupted.`,
 
 // engineOptions turns the global flags into the host's options.
 func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engine.Options, error) {
-	sys, err := prompt.ReadFile(sysFile, "--system-prompt-file")
+	sys, err := engine.ReadPromptFile(sysFile, "--system-prompt-file")
 	if err != nil {
 		return engine.Options{}, err
 	}
-	add, err := prompt.ReadFile(addendum, "--system-prompt-addendum-file")
+	add, err := engine.ReadPromptFile(addendum, "--system-prompt-addendum-file")
 	if err != nil {
 		return engine.Options{}, err
 	}
-	if _, err := policy.ParseMode(c.g.approval); err != nil {
+	if err := engine.CheckApproval(c.g.approval); err != nil {
 		return engine.Options{}, err
 	}
 	if c.g.maxCost < 0 {

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/subrun"
 )
 
@@ -153,7 +152,7 @@ func (c *cli) runJSON(cmd *cobra.Command, j *jsonRun, noSession, cont bool, sysF
 	switch {
 	case out.completed():
 		res.Status, res.Output = subrun.Completed, out.output
-	case out.out.Kind == session.Interrupted || ctx.Err() != nil:
+	case engine.EndingOf(out.out) == engine.EndInterrupted || ctx.Err() != nil:
 		usage, steps := out.out.Usage, out.out.Steps
 		res.Status, res.Reason, res.Usage, res.Steps = subrun.Interrupted, "cancelled", &usage, &steps
 	default:

@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/openseek/openseek/internal/agent"
-	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -38,7 +37,7 @@ func (r *runReport) observe(e protocol.Event) {
 
 // result completes the report with how the turn ended (err: the run
 // stopped outside the turn) and the exit status.
-func (r *runReport) result(out agent.Outcome, err error, noSession bool) protocol.RunResult {
+func (r *runReport) result(out engine.Outcome, err error, noSession bool) protocol.RunResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := r.res
@@ -50,7 +49,7 @@ func (r *runReport) result(out agent.Outcome, err error, noSession bool) protoco
 		res.Status, res.ExitCode = "error", exitUsage
 		reason := err.Error()
 		res.Reason = &reason
-	case out.Kind == session.Finished:
+	case engine.EndingOf(out) == engine.EndFinished:
 		res.Status, res.ExitCode = string(out.Kind), exitDone
 		answer := out.Answer
 		res.Answer = &answer

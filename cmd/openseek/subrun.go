@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/agent"
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/review"
 	"github.com/openseek/openseek/internal/subrun"
@@ -129,7 +128,7 @@ type kindRun struct {
 // kindResult is how a preset run ended.
 type kindResult struct {
 	output json.RawMessage // the run's output (completed runs)
-	out    agent.Outcome   // the model turn (model-driven kinds)
+	out    engine.Outcome  // the model turn (model-driven kinds)
 	model  bool            // a model turn ran
 }
 
@@ -216,7 +215,7 @@ func nonNil(s []string) []string {
 
 // reviewGate runs the review gate (review.Gate) after a turn, the
 // review reaching the model with the global flags.
-func (c *cli) reviewGate(ctx context.Context, cmd *cobra.Command, sess *localSession, out agent.Outcome, deadline time.Duration) (agent.Outcome, error) {
+func (c *cli) reviewGate(ctx context.Context, cmd *cobra.Command, sess *localSession, out engine.Outcome, deadline time.Duration) (engine.Outcome, error) {
 	opts, err := c.engineOptions(cmd, "", "")
 	if err != nil {
 		return out, err
