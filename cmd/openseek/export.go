@@ -8,10 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/config"
-	"github.com/openseek/openseek/internal/export"
-	"github.com/openseek/openseek/internal/sandbox"
-	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 func (c *cli) exportCmd() *cobra.Command {
@@ -41,23 +38,23 @@ shaped like a credential (sk-…, ghp_…, AKIA…, Bearer …) become
 			if err != nil {
 				return err
 			}
-			data, err := readLog(store, args[0])
+			data, err := engine.ReadLog(store, args[0])
 			if err != nil {
 				return err
 			}
 			if !noRedact {
-				data = export.NewRedactor(c.knownSecrets()).Redact(data)
+				data = engine.RedactKeys(data, c.keySources())
 			}
 			var b bytes.Buffer
 			if format == "jsonl" {
 				b.Write(data)
 			} else {
-				s, err := session.Parse(args[0], data)
+				s, err := engine.ParseLog(args[0], data)
 				if err != nil {
 					return err
 				}
 				if format == "md" {
-					err = export.Markdown(&b, s)
+					err = engine.WriteMarkdown(&b, s)
 				} else {
 					err = exportHTML(&b, s)
 				}
@@ -75,42 +72,14 @@ shaped like a credential (sk-…, ghp_…, AKIA…, Bearer …) become
 	return cmd
 }
 
-// readLog is the bytes of session id's log, with an error a user can act
-// on for an id that is not a session of the workspace.
-func readLog(store *session.Store, id string) ([]byte, error) {
-	if err := session.ValidateID(id); err != nil {
-		return nil, err
-	}
-	if !store.Exists(id) {
-		return nil, fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the sessions", id, store.Root())
-	}
-	data, err := os.ReadFile(store.Path(id))
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", id, err)
-	}
-	return data, nil
-}
-
-// knownSecrets are the keys this machine holds, as the engine withholds
-// them from commands: secret-looking variables, the configured providers'
-// key variables, keys written in config files and --api-key.
-func (c *cli) knownSecrets() *sandbox.Secrets {
-	var names, values []string
-	if c.g.apiKey != "" {
-		values = append(values, c.g.apiKey)
-	}
+// keySources are where the keys this machine holds are found: the
+// environment, the workspace's and the user's config files, --api-key.
+func (c *cli) keySources() engine.KeySources {
+	k := engine.KeySources{Getenv: c.getenv, APIKey: c.g.apiKey}
 	if dir, _, err := prepareDir(c.g.dir); err == nil {
-		if cfg, err := config.Load(c.getenv("HOME"), dir, c.getenv); err == nil {
-			names = cfg.KeyVariables()
-			values = append(values, cfg.LiteralKeys()...)
-		}
+		k.Dir = dir
 	}
-	for _, n := range names {
-		if v := c.getenv(n); v != "" {
-			values = append(values, v)
-		}
-	}
-	return sandbox.SecretsFromEnv(os.Environ(), names, values)
+	return k
 }
 
 // writeOut writes data to the file out, or to standard output for "".

@@ -17,7 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 // notInThisBuild is the error of a command or flag the headless build
@@ -56,7 +56,7 @@ func (c *cli) acpCmd() *cobra.Command {
 }
 
 // exportHTML is export --format html, whose page is the session viewer's.
-func exportHTML(io.Writer, *session.Session) error {
+func exportHTML(io.Writer, *engine.Log) error {
 	return notInThisBuild("the HTML export (export --format html; md and jsonl are here)")
 }
 

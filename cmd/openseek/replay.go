@@ -9,8 +9,8 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/spf13/cobra"
 
+	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/replay"
-	"github.com/openseek/openseek/internal/session"
 )
 
 func (c *cli) replayCmd() *cobra.Command {
@@ -40,7 +40,7 @@ turn is not replayed; a session that delegated to sub-agents is refused.`,
 			if err != nil {
 				return err
 			}
-			if _, err := readLog(store, args[0]); err != nil {
+			if _, err := engine.ReadLog(store, args[0]); err != nil {
 				return err
 			}
 			s, err := store.Load(args[0])
@@ -74,7 +74,7 @@ turn is not replayed; a session that delegated to sub-agents is refused.`,
 
 // printReplay reports a replay: each differing call with a diff of its
 // results, and exit status 1 if anything differed.
-func (c *cli) printReplay(s *session.Session, rep replay.Report) error {
+func (c *cli) printReplay(s *engine.Log, rep replay.Report) error {
 	for _, call := range rep.Differ {
 		fmt.Fprintf(c.stdout, "call %s (%s %s): ", call.ID, call.Tool, oneLine(call.Arguments, 120))
 		if !call.Ran {

@@ -7,12 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/session"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 // searchHit is a search hit as `sessions search --json` prints it.
 type searchHit struct {
-	session.Hit
+	engine.SearchHit
 	Workspace string `json:"workspace"`
 }
 
@@ -108,7 +108,7 @@ keeps the parent's snapshots).`,
 				at = s.LastSequence()
 			}
 			if as == "" {
-				as = session.NewID("fork", time.Now())
+				as = engine.NewSessionID("fork", time.Now())
 			}
 			if _, err := store.Fork(args[0], at, as); err != nil {
 				return err

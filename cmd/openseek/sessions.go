@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openseek/openseek/internal/render"
-	"github.com/openseek/openseek/internal/session"
 )
 
 func (c *cli) sessionsCmd() *cobra.Command {
@@ -63,14 +62,18 @@ func (c *cli) sessionsCmd() *cobra.Command {
 				fmt.Fprintln(c.stdout, string(data))
 			case "", "text":
 				for _, l := range ls {
-					if !all && session.IsReview(l.ID) {
+					if !all && engine.IsReviewSession(l.ID) {
 						continue
 					}
 					when := "-"
 					if l.HasTime {
 						when = l.UpdatedAt.Local().Format(time.DateTime)
 					}
-					title := oneLine(listingTitle(l), 80)
+					title := l.Title
+					if title == "" {
+						title = l.FirstPrompt
+					}
+					title = oneLine(title, 80)
 					if l.HasTime {
 						if _, err := store.Load(l.ID); err != nil {
 							title = "[corrupt: run `openseek sessions repair " + l.ID + "`] " + title
@@ -105,7 +108,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 			case "", "json":
 				fmt.Fprintln(c.stdout, string(s.MarshalSnapshot()))
 			case "text":
-				render.Transcript(c.stdout, s, subSessions(store, s.ID)...)
+				render.Transcript(c.stdout, s, engine.SubSessions(store, s.ID)...)
 			default:
 				return fmt.Errorf("--format must be json or text, not %q", showFormat)
 			}
@@ -142,7 +145,7 @@ func (c *cli) sessionsCmd() *cobra.Command {
 }
 
 // store opens the session store of --dir / --session-root.
-func (c *cli) store() (*session.Store, error) {
+func (c *cli) store() (*engine.Store, error) {
 	dir, _, err := prepareDir(c.g.dir)
 	if err != nil {
 		return nil, err
@@ -151,14 +154,7 @@ func (c *cli) store() (*session.Store, error) {
 	if !filepath.IsAbs(root) {
 		root = filepath.Join(dir, root)
 	}
-	return session.NewStore(root), nil
-}
-
-func listingTitle(l session.Listing) string {
-	if l.Title != "" {
-		return l.Title
-	}
-	return l.FirstPrompt
+	return engine.OpenStore(root), nil
 }
 
 func oneLine(s string, max int) string {
@@ -167,23 +163,4 @@ func oneLine(s string, max int) string {
 		s = string(r[:max-1]) + "…"
 	}
 	return s
-}
-
-// subSessions loads the sub-agent sessions of a session (<id>-sr-N), in
-// order, skipping any that do not load.
-func subSessions(store *session.Store, id string) []*session.Session {
-	ls, err := store.List()
-	if err != nil {
-		return nil
-	}
-	var out []*session.Session
-	for _, l := range ls {
-		if rest, ok := strings.CutPrefix(l.ID, id+"-sr-"); ok && !strings.Contains(rest, "-") {
-			if s, err := store.Load(l.ID); err == nil {
-				out = append(out, s)
-				out = append(out, subSessions(store, l.ID)...)
-			}
-		}
-	}
-	return out
 }
