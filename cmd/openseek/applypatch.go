@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/editprog"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 // applyPatchCmd is `openseek apply-patch [PATCH]`: the apply_patch tool
@@ -41,7 +41,7 @@ nothing. Prints the files it added (A), modified (M) and deleted (D).`,
 			if strings.TrimSpace(text) == "" {
 				return errors.New("the patch is empty: give it as the argument or on stdin")
 			}
-			summary, err := editprog.ApplyPatch(c.workDir(), text)
+			summary, err := engine.ApplyPatchProgram(c.workDir(), text)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/editprog"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 func (c *cli) editCmd() *cobra.Command {
@@ -44,8 +44,8 @@ root) narrows the writable paths further.
 				}
 				raw = data
 			}
-			text, err := editprog.Run(cmd.Context(), raw, c.getenv)
-			if f := (*editprog.Failure)(nil); errors.As(err, &f) {
+			text, err := engine.RunEditProgram(cmd.Context(), raw, c.getenv)
+			if f := (*engine.EditFailure)(nil); errors.As(err, &f) {
 				fmt.Fprintln(c.stderr, f.Msg)
 				return exitError(1)
 			}

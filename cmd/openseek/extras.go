@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/server/mcpserver"
-	"github.com/openseek/openseek/internal/trust"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -113,37 +110,31 @@ func (c *cli) trustCmd() *cobra.Command {
 		Use:   "trust [file...]",
 		Short: "Trust this repository's .mcp.json, .openseek/hooks.json and .openseek/config.toml (they run programs or send data elsewhere); --list shows what is trusted",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store := trust.Open(c.getenv("HOME"))
+			home := c.getenv("HOME")
 			if list {
-				entries, err := store.List()
+				files, err := engine.TrustedFiles(home)
 				if err != nil {
 					return err
 				}
-				for _, e := range entries {
+				for _, f := range files {
 					state := "trusted"
-					if !store.Trusted(e.Path) {
+					if f.Changed {
 						state = "changed since trusted"
 					}
-					fmt.Fprintf(c.stdout, "%s\t%s\n", e.Path, state)
+					fmt.Fprintf(c.stdout, "%s\t%s\n", f.Path, state)
 				}
 				return nil
 			}
-			files := args
-			if len(files) == 0 {
-				dir, _, err := prepareDir(c.g.dir)
+			var dir string
+			if len(args) == 0 {
+				d, _, err := prepareDir(c.g.dir)
 				if err != nil {
 					return err
 				}
-				for _, f := range trust.WorkspaceFiles(dir) {
-					if _, err := os.Stat(f); err == nil {
-						files = append(files, f)
-					}
-				}
-				if len(files) == 0 {
-					return errors.New("nothing to trust: this workspace has no .mcp.json, .openseek/hooks.json or .openseek/config.toml")
-				}
+				dir = d
 			}
-			if err := store.Trust(files...); err != nil {
+			files, err := engine.TrustFiles(home, dir, args)
+			if err != nil {
 				return err
 			}
 			for _, f := range files {

@@ -3,11 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/openseek/openseek/internal/importer"
+	"github.com/openseek/openseek/internal/engine"
 )
 
 // importCmd is `import codex|claude [FILE | --latest]`: another agent's
@@ -27,7 +26,7 @@ write, apply_patch) are mapped onto them, the others are kept as they were.
   openseek import codex ~/.codex/sessions/2025/06/01/rollout-….jsonl
   openseek import claude --latest       the newest ~/.claude/projects/*/*.jsonl`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 || (args[0] != importer.Codex && args[0] != importer.Claude) {
+			if len(args) == 0 || !engine.IsImportSource(args[0]) {
 				return errors.New("name the transcript's source: openseek import codex|claude [FILE | --latest]")
 			}
 			switch {
@@ -44,7 +43,7 @@ write, apply_patch) are mapped onto them, the others are kept as they were.
 			source := args[0]
 			var path string
 			if latest {
-				p, err := importer.Latest(source, c.getenv)
+				p, err := engine.LatestTranscript(source, c.getenv)
 				if err != nil {
 					return err
 				}
@@ -52,12 +51,7 @@ write, apply_patch) are mapped onto them, the others are kept as they were.
 			} else {
 				path = args[1]
 			}
-			f, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			t, err := importer.Import(source, f, path)
-			f.Close()
+			t, err := engine.ReadTranscript(source, path)
 			if err != nil {
 				return err
 			}
@@ -78,7 +72,7 @@ write, apply_patch) are mapped onto them, the others are kept as they were.
 
 // writeImported appends t's items to a new session of the workspace
 // (Host.Import), named by --session or a fresh <source>-<time> id.
-func (c *cli) writeImported(cmd *cobra.Command, t *importer.Transcript) (string, error) {
+func (c *cli) writeImported(cmd *cobra.Command, t *engine.Transcript) (string, error) {
 	if _, _, err := prepareDir(c.g.dir); err != nil {
 		return "", err
 	}

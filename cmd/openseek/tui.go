@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/tui"
 	"github.com/openseek/openseek/internal/tui/remote"
@@ -90,13 +89,13 @@ func (c *cli) runTUI(cmd *cobra.Command, tf tuiFlags) error {
 
 // tuiSettings reads [tui]: from the host's config (the user's file and a
 // workspace's), or the user's file alone when attached to a server.
-func (c *cli) tuiSettings(b tui.Backend) (config.TUI, error) {
+func (c *cli) tuiSettings(b tui.Backend) (engine.TUISettings, error) {
 	if l, ok := b.(*tui.Local); ok {
 		return l.Host.Config().TUI()
 	}
 	cfg, err := engine.LoadConfig(c.getenv("HOME"), "", c.getenv, false)
 	if err != nil {
-		return config.TUI{}, err
+		return engine.TUISettings{}, err
 	}
 	return cfg.TUI()
 }
@@ -111,7 +110,7 @@ func (c *cli) tuiHost(cmd *cobra.Command, tf tuiFlags) (*engine.Host, error) {
 		return nil, err
 	}
 	_, err = host.ResolveModel(cmd.Context())
-	var missing *config.MissingKeyError
+	var missing *engine.MissingKeyError
 	if err == nil || !errors.As(err, &missing) {
 		if err != nil {
 			host.Close()
@@ -121,13 +120,13 @@ func (c *cli) tuiHost(cmd *cobra.Command, tf tuiFlags) (*engine.Host, error) {
 	models := host.Models()
 	host.Close()
 	home := c.getenv("HOME")
-	where, _ := config.Paths(home, "")
+	where := engine.UserConfigPath(home)
 	choice, err := tui.RunSetup(cmd.Context(), tui.SetupRequest{Missing: missing, Models: models, Where: where,
 		NoColor: c.getenv("NO_COLOR") != ""}, c.stdin, c.rawStdout())
 	if err != nil {
 		return nil, err
 	}
-	if err := config.SaveSetup(home, choice); err != nil {
+	if err := engine.SaveSetup(home, choice); err != nil {
 		return nil, fmt.Errorf("store the key: %w", err)
 	}
 	if choice.Model != "" && cmd.Flags().Changed("model") {
