@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openseek/openseek/internal/engine"
-	"github.com/openseek/openseek/internal/subrun"
 )
 
 // jsonRun holds run's flags for JSON requests (reference §3.3) and the
@@ -69,10 +68,10 @@ func (j *jsonRun) check(cmd *cobra.Command, args []string) error {
 // is checked before the workspace is created, reported on stderr and, with
 // --result-file, as the result's reason. Exit status 0 when completed.
 func (c *cli) runJSON(cmd *cobra.Command, j *jsonRun, noSession, cont bool, sysFile, addendum, format string) error {
-	res := subrun.Result{}
+	res := engine.RequestResult{}
 	finish := func(err error) error {
 		if err != nil {
-			res.Status, res.Reason = subrun.Failed, err.Error()
+			res.Status, res.Reason = engine.RequestFailed, err.Error()
 		}
 		if j.resultFile != "" {
 			if werr := os.WriteFile(j.resultFile, append(res.Marshal(), '\n'), 0o644); werr != nil {
@@ -82,7 +81,7 @@ func (c *cli) runJSON(cmd *cobra.Command, j *jsonRun, noSession, cont bool, sysF
 		if err != nil {
 			return err
 		}
-		if res.Status != subrun.Completed {
+		if res.Status != engine.RequestCompleted {
 			return exitError(1)
 		}
 		return nil
@@ -105,7 +104,7 @@ func (c *cli) runJSON(cmd *cobra.Command, j *jsonRun, noSession, cont bool, sysF
 		}
 		data = all
 	}
-	req, err := subrun.ParseRequest(data)
+	req, err := engine.ParseRunRequest(data)
 	res.RequestID = req.RequestID
 	if err != nil {
 		return finish(err)
@@ -117,16 +116,16 @@ func (c *cli) runJSON(cmd *cobra.Command, j *jsonRun, noSession, cont bool, sysF
 		}
 		kind = j.kind
 	}
-	in, err := subrun.Validate(kind, req.Input)
+	preset, err := engine.ParsePreset(kind, req.Input)
 	if err != nil {
 		return finish(err)
 	}
 	res.Kind = kind
-	if kind == subrun.General {
+	if kind == engine.PresetGeneral {
 		kind = ""
 	}
-	if kind == subrun.Explore {
-		c.g.approval = subrun.Approval(kind)
+	if kind == engine.PresetExplore {
+		c.g.approval = preset.Approval()
 	}
 
 	ctx, cancel := context.WithCancel(cmd.Context())
@@ -134,14 +133,14 @@ func (c *cli) runJSON(cmd *cobra.Command, j *jsonRun, noSession, cont bool, sysF
 	if j.cancelOnEOF {
 		go func() { _, _ = io.Copy(io.Discard, rd); cancel() }()
 	}
-	var lease *subrun.Lease
+	var lease *engine.Lease
 	defer func() { lease.Release() }()
-	r := kindRun{kind: kind, input: req.Input, in: in, format: format, holder: "openseek run", sessionID: c.g.session,
+	r := kindRun{kind: kind, preset: preset, format: format, holder: "openseek run", sessionID: c.g.session,
 		noSession: noSession, sysFile: sysFile, addendum: addendum, reviewGate: j.reviewGate, reviewDeadline: j.reviewDeadline}
 	if j.cancelOnEOF && kind == "" {
 		r.started = func(host *engine.Host) error {
 			var err error
-			lease, err = subrun.AcquireLease(host.Workspace())
+			lease, err = engine.AcquireLease(host.Workspace())
 			return err
 		}
 	}
@@ -151,12 +150,12 @@ func (c *cli) runJSON(cmd *cobra.Command, j *jsonRun, noSession, cont bool, sysF
 	}
 	switch {
 	case out.completed():
-		res.Status, res.Output = subrun.Completed, out.output
+		res.Status, res.Output = engine.RequestCompleted, out.output
 	case engine.EndingOf(out.out) == engine.EndInterrupted || ctx.Err() != nil:
 		usage, steps := out.out.Usage, out.out.Steps
-		res.Status, res.Reason, res.Usage, res.Steps = subrun.Interrupted, "cancelled", &usage, &steps
+		res.Status, res.Reason, res.Usage, res.Steps = engine.RequestInterrupted, "cancelled", &usage, &steps
 	default:
-		res.Status, res.Reason = subrun.Failed, cmpOr(out.out.Answer, string(out.out.Kind))
+		res.Status, res.Reason = engine.RequestFailed, cmpOr(out.out.Answer, string(out.out.Kind))
 	}
 	return finish(nil)
 }
@@ -185,8 +184,8 @@ func (c *cli) jsonFlagChecks(cmd *cobra.Command, j *jsonRun, noSession, cont boo
 	if cont {
 		return errors.New("--continue cannot be combined with --input-format json: give the session with --session")
 	}
-	if j.kind != "" && j.kind != subrun.General {
-		if _, err := subrun.Validate(j.kind, []byte("null")); err != nil && strings.HasPrefix(err.Error(), "unknown kind") {
+	if j.kind != "" && j.kind != engine.PresetGeneral {
+		if err := engine.CheckPresetKind(j.kind); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +16,6 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/review"
-	"github.com/openseek/openseek/internal/subrun"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -63,24 +63,24 @@ end cancels the run. stdout carries the ordinary JSONL events, then a final
 			input := json.RawMessage(line)
 			var probe any
 			if err := json.Unmarshal(input, &probe); err != nil {
-				return refuse(fmt.Sprintf("subrun %s: the input is not JSON: %s", kind, subrun.JSONError(input, err)))
+				return refuse(fmt.Sprintf("subrun %s: the input is not JSON: %s", kind, engine.JSONInputError(input, err)))
 			}
-			in, err := subrun.Validate(kind, input)
+			preset, err := engine.ParsePreset(kind, input)
 			if err != nil {
 				return refuse(fmt.Sprintf("subrun %s: %v", kind, err))
 			}
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
-			if kind != subrun.Echo {
+			if kind != engine.PresetEcho {
 				if closed {
 					cancel()
 				} else {
 					go func() { _, _ = io.Copy(io.Discard, rd); cancel() }()
 				}
 				// A child never asks: it refuses escalation, or is read-only.
-				c.g.approval = subrun.Approval(kind)
+				c.g.approval = preset.Approval()
 			}
-			res, err := c.runKind(ctx, cmd, kindRun{kind: kind, input: input, in: in, format: "jsonl", holder: "openseek subrun " + kind,
+			res, err := c.runKind(ctx, cmd, kindRun{kind: kind, preset: preset, format: "jsonl", holder: "openseek subrun " + kind,
 				sessionID: c.g.session, noSession: noSession})
 			if err != nil {
 				return refuse(fmt.Sprintf("subrun %s: %v", kind, err))
@@ -88,7 +88,7 @@ end cancels the run. stdout carries the ordinary JSONL events, then a final
 			if !res.completed() {
 				return exitError(1)
 			}
-			if _, err := c.stdout.Write(append(subrun.Report(res.output), '\n')); err != nil {
+			if _, err := c.stdout.Write(append(engine.SubrunReport(res.output), '\n')); err != nil {
 				return exitError(1)
 			}
 			return nil
@@ -98,21 +98,13 @@ end cancels the run. stdout carries the ordinary JSONL events, then a final
 	return cmd
 }
 
-func isSubrunKind(k string) bool {
-	for _, known := range subrun.Kinds {
-		if k == known {
-			return true
-		}
-	}
-	return false
-}
+func isSubrunKind(k string) bool { return slices.Contains(engine.PresetKinds(), k) }
 
 // kindRun is one preset run: a JSON request of run --input-format json or
 // the input of a subrun child.
 type kindRun struct {
 	kind              string // "" = general
-	input             json.RawMessage
-	in                subrun.Input
+	preset            engine.Preset
 	format            string
 	holder            string
 	sessionID         string
@@ -138,17 +130,19 @@ func (r kindResult) completed() bool { return !r.model || r.out.OK() }
 // the sink of r.format. echo is modelless; explore runs read-only; worker
 // runs in its own git worktree; general runs the task as it is.
 func (c *cli) runKind(ctx context.Context, cmd *cobra.Command, r kindRun) (kindResult, error) {
-	if r.kind == subrun.Echo {
+	if r.kind == engine.PresetEcho {
 		emit, err := c.sink(r.format, nil)
 		if err != nil {
 			return kindResult{}, err
 		}
-		emit(protocol.AgentStep{Step: 1})
-		emit(protocol.UsageEvent{Usage: subrun.EchoUsage})
-		return kindResult{output: subrun.Compact(r.input)}, nil
+		events, output := r.preset.Echo()
+		for _, e := range events {
+			emit(e)
+		}
+		return kindResult{output: output}, nil
 	}
-	var wt *subrun.Worktree
-	if r.kind == subrun.Worker {
+	var wt *engine.Worktree
+	if r.kind == engine.PresetWorker {
 		// The key is checked before the worktree exists.
 		host, err := c.newHost(cmd, r.sysFile, r.addendum)
 		if err != nil {
@@ -160,7 +154,7 @@ func (c *cli) runKind(ctx context.Context, cmd *cobra.Command, r kindRun) (kindR
 			return kindResult{}, err
 		}
 		repo, _ := filepath.Abs(c.g.dir)
-		if wt, err = subrun.NewWorktree(ctx, repo, r.in.WorkerRoot, r.sessionID); err != nil {
+		if wt, err = r.preset.NewWorktree(ctx, repo, r.sessionID); err != nil {
 			return kindResult{}, err
 		}
 		c.g.dir = wt.Dir
@@ -182,7 +176,7 @@ func (c *cli) runKind(ctx context.Context, cmd *cobra.Command, r kindRun) (kindR
 	if err != nil {
 		return kindResult{}, err
 	}
-	out, err := sess.Prompt(ctx, protocol.Text(subrun.Prompt(r.kind, r.in)), nil)
+	out, err := sess.Prompt(ctx, protocol.Text(r.preset.Prompt()), nil)
 	if err == nil && r.reviewGate && out.OK() && ctx.Err() == nil {
 		out, err = c.reviewGate(ctx, cmd, sess, out, r.reviewDeadline)
 	}
@@ -196,7 +190,7 @@ func (c *cli) runKind(ctx context.Context, cmd *cobra.Command, r kindRun) (kindR
 	}
 	if wt != nil {
 		res.output, _ = json.Marshal(struct {
-			*subrun.Worktree
+			*engine.Worktree
 			Changed []string `json:"changed"`
 			Report  string   `json:"report"`
 		}{wt, nonNil(wt.Changed(context.WithoutCancel(ctx))), out.Answer})
