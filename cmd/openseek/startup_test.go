@@ -10,7 +10,8 @@ import (
 // TestSandboxDispatchPrecedesHeavyPackages checks that a re-execution of
 // the binary as the sandbox's helper (or a sandboxed command) is decided
 // before the packages a helper never uses initialise: the blank import of
-// internal/sandbox/reexec must stay, and the sandbox package must not
+// internal/engine/entry (which imports internal/sandbox/reexec) must stay,
+// and the sandbox package must not
 // come to depend on packages that initialise late.
 func TestSandboxDispatchPrecedesHeavyPackages(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "--help")
