@@ -17,11 +17,13 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/server/acp/acptest"
 	"github.com/openseek/openseek/internal/session"
 )
 
 // loadClient is an ACP client that records the session updates it gets.
 type loadClient struct {
+	acptest.NoTerminals
 	mu      sync.Mutex
 	updates []sdk.SessionUpdate
 	changed chan struct{} // a token per update
@@ -46,21 +48,6 @@ func (c *loadClient) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk
 }
 func (c *loadClient) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
 	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
-}
-func (c *loadClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
-}
-func (c *loadClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
-}
-func (c *loadClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
-}
-func (c *loadClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
-}
-func (c *loadClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
 }
 
 // take returns the updates so far and forgets them.
@@ -155,7 +142,7 @@ func TestACPLoadWhileStreaming(t *testing.T) {
 	// The load comes while the answer streams: some of it reached the
 	// client already, most of it is still to come.
 	cl.waitFor(t, "streamed answer", func(us []sdk.SessionUpdate) bool {
-		return strings.Count(loadText(us, agentChunk), "streaming") >= 2
+		return strings.Count(acptest.Text(us, acptest.Agent), "streaming") >= 2
 	})
 	if _, err := conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: ws, McpServers: []sdk.McpServer{}}); err != nil {
 		t.Fatalf("session/load: %v", err)
@@ -186,7 +173,7 @@ func TestACPLoadWhileStreaming(t *testing.T) {
 		}
 	}
 	if start < 0 {
-		t.Fatalf("the load replayed no user message: %s", loadKinds(all))
+		t.Fatalf("the load replayed no user message: %s", acptest.Kinds(all))
 	}
 	view := all[start:]
 	log, err := session.NewStore(filepath.Join(ws, ".openseek")).Load(string(id))
@@ -208,13 +195,13 @@ func TestACPLoadWhileStreaming(t *testing.T) {
 			}
 		}
 	}
-	if got, want := loadText(view, userChunk), strings.Join(users, ""); got != want {
+	if got, want := acptest.Text(view, acptest.User), strings.Join(users, ""); got != want {
 		t.Errorf("user messages\n got %q\nwant %q", got, want)
 	}
-	if got, want := loadText(view, agentChunk), strings.Join(answers, ""); got != want {
+	if got, want := acptest.Text(view, acptest.Agent), strings.Join(answers, ""); got != want {
 		t.Errorf("answers\n got %q\nwant %q", got, want)
 	}
-	if got, want := loadText(view, thoughtChunk), strings.Join(thoughts, ""); got != want {
+	if got, want := acptest.Text(view, acptest.Thought), strings.Join(thoughts, ""); got != want {
 		t.Errorf("thoughts\n got %q\nwant %q", got, want)
 	}
 	var gotCalls []string
@@ -229,69 +216,7 @@ func TestACPLoadWhileStreaming(t *testing.T) {
 	if strings.Join(gotCalls, " ") != strings.Join(calls, " ") {
 		t.Errorf("tool calls\n got %v\nwant %v", gotCalls, calls)
 	}
-	if got, want := loadKinds(view), "user message user thought message tool_call update message"; got != want {
+	if got, want := acptest.Kinds(view), "user message user thought message tool_call:read update:completed message"; got != want {
 		t.Errorf("order\n got %s\nwant %s", got, want)
 	}
-}
-
-func userChunk(u sdk.SessionUpdate) *sdk.ContentBlock {
-	if u.UserMessageChunk != nil {
-		return &u.UserMessageChunk.Content
-	}
-	return nil
-}
-
-func agentChunk(u sdk.SessionUpdate) *sdk.ContentBlock {
-	if u.AgentMessageChunk != nil {
-		return &u.AgentMessageChunk.Content
-	}
-	return nil
-}
-
-func thoughtChunk(u sdk.SessionUpdate) *sdk.ContentBlock {
-	if u.AgentThoughtChunk != nil {
-		return &u.AgentThoughtChunk.Content
-	}
-	return nil
-}
-
-// loadText joins the text of the updates pick selects.
-func loadText(us []sdk.SessionUpdate, pick func(sdk.SessionUpdate) *sdk.ContentBlock) string {
-	var b strings.Builder
-	for _, u := range us {
-		if c := pick(u); c != nil && c.Text != nil {
-			b.WriteString(c.Text.Text)
-		}
-	}
-	return b.String()
-}
-
-// loadKinds names the updates in order (chunks of one message once),
-// leaving out the context meter's.
-func loadKinds(us []sdk.SessionUpdate) string {
-	var out []string
-	for _, u := range us {
-		var k string
-		switch {
-		case u.UsageUpdate != nil:
-			continue
-		case u.UserMessageChunk != nil:
-			k = "user"
-		case u.AgentMessageChunk != nil:
-			k = "message"
-		case u.AgentThoughtChunk != nil:
-			k = "thought"
-		case u.ToolCall != nil:
-			k = "tool_call"
-		case u.ToolCallUpdate != nil:
-			k = "update"
-		default:
-			k = "other"
-		}
-		if n := len(out); n > 0 && out[n-1] == k && k != "tool_call" && k != "update" {
-			continue
-		}
-		out = append(out, k)
-	}
-	return strings.Join(out, " ")
 }

@@ -18,12 +18,7 @@ import (
 // events said: the context's health at the end and each compaction,
 // validated against the published schema; the exit code is the usual.
 func TestRunResultCarriesContextAndCompactions(t *testing.T) {
-	ws := t.TempDir()
-	var big strings.Builder
-	for i := range 700 {
-		fmt.Fprintf(&big, "line %d of the big file\n", i)
-	}
-	os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big.String()), 0o644)
+	ws := bigFileWorkspace(t)
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "r1", Name: "read", Args: `{"path":"big.txt","max_output_chars":50000}`}),
 		llmtest.Reply{Summary: true, Text: "SUMMARY: big.txt was read in full."},
@@ -60,12 +55,7 @@ func TestRunResultCarriesContextAndCompactions(t *testing.T) {
 // answers the summary request with nothing) is in the result's compaction_failures,
 // and the result's exit code is the process's.
 func TestRunResultCompactionFailure(t *testing.T) {
-	ws := t.TempDir()
-	var big strings.Builder
-	for i := range 700 {
-		fmt.Fprintf(&big, "line %d of the big file\n", i)
-	}
-	os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big.String()), 0o644)
+	ws := bigFileWorkspace(t)
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "r1", Name: "read", Args: `{"path":"big.txt","max_output_chars":50000}`}),
 		llmtest.Reply{Summary: true}, // an empty summary
@@ -79,6 +69,18 @@ func TestRunResultCompactionFailure(t *testing.T) {
 	if len(res.Compactions) != 0 {
 		t.Errorf("compactions %+v after a failed one", res.Compactions)
 	}
+}
+
+// bigFileWorkspace is a workspace whose big.txt, read in full, does not
+// fit a 9000-token window beside the first request.
+func bigFileWorkspace(t *testing.T) string {
+	ws := t.TempDir()
+	var big strings.Builder
+	for i := range 700 {
+		fmt.Fprintf(&big, "line %d of the big file\n", i)
+	}
+	os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big.String()), 0o644)
+	return ws
 }
 
 // TestRunResultContextAsOrdinaryUser runs them again as an ordinary user.
