@@ -29,4 +29,33 @@ type RunResult struct {
 	// Warnings are the warnings the run showed (protocol.Warning), an
 	// unverified claim of the answer included; [] when none.
 	Warnings []string `json:"warnings"`
+	// Context is how full the model's context was at the end (the last
+	// context_health event); null when the run sent the model nothing.
+	Context *RunContext `json:"context"`
+	// Compactions are the run's compactions, in order (compaction_report
+	// events), and CompactionFailures the errors of those that failed
+	// (compaction_failed, auto_compaction_failed); [] when none.
+	Compactions        []RunCompaction `json:"compactions"`
+	CompactionFailures []string        `json:"compaction_failures"`
+}
+
+// RunContext is a context_health event in a RunResult.
+type RunContext struct {
+	UsedTokens       int `json:"used_tokens"`
+	Window           int `json:"window"`
+	Compactions      int `json:"compactions"`
+	RereadsAvoided   int `json:"rereads_avoided"`
+	RereadBytesSaved int `json:"reread_bytes_saved"`
+}
+
+// RunCompaction is a compaction_report event in a RunResult.
+type RunCompaction struct {
+	Trigger      string   `json:"trigger"`
+	FromSequence int      `json:"from_sequence"`
+	ToSequence   int      `json:"to_sequence"`
+	Turns        int      `json:"turns"`
+	Files        []string `json:"files"`
+	TokensBefore int      `json:"tokens_before"`
+	TokensAfter  int      `json:"tokens_after"`
+	HookReplaced bool     `json:"hook_replaced"`
 }

@@ -16,7 +16,8 @@ type runReport struct {
 }
 
 func newRunReport() *runReport {
-	return &runReport{res: protocol.RunResult{Version: 1, Warnings: []string{}}}
+	return &runReport{res: protocol.RunResult{Version: 1, Warnings: []string{},
+		Compactions: []protocol.RunCompaction{}, CompactionFailures: []string{}}}
 }
 
 // observe is the run's event sink: nothing is printed as the run goes.
@@ -29,6 +30,17 @@ func (r *runReport) observe(e protocol.Event) {
 		r.res.Session = &id
 	case protocol.TurnSummary:
 		r.res.Steps, r.res.DurationMs, r.res.Usage, r.res.CostUSD = e.Steps, e.DurationMs, e.Usage, e.CostUSD
+	case protocol.ContextHealth:
+		r.res.Context = &protocol.RunContext{UsedTokens: e.UsedTokens, Window: e.Window, Compactions: e.Compactions,
+			RereadsAvoided: e.RereadsAvoided, RereadBytesSaved: e.RereadBytesSaved}
+	case protocol.CompactionReport:
+		r.res.Compactions = append(r.res.Compactions, protocol.RunCompaction{Trigger: e.Trigger, FromSequence: e.FromSequence,
+			ToSequence: e.ToSequence, Turns: e.Turns, Files: append([]string{}, e.Files...), TokensBefore: e.TokensBefore,
+			TokensAfter: e.TokensAfter, HookReplaced: e.HookReplaced})
+	case protocol.CompactionFailed:
+		r.res.CompactionFailures = append(r.res.CompactionFailures, e.Error)
+	case protocol.AutoCompactionFailed:
+		r.res.CompactionFailures = append(r.res.CompactionFailures, e.Error)
 	}
 	if w, ok := protocol.Warning(e); ok {
 		r.res.Warnings = append(r.res.Warnings, w)

@@ -99,7 +99,8 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 		}
 	}
 	// Before privateTmp, whose copy of a workspace in /tmp carries them.
-	if err := maskSecrets(pol); err != nil {
+	secrets, err := maskSecrets(pol, pl.Helper)
+	if err != nil {
 		return err
 	}
 	if err := privateProc(); err != nil {
@@ -133,7 +134,7 @@ func runChild(data string, argv []string, sigs <-chan os.Signal) error {
 		}
 	}
 	if pl.Helper {
-		return serveHelper(pol, pl.Seccomp, readOnly, protected, cacheLater, proxyFD)
+		return serveHelper(pol, pl.Seccomp, readOnly, protected, cacheLater, proxyFD, secrets)
 	}
 	if err := restrictWrites(pol); err != nil {
 		return err

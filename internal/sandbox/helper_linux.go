@@ -617,7 +617,7 @@ func (c *client) startSpare(cmd *exec.Cmd, pol Policy) (proc *Process, ok bool, 
 	}
 	sp := c.spare
 	c.spare = nil
-	if sp == nil || sp.stale(pol) {
+	if sp == nil || sp.stale(pol) || (pol.Secrets != nil && !c.secretsHidden(sp)) {
 		if sp != nil {
 			sp.f.Close()
 		}
@@ -648,6 +648,26 @@ func (c *client) startSpare(cmd *exec.Cmd, pol Policy) (proc *Process, ok bool, 
 	// The next spare is asked for once this command ends, so that it is
 	// built while the model thinks rather than beside the command.
 	return &Process{pid: pid, status: sp.f, c: c, spare: true}, true, nil
+}
+
+// secretsHidden has the helper hide the secret files created since its
+// last command and reports whether sp was made after the newest of them
+// was hidden (with c.mu held; no answer is outstanding). A round trip
+// to the helper: tens of microseconds.
+func (c *client) secretsHidden(sp *spareConn) bool {
+	if _, _, err := c.ctl.WriteMsgUnix([]byte(`{"secrets":true}`), nil, nil); err != nil {
+		return false
+	}
+	n, oobn, _, _, err := c.ctl.ReadMsgUnix(c.buf[:], c.oob[:])
+	if err != nil || n == 0 {
+		return false
+	}
+	for _, fd := range receivedFDs(c.oob[:oobn]) {
+		unix.Close(fd)
+	}
+	kind, detail := parseMessage(c.buf[:n])
+	hidden, err := strconv.Atoi(detail)
+	return kind == helperSecrets && err == nil && hidden <= sp.info.Hidden
 }
 
 // askSpare asks the helper for a spare (with c.mu held); the answer is

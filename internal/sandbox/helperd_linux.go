@@ -35,6 +35,7 @@ const (
 	helperFailed  = "fail"
 	helperStarted = "started"
 	helperExit    = "exit"
+	helperSecrets = "secrets" // the answer to a secrets check
 )
 
 // maxHelperRequest bounds a command handed to a helper; a bigger one (a
@@ -151,6 +152,9 @@ type helper struct {
 	// cacheLater: the private caches are made for the first command
 	// that is not a probe.
 	cacheLater bool
+	// secrets hides the secret files created after the start (nil:
+	// the policy hides none).
+	secrets *secretWatch
 }
 
 // serveHelper runs in a helper whose namespaces and mounts are built. It
@@ -158,7 +162,7 @@ type helper struct {
 // with it, as the PID namespace's init, every command still running).
 // proxyFD (-1: none) is the network proxy's listener, handed to the
 // parent with "ready".
-func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []string, cacheLater bool, proxyFD int) error {
+func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []string, cacheLater bool, proxyFD int, secrets *secretWatch) error {
 	cfg, err := newHelperConfig(pol, prog)
 	if err != nil {
 		return err
@@ -167,7 +171,7 @@ func serveHelper(pol Policy, prog []unix.SockFilter, readOnly, protected []strin
 		cfg.cacheVars = nil
 	}
 	h := &helper{cfg: cfg, running: map[int]supervised{}, kick: make(chan struct{}, 1),
-		readOnly: readOnly, protected: map[string]bool{}, cacheLater: cacheLater,
+		readOnly: readOnly, protected: map[string]bool{}, cacheLater: cacheLater, secrets: secrets,
 		cloneVM: haveCloneVM && os.Getenv(ForkEnv) == ""}
 	for _, p := range protected {
 		h.protected[p] = true
@@ -212,10 +216,16 @@ func (h *helper) serve(msg, oob []byte) {
 	fds := receivedFDs(oob)
 	if len(fds) == 0 {
 		var r struct {
-			Spare bool `json:"spare"`
+			Spare   bool `json:"spare"`
+			Secrets bool `json:"secrets"`
 		}
-		if json.Unmarshal(msg, &r) == nil && r.Spare {
-			h.makeSpare()
+		if json.Unmarshal(msg, &r) == nil {
+			switch {
+			case r.Spare:
+				h.makeSpare()
+			case r.Secrets:
+				h.checkSecrets()
+			}
 		}
 		return
 	}
@@ -262,6 +272,28 @@ type spareInfo struct {
 	Protected []string `json:"protected"` // read-only paths bound in it
 	Vars      []string `json:"vars"`      // the private caches' variables
 	Caches    bool     `json:"caches"`    // whether it has the private caches
+	Hidden    int      `json:"hidden"`    // the secret files hidden by then (secretWatch.hidden)
+}
+
+// hidden is the number of secret files hidden since the start.
+func (h *helper) hidden() int {
+	if h.secrets == nil {
+		return 0
+	}
+	return h.secrets.hidden
+}
+
+// checkSecrets hides the secret files created since the last command
+// and answers the parent, about to hand a command to a spare, with
+// how many were hidden so far: a spare made with fewer lacks a mask.
+func (h *helper) checkSecrets() {
+	if h.secrets != nil {
+		if err := h.secrets.catchUp(); err != nil {
+			reportHelper(helperFailed, err.Error())
+			return
+		}
+	}
+	reportHelper(helperSecrets, strconv.Itoa(h.hidden()))
 }
 
 // makeSpare forks a spare (a supervisor and its command's process, the
@@ -294,7 +326,7 @@ func (h *helper) makeSpare() {
 		reportHelper("nospare", "start a spare supervisor: "+err.Error())
 		return
 	}
-	info := spareInfo{Vars: h.cfg.cacheVars, Caches: !h.cacheLater}
+	info := spareInfo{Vars: h.cfg.cacheVars, Caches: !h.cacheLater, Hidden: h.hidden()}
 	for p := range h.protected {
 		info.Protected = append(info.Protected, p)
 	}
@@ -404,7 +436,13 @@ func (h *helper) prepare(probe bool) error {
 		h.cfg.cacheVars = cacheVars(pol.CacheDir)
 		h.cacheLater = false
 	}
-	return h.protectNew()
+	if err := h.protectNew(); err != nil {
+		return err
+	}
+	if h.secrets != nil {
+		return h.secrets.catchUp()
+	}
+	return nil
 }
 
 // protectNew protects the read-only paths that exist now but did not

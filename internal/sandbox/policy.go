@@ -56,8 +56,10 @@ type Policy struct {
 	Session string `json:"session,omitempty"`
 	// Secrets, when set, hides the secret files (package secretfile) of
 	// the workspace and the usual ones of the user's home from commands:
-	// each reads as empty and cannot be written. Files created after the
-	// sandbox started are not hidden.
+	// each reads as empty and cannot be written. The workspace's secret
+	// files created after the sandbox started are hidden from the next
+	// command on (a session's helper watches the workspace, secretWatch);
+	// the home's are those of the start.
 	Secrets *secretfile.Rules `json:"secrets,omitempty"`
 }
 

@@ -10,7 +10,9 @@
 //     (one host per workspace directory, made on first use); session/load
 //     opens an existing one and replays its durable log as session/update
 //     notifications (user messages, agent message and thought chunks, tool
-//     calls with their results, plans);
+//     calls with their results, plans) up to a moment no turn ran, then
+//     follows the session's stream from that moment's sequence: a turn
+//     streaming meanwhile shows exactly once;
 //   - session/prompt runs a turn and streams its events as session/update:
 //     assistant_delta → agent_message_chunk, reasoning_delta →
 //     agent_thought_chunk, tool_started → tool_call, tool_result →
@@ -188,13 +190,11 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	// The durable log first, then the live stream from where it ends.
-	for _, u := range Replay(s.s.Snapshot(), s.tr.workspace) {
-		if err := a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: p.SessionId, Update: u}); err != nil {
-			return sdk.LoadSessionResponse{}, err
-		}
+	// Also a session this connection has open (and may be streaming a
+	// turn of) is shown again from its start.
+	if err := s.load(ctx); err != nil {
+		return sdk.LoadSessionResponse{}, err
 	}
-	s.follow()
 	return sdk.LoadSessionResponse{}, nil
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
+	"github.com/openseek/openseek/internal/server/acp/acptest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -27,6 +28,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // client is an ACP client that records the updates it gets and answers
 // permission questions with answer (nil = reject).
 type client struct {
+	acptest.NoTerminals
 	mu        sync.Mutex
 	updates   []sdk.SessionNotification
 	asked     []sdk.RequestPermissionRequest
@@ -87,26 +89,6 @@ func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (s
 	defer c.mu.Unlock()
 	c.writes = append(c.writes, p.Path)
 	return sdk.WriteTextFileResponse{}, errors.New("not offered")
-}
-
-func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errors.New("not offered")
-}
-
-func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errors.New("not offered")
-}
-
-func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errors.New("not offered")
-}
-
-func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errors.New("not offered")
-}
-
-func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errors.New("not offered")
 }
 
 // take returns the updates so far and forgets them.
@@ -197,71 +179,6 @@ func (r *rig) prompt(t *testing.T, id sdk.SessionId, text string) sdk.StopReason
 	return resp.StopReason
 }
 
-// kinds names the updates in order, tool calls with their status; the
-// context meter's usage updates (one per model response) are left out.
-func kinds(us []sdk.SessionUpdate) string {
-	var out []string
-	for _, u := range us {
-		switch {
-		case u.UsageUpdate != nil:
-		case u.UserMessageChunk != nil:
-			out = append(out, "user")
-		case u.AgentMessageChunk != nil:
-			out = append(out, "message")
-		case u.AgentThoughtChunk != nil:
-			out = append(out, "thought")
-		case u.ToolCall != nil:
-			out = append(out, "tool_call:"+string(u.ToolCall.Kind))
-		case u.ToolCallUpdate != nil:
-			out = append(out, "update:"+string(*u.ToolCallUpdate.Status))
-		case u.Plan != nil:
-			out = append(out, "plan")
-		default:
-			out = append(out, "other")
-		}
-	}
-	// Chunks of one message count once.
-	var merged []string
-	for _, k := range out {
-		if n := len(merged); n > 0 && merged[n-1] == k && (k == "message" || k == "thought" || k == "user") {
-			continue
-		}
-		merged = append(merged, k)
-	}
-	return strings.Join(merged, " ")
-}
-
-func text(us []sdk.SessionUpdate, pick func(sdk.SessionUpdate) *sdk.ContentBlock) string {
-	var b strings.Builder
-	for _, u := range us {
-		if c := pick(u); c != nil && c.Text != nil {
-			b.WriteString(c.Text.Text)
-		}
-	}
-	return b.String()
-}
-
-func agentText(u sdk.SessionUpdate) *sdk.ContentBlock {
-	if u.AgentMessageChunk != nil {
-		return &u.AgentMessageChunk.Content
-	}
-	return nil
-}
-
-func thoughtText(u sdk.SessionUpdate) *sdk.ContentBlock {
-	if u.AgentThoughtChunk != nil {
-		return &u.AgentThoughtChunk.Content
-	}
-	return nil
-}
-
-func userText(u sdk.SessionUpdate) *sdk.ContentBlock {
-	if u.UserMessageChunk != nil {
-		return &u.UserMessageChunk.Content
-	}
-	return nil
-}
-
 // diffs are the diff contents of the tool call updates.
 func diffs(us []sdk.SessionUpdate) []sdk.ToolCallContentDiff {
 	var out []sdk.ToolCallContentDiff
@@ -298,13 +215,13 @@ func TestPromptStreamsAndLoadReplays(t *testing.T) {
 	}
 	live := r.cl.take()
 	want := "thought tool_call:think plan update:completed tool_call:edit update:completed message"
-	if got := kinds(live); got != want {
+	if got := acptest.Kinds(live); got != want {
 		t.Errorf("updates\n got %s\nwant %s", got, want)
 	}
-	if got := text(live, agentText); got != "edited a.txt" {
+	if got := acptest.Text(live, acptest.Agent); got != "edited a.txt" {
 		t.Errorf("answer %q", got)
 	}
-	if got := text(live, thoughtText); got != "edit it" {
+	if got := acptest.Text(live, acptest.Thought); got != "edit it" {
 		t.Errorf("thought %q", got)
 	}
 	// Each model response updates the editor's context meter.
@@ -348,13 +265,13 @@ func TestPromptStreamsAndLoadReplays(t *testing.T) {
 	}
 	replay := r2.cl.take()
 	want = "user thought tool_call:think plan tool_call:edit update:completed update:completed message"
-	if got := kinds(replay); got != want {
+	if got := acptest.Kinds(replay); got != want {
 		t.Errorf("replay\n got %s\nwant %s", got, want)
 	}
-	if got := text(replay, userText); got != "change world to there" {
+	if got := acptest.Text(replay, acptest.User); got != "change world to there" {
 		t.Errorf("replayed user message %q", got)
 	}
-	if got := text(replay, agentText); got != "edited a.txt" {
+	if got := acptest.Text(replay, acptest.Agent); got != "edited a.txt" {
 		t.Errorf("replayed answer %q", got)
 	}
 	if d := diffs(replay); len(d) != 1 || d[0].NewText != "there" {
@@ -395,7 +312,7 @@ func TestPermission(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "denied.txt")); err == nil {
 		t.Error("the rejected command ran")
 	}
-	if got := kinds(r.cl.take()); got != "tool_call:execute update:completed tool_call:execute update:failed message" {
+	if got := acptest.Kinds(r.cl.take()); got != "tool_call:execute update:completed tool_call:execute update:failed message" {
 		t.Errorf("updates %s", got)
 	}
 }
@@ -421,7 +338,7 @@ func TestCancel(t *testing.T) {
 		t.Errorf("stop reason %q", reason)
 	}
 	r.cl.take()
-	if reason, got := r.prompt(t, id, "again"), text(r.cl.take(), agentText); reason != sdk.StopReasonEndTurn || got != "after" {
+	if reason, got := r.prompt(t, id, "again"), acptest.Text(r.cl.take(), acptest.Agent); reason != sdk.StopReasonEndTurn || got != "after" {
 		t.Errorf("the session did not go on after a cancel: %q, said %q", reason, got)
 	}
 }
@@ -643,7 +560,7 @@ func TestFailedTurn(t *testing.T) {
 		t.Errorf("a failed turn answered %v", err)
 	}
 	r.cl.take()
-	if reason := r.prompt(t, id, "again"); reason != sdk.StopReasonEndTurn || text(r.cl.take(), agentText) != "fine now" {
+	if reason := r.prompt(t, id, "again"); reason != sdk.StopReasonEndTurn || acptest.Text(r.cl.take(), acptest.Agent) != "fine now" {
 		t.Errorf("the session did not go on after a failed turn: %q", reason)
 	}
 }
@@ -661,20 +578,20 @@ func TestStartupWarnings(t *testing.T) {
 	id := r.newSession(t)
 	r.prompt(t, id, "x")
 	ups := r.cl.take()
-	if msg := text(ups, agentText); !strings.HasPrefix(strings.TrimSpace(msg), "> ") || !strings.Contains(msg, "trust") || !strings.HasSuffix(msg, "one") {
+	if msg := acptest.Text(ups, acptest.Agent); !strings.HasPrefix(strings.TrimSpace(msg), "> ") || !strings.Contains(msg, "trust") || !strings.HasSuffix(msg, "one") {
 		t.Errorf("first prompt message %q, want the ignored-rules warning quoted, then the answer", msg)
 	}
-	if th := text(ups, thoughtText); th != "" {
+	if th := acptest.Text(ups, acptest.Thought); th != "" {
 		t.Errorf("a warning came as a thought: %q", th)
 	}
 	r.prompt(t, id, "y")
-	if msg := text(r.cl.take(), agentText); msg != "two" {
+	if msg := acptest.Text(r.cl.take(), acptest.Agent); msg != "two" {
 		t.Errorf("the warning came again: %q", msg)
 	}
 	srv.ExpectPrefixBreak() // a new session starts a new conversation
 	id2 := r.newSession(t)
 	r.prompt(t, id2, "z")
-	if msg := text(r.cl.take(), agentText); msg != "three" {
+	if msg := acptest.Text(r.cl.take(), acptest.Agent); msg != "three" {
 		t.Errorf("a second session repeats the warning: %q", msg)
 	}
 }

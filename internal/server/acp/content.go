@@ -75,19 +75,17 @@ func Replay(s *session.Session, workspace string) []sdk.SessionUpdate {
 	if s == nil {
 		return nil
 	}
-	t := newTranslator(workspace)
+	return replay(newTranslator(workspace), s)
+}
+
+// replay is Replay with t, which then knows the calls the log announced:
+// a live result of one of them updates it instead of announcing it again.
+func replay(t *translator, s *session.Session) []sdk.SessionUpdate {
 	var out []sdk.SessionUpdate
 	for _, ev := range s.Events {
 		switch it := ev.Item.(type) {
 		case *session.User:
-			for _, p := range it.Content {
-				switch p.Type {
-				case "text":
-					out = append(out, sdk.UpdateUserMessageText(p.Text))
-				case "image":
-					out = append(out, sdk.UpdateUserMessage(sdk.ImageBlock(base64.StdEncoding.EncodeToString(p.Data), p.MediaType)))
-				}
-			}
+			out = append(out, userMessage(it)...)
 		case *session.Assistant:
 			if it.Reasoning != nil && *it.Reasoning != "" {
 				out = append(out, sdk.UpdateAgentThoughtText(*it.Reasoning))
@@ -106,6 +104,20 @@ func Replay(s *session.Session, workspace string) []sdk.SessionUpdate {
 			if session.IsNetworkMarker(it.Content) || strings.HasPrefix(it.Content, session.CompactionNotePrefix) {
 				out = append(out, notice(it.Content))
 			}
+		}
+	}
+	return out
+}
+
+// userMessage is a user message as the updates that show it.
+func userMessage(u *session.User) []sdk.SessionUpdate {
+	var out []sdk.SessionUpdate
+	for _, p := range u.Content {
+		switch p.Type {
+		case "text":
+			out = append(out, sdk.UpdateUserMessageText(p.Text))
+		case "image":
+			out = append(out, sdk.UpdateUserMessage(sdk.ImageBlock(base64.StdEncoding.EncodeToString(p.Data), p.MediaType)))
 		}
 	}
 	return out

@@ -16,16 +16,24 @@ import (
 // follower that turns the engine's events into session/update
 // notifications, and the permission questions in flight.
 type acpSession struct {
-	a  *agent
-	id string
-	s  *engine.Session
-	tr *translator
+	a         *agent
+	id        string
+	s         *engine.Session
+	workspace string
+	tr        *translator // used by the follower's goroutine alone
 
 	stop context.CancelFunc // ends the updates and the permission requests
 	ctx  context.Context
 
+	// loading is held by a session/load while it swaps the follower, and
+	// by catchUp while it picks the follower to wait for.
+	loading sync.Mutex
+
 	mu sync.Mutex
-	f  *engine.Follower // nil before follow
+	f  *engine.Follower // nil before follow and while a load replays
+	// last is where a load replays from: the session's opening, then
+	// the end of each turn of this connection after which it was idle.
+	last cut
 	// asking cancels the permission questions in flight, by approval id.
 	asking map[string]context.CancelFunc
 	// warnings are the host's start-up warnings, not shown yet.
@@ -35,9 +43,63 @@ type acpSession struct {
 
 func newSession(a *agent, es *engine.Session, workspace string) *acpSession {
 	ctx, stop := context.WithCancel(context.Background())
-	s := &acpSession{a: a, id: es.ID(), s: es, tr: newTranslator(workspace), ctx: ctx, stop: stop,
+	s := &acpSession{a: a, id: es.ID(), s: es, workspace: workspace, tr: newTranslator(workspace), ctx: ctx, stop: stop,
 		asking: map[string]context.CancelFunc{}}
+	// Nothing runs in a session just opened: its log and its hub's head
+	// agree.
+	s.last = s.cutNow()
 	return s
+}
+
+// cut is the session's log as it was when the hub's head was seq: the
+// log shows every event up to seq, and the hub every one after it.
+type cut struct {
+	log *session.Session
+	seq int64
+}
+
+// cutNow reads the head before the log: an event published in between
+// would show twice, never be lost. It is exact while no turn runs.
+func (s *acpSession) cutNow() cut {
+	seq := s.s.Hub().Head()
+	return cut{log: s.s.Snapshot(), seq: seq}
+}
+
+// load shows the session to the client again, seamlessly: it stops the
+// updates of the current view, replays the log as of the last cut (a
+// moment no turn ran) and follows the hub from the cut's sequence on, so
+// every event reaches the client exactly once and in order, also while a
+// turn streams: the part of it the log does not hold yet comes from the
+// hub. The hub has no event for a user message: the prompt of the turn
+// running since the cut comes from the log, before the turn's events.
+func (s *acpSession) load(ctx context.Context) error {
+	s.loading.Lock()
+	defer s.loading.Unlock()
+	s.mu.Lock()
+	old := s.f
+	s.f = nil
+	c := s.last
+	s.mu.Unlock()
+	if old != nil {
+		_ = old.Stop() // the view it fed is replaced from here on
+	}
+	tr := newTranslator(s.workspace)
+	ups := replay(tr, c.log)
+	for _, ev := range s.s.Snapshot().Events {
+		if u, ok := ev.Item.(*session.User); ok && ev.Sequence > c.log.LastSequence() {
+			ups = append(ups, userMessage(u)...)
+		}
+	}
+	for _, u := range ups {
+		if err := s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: u}); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tr = tr // no follower runs: deliver is not using it
+	s.f = s.s.Follow(c.seq, s.deliver)
+	return nil
 }
 
 // follow starts sending the session's new events to the client.
@@ -130,6 +192,12 @@ func (s *acpSession) prompt(ctx context.Context, content protocol.Content) (sdk.
 	}
 	out, err := s.s.Prompt(ctx, content, nil)
 	s.catchUp()
+	if !s.s.Busy() {
+		c := s.cutNow()
+		s.mu.Lock()
+		s.last = c
+		s.mu.Unlock()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
@@ -167,12 +235,23 @@ func StopReason(k session.TerminalKind) (reason sdk.StopReason, failed bool) {
 }
 
 // catchUp blocks until every event so far was sent (or sending stopped).
+// A load meanwhile replaces the follower: the new one is waited for.
 func (s *acpSession) catchUp() {
-	s.mu.Lock()
-	f := s.f
-	s.mu.Unlock()
-	if f != nil {
-		_ = f.CatchUp(context.Background())
+	for {
+		s.loading.Lock()
+		s.mu.Lock()
+		f := s.f
+		s.mu.Unlock()
+		s.loading.Unlock()
+		if f == nil || f.CatchUp(context.Background()) == nil || s.ctx.Err() != nil {
+			return
+		}
+		s.mu.Lock()
+		same := s.f == f
+		s.mu.Unlock()
+		if same {
+			return // it ended for good (its client went away)
+		}
 	}
 }
 

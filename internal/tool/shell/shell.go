@@ -169,7 +169,13 @@ func runShell(ctx context.Context, env *tool.Env, a shellArgs) tool.Result {
 	f.flag("binary_output", out.InvalidUTF8)
 	f.flag("output_not_saved", out.Unsaved)
 	isErr := code != 0 || p.KilledAtOutputCap() || out.InvalidUTF8
-	return result(withFooter(ex.text, f), isErr, brief, d)
+	text := ex.text
+	if spec.Sandbox != nil && spec.Sandbox.Secrets != nil {
+		if n := secretNotes(ctx, env, dir, a.Cmd); n != "" {
+			text = strings.TrimPrefix(strings.TrimSuffix(text, "\n")+"\n"+n, "\n")
+		}
+	}
+	return result(withFooter(text, f), isErr, brief, d)
 }
 
 // timedOut hands a command that outlived its timeout to the job table,
