@@ -14,12 +14,7 @@ import (
 // internal/sandbox/reexec must stay, and the sandbox package must not
 // come to depend on packages that initialise late.
 func TestSandboxDispatchPrecedesHeavyPackages(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "--help")
-	cmd.Env = append(os.Environ(), "OPENSEEK_TEST_MAIN=1", "GODEBUG=inittrace=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("openseek --help: %v\n%s", err, out)
-	}
+	out := initTrace(t)
 	order := map[string]int{}
 	n := 0
 	for line := range strings.Lines(string(out)) {
@@ -57,12 +52,7 @@ func TestSandboxDispatchPrecedesHeavyPackages(t *testing.T) {
 // The evidence, export and replay packages' regexps were 240 KB of the
 // binary's 1.16 MB of init allocations, and live heap for the whole run.
 func TestOwnPackagesInitAllocateLittle(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "--help")
-	cmd.Env = append(os.Environ(), "OPENSEEK_TEST_MAIN=1", "GODEBUG=inittrace=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("openseek --help: %v\n%s", err, out)
-	}
+	out := initTrace(t)
 	const limit = 32 << 10
 	seen := 0
 	for line := range strings.Lines(string(out)) {
@@ -83,4 +73,17 @@ func TestOwnPackagesInitAllocateLittle(t *testing.T) {
 	if seen == 0 {
 		t.Fatalf("no OpenSeek package in the init trace:\n%s", out)
 	}
+}
+
+// initTrace is the output of `openseek --help` with the runtime's package
+// init trace (GODEBUG=inittrace=1) on.
+func initTrace(t *testing.T) []byte {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "--help")
+	cmd.Env = append(os.Environ(), "OPENSEEK_TEST_MAIN=1", "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("openseek --help: %v\n%s", err, out)
+	}
+	return out
 }
