@@ -39,6 +39,9 @@ import (
 type Log interface {
 	Session() *session.Session
 	Append(item session.Item) (session.Event, error)
+	// AppendAll appends items in order as one record: one write and one
+	// sync for all of them.
+	AppendAll(items ...session.Item) ([]session.Event, error)
 	Compact(content string, from, to int) (session.Event, error)
 }
 
@@ -187,9 +190,11 @@ type Agent struct {
 // run; nil when the turn is about to run its check (end false) or to
 // record its end (end true). The gate returns done once it need not be
 // passed again in this turn: a gate that waits for the first call that
-// can write returns false for calls that cannot. An error ends the turn
-// as failed with it, before any tool or check runs.
-type Gate func(calls []chat.ToolCall, end bool) (done bool, err error)
+// can write returns false for calls that cannot. record are items the
+// turn appends to its log at once; at the end, together with its
+// terminal item in one append (one sync where there would be two). An
+// error ends the turn as failed with it, before any tool or check runs.
+type Gate func(calls []chat.ToolCall, end bool) (done bool, record []session.Item, err error)
 
 // SetGate gives the next turn its gate (nil: none). The model's first
 // request never waits for it.
@@ -400,13 +405,19 @@ type turn struct {
 
 func (t *turn) emit(e protocol.Event) { t.a.cfg.Emit(e) }
 
-func (t *turn) append(item session.Item) error {
-	ev, err := t.a.cfg.Log.Append(item)
+func (t *turn) append(item session.Item) error { return t.appendAll(item) }
+
+// appendAll appends items as one record (see Log.AppendAll).
+func (t *turn) appendAll(items ...session.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	evs, err := t.a.cfg.Log.AppendAll(items...)
 	if err != nil {
 		t.emit(protocol.SessionError{Error: err.Error()})
 		return err
 	}
-	t.lastSeq = ev.Sequence
+	t.lastSeq = evs[len(evs)-1].Sequence
 	return nil
 }
 
@@ -946,16 +957,26 @@ func (t *turn) call(ctx context.Context, c chat.ToolCall, parent string) (res to
 	return res
 }
 
-// passGate calls the turn's gate until it is done (see Gate).
+// passGate calls the turn's gate until it is done (see Gate) and records
+// what the gate asks to.
 func (t *turn) passGate(calls []chat.ToolCall, end bool) error {
+	record, err := t.gateItems(calls, end)
+	// A record that cannot be written is reported (session_error) and
+	// does not stop the turn, as a snapshot that failed does not.
+	_ = t.appendAll(record...)
+	return err
+}
+
+// gateItems passes the gate and returns the items it asks to record.
+func (t *turn) gateItems(calls []chat.ToolCall, end bool) ([]session.Item, error) {
 	if t.gate == nil {
-		return nil
+		return nil, nil
 	}
-	done, err := t.gate(calls, end)
+	done, record, err := t.gate(calls, end)
 	if done || err != nil {
 		t.gate = nil
 	}
-	return err
+	return record, err
 }
 
 // end records the turn's terminal item and emits its terminal event.
@@ -965,10 +986,11 @@ func (t *turn) end(kind session.TerminalKind, msg string) (Outcome, error) {
 
 // endWith is end with an explicit terminal event (nil = the usual one).
 func (t *turn) endWith(kind session.TerminalKind, msg string, ev protocol.Event) (Outcome, error) {
-	// Nothing runs after this: a gate's error changes nothing here.
-	_ = t.passGate(nil, true)
+	// Nothing runs after this: a gate's error changes nothing here. What
+	// the gate records goes with the terminal item, in one append.
+	record, _ := t.gateItems(nil, true)
 	out := Outcome{Kind: kind, Answer: msg, Steps: t.answered, Usage: t.usage, Cause: t.cause}
-	if err := t.append(&session.Terminal{Kind: kind, Message: msg}); err != nil {
+	if err := t.appendAll(append(record, &session.Terminal{Kind: kind, Message: msg})...); err != nil {
 		return out, err
 	}
 	if ev != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openseek/openseek/internal/chat"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/llm/openai"
@@ -227,5 +228,62 @@ func TestHardCeilingRunsNoToolBatch(t *testing.T) {
 	}
 	if res == nil || !res.IsError || !strings.Contains(res.Content.Text(), "context window") {
 		t.Errorf("result %+v", res)
+	}
+}
+
+// callLog records which items each append carried, in one call or many.
+type callLog struct {
+	*MemoryLog
+	calls [][]string
+}
+
+func (l *callLog) Append(item session.Item) (session.Event, error) {
+	evs, err := l.AppendAll(item)
+	if err != nil {
+		return session.Event{}, err
+	}
+	return evs[0], nil
+}
+
+func (l *callLog) AppendAll(items ...session.Item) ([]session.Event, error) {
+	var kinds []string
+	for _, it := range items {
+		kinds = append(kinds, it.ItemKind())
+	}
+	l.calls = append(l.calls, kinds)
+	return l.MemoryLog.AppendAll(items...)
+}
+
+// What the gate records at a turn's end (the engine's "changed no files"
+// marker) is appended with the turn's terminal item, in one append: one
+// sync of the session file where there were two. What it records before
+// tools is appended before they run.
+func TestGateRecordsGoWithTheTurnsEnd(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "1", Name: "noop", Args: `{}`}),
+		llmtest.Text("done"),
+	)
+	log := &callLog{MemoryLog: NewMemoryLog("t", "sys")}
+	a := newAgent(srv, log, nil, 0)
+	var passes []string
+	a.SetGate(func(calls []chat.ToolCall, end bool) (bool, []session.Item, error) {
+		if end {
+			passes = append(passes, "end")
+			return true, []session.Item{&session.Notice{Content: "at the end"}}, nil
+		}
+		passes = append(passes, "tools")
+		return false, []session.Item{&session.Notice{Content: "before the tools"}}, nil
+	})
+	out, err := a.Turn(context.Background(), protocol.Text("go"), nil)
+	if err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	var got []string
+	for _, c := range log.calls {
+		got = append(got, strings.Join(c, "+"))
+	}
+	want := "user assistant runtime_notice tool_result assistant runtime_notice+terminal"
+	if strings.Join(got, " ") != want {
+		t.Errorf("appends %q, want %q (gate passes %v)", strings.Join(got, " "), want, passes)
 	}
 }

@@ -39,6 +39,15 @@ func (m *MemoryLog) Append(item session.Item) (session.Event, error) {
 	return ev, nil
 }
 
+// AppendAll adds items in order with the next sequence numbers.
+func (m *MemoryLog) AppendAll(items ...session.Item) ([]session.Event, error) {
+	evs := make([]session.Event, len(items))
+	for i, item := range items {
+		evs[i], _ = m.Append(item)
+	}
+	return evs, nil
+}
+
 // Compact appends a summary of from..to, validated as the durable store
 // validates it.
 func (m *MemoryLog) Compact(content string, from, to int) (session.Event, error) {

@@ -473,11 +473,12 @@ func (e *Engine) openLog(sys string) error {
 	return nil
 }
 
-// jobDir is where background job output is spooled: beside the session,
-// or in a temporary directory for ephemeral runs.
+// jobDir is where background job output is spooled: beside the session
+// (the jobs manager adds jobs/<generation>), or in a temporary directory
+// for ephemeral runs.
 func (e *Engine) jobDir() (string, error) {
 	if e.writer != nil {
-		return filepath.Join(session.NewStore(e.root).Dir(e.id), "jobs"), nil
+		return session.NewStore(e.root).Dir(e.id), nil
 	}
 	d, err := os.MkdirTemp("", "openseek-jobs-")
 	if err != nil {

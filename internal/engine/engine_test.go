@@ -211,6 +211,24 @@ func TestBackgroundJobNoticeReachesTheModel(t *testing.T) {
 	}
 }
 
+// A job's output is spooled where docs/sessions.md says:
+// sessions/<id>/jobs/<generation>/bg-N.log, beside the session's file.
+func TestJobOutputBesideTheSession(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"echo spooled","background":true}`}),
+		llmtest.Text("started"),
+	)
+	e, _, ws := newEngine(t, srv, nil)
+	if out, err := e.Prompt(context.Background(), protocol.Text("start a job"), nil); err != nil || !out.OK() {
+		t.Fatalf("%+v %v", out, err)
+	}
+	logs, err := filepath.Glob(filepath.Join(ws, ".openseek", "sessions", e.id, "jobs", "g-*", "bg-1.log"))
+	if err != nil || len(logs) != 1 {
+		all, _ := filepath.Glob(filepath.Join(ws, ".openseek", "sessions", e.id, "jobs", "*", "*"))
+		t.Fatalf("the job's output is not at sessions/<id>/jobs/<generation>/bg-1.log: %v (under jobs: %v)", logs, all)
+	}
+}
+
 func TestGoalToolOnlyWhileAGoalStands(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("one"), llmtest.Text("two"),
 		llmtest.Calls(llmtest.Call{ID: "g", Name: "goal", Args: `{"status":"met"}`}),

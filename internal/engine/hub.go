@@ -24,6 +24,7 @@ type Hub struct {
 	mu       sync.Mutex
 	ring     []Entry // circular; ring[(start+i)%len] for i < n
 	start, n int
+	limit    int // most events kept; ring grows to it as events come
 	bytes    int
 	next     int64 // sequence of the next event
 	maxBytes int
@@ -63,7 +64,18 @@ func NewHub(events, maxBytes int) *Hub {
 	if maxBytes <= 0 {
 		maxBytes = DefaultWindowBytes
 	}
-	return &Hub{ring: make([]Entry, events), next: 1, maxBytes: maxBytes, subs: map[*Subscription]struct{}{}}
+	return &Hub{limit: events, next: 1, maxBytes: maxBytes, subs: map[*Subscription]struct{}{}}
+}
+
+// grow makes room for one more event in a full ring below its limit: a
+// run of a few steps publishes a few dozen events, and a ring of the
+// whole window (224 KB) made at the start was live heap for the run.
+func (h *Hub) grow() {
+	ring := make([]Entry, min(max(2*len(h.ring), 64), h.limit))
+	for i := range h.n {
+		ring[i] = h.ring[(h.start+i)%len(h.ring)]
+	}
+	h.ring, h.start = ring, 0
 }
 
 // Publish appends e to the stream and wakes every subscriber. It never
@@ -77,8 +89,11 @@ func (h *Hub) Publish(e protocol.Event) int64 {
 	}
 	seq := h.next
 	h.next++
-	if h.n == len(h.ring) {
+	if h.n == h.limit {
 		h.evict()
+	}
+	if h.n == len(h.ring) {
+		h.grow()
 	}
 	h.ring[(h.start+h.n)%len(h.ring)] = Entry{Seq: seq, Event: e, Line: line}
 	h.n++

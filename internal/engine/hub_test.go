@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -224,4 +226,68 @@ func readAll(t *testing.T, h *Hub, since int64) []Entry {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// A hub's window grows with the events published, up to its bounds, and
+// keeps exactly the newest events the bounds allow, in order, whether it
+// grew, wrapped or evicted by bytes on the way (checked against a plain
+// list after every publish).
+func TestHubWindowGrowsWithinItsBounds(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	h := NewHub(0, 0)
+	h.Publish(delta(0))
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<10 {
+		t.Errorf("a hub with one event allocated %d bytes, want under 16 KB (its window grows as events come)", n)
+	}
+
+	const limit, maxBytes = 100, 4000
+	h = NewHub(limit, maxBytes)
+	type kept struct {
+		seq  int64
+		size int
+	}
+	var want []kept
+	bytes := 0
+	for i := range 400 {
+		e := delta(i)
+		if i%37 == 0 { // now and then a large one, evicting by bytes
+			e = protocol.AssistantDelta{Content: strings.Repeat("x", 1500)}
+		}
+		seq := h.Publish(e)
+		size := len(protocol.Emit(e))
+		want, bytes = append(want, kept{seq, size}), bytes+size
+		if len(want) > limit {
+			bytes -= want[0].size
+			want = want[1:]
+		}
+		for bytes > maxBytes && len(want) > 1 {
+			bytes -= want[0].size
+			want = want[1:]
+		}
+		s := h.Subscribe(want[0].seq - 1)
+		got, err := s.Next(context.Background(), 0)
+		s.Close()
+		if err != nil {
+			t.Fatalf("after event %d: resuming at the oldest kept event %d: %v", seq, want[0].seq, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("after event %d: %d events kept, want %d", seq, len(got), len(want))
+		}
+		for j, g := range got {
+			if g.Seq != want[j].seq || len(g.Line) != want[j].size {
+				t.Fatalf("after event %d: entry %d is event %d (%d bytes), want %d (%d bytes)", seq, j, g.Seq, len(g.Line), want[j].seq, want[j].size)
+			}
+		}
+		if want[0].seq > 1 {
+			s := h.Subscribe(want[0].seq - 2)
+			_, err := s.Next(context.Background(), 0)
+			s.Close()
+			var lag *Lag
+			if !errors.As(err, &lag) || lag.Resume != want[0].seq {
+				t.Fatalf("after event %d: resuming before the window: %v, want a lag resuming at %d", seq, err, want[0].seq)
+			}
+		}
+	}
 }

@@ -81,16 +81,18 @@ func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 	// The turn's check takes the snapshot itself, once it knows it runs
 	// (the workspace changed): see verifier.
 	e.beforeCheck.Store(&write)
-	snap := func(calls []chat.ToolCall, end bool) bool {
+	snap := func(calls []chat.ToolCall, end bool) (bool, []session.Item) {
 		switch {
 		case eager || (calls != nil && !e.cannotWrite(calls)):
 			write()
-			return true
+			return true, nil
 		case end:
-			once.Do(func() { e.recordUnchanged(before) })
-			return true
+			// Recorded with the turn's terminal item, in one append.
+			var marker []session.Item
+			once.Do(func() { marker = unchangedMarker(e.log.Session(), before) })
+			return true, marker
 		}
-		return false
+		return false, nil
 	}
 	finish := e.setGate(snap)
 	return sctx, func() {
@@ -101,17 +103,15 @@ func (e *Engine) snapshotTurn(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-// recordUnchanged records that the turn which began after sequence before
-// ran nothing that could change the workspace's files, and so took no
-// snapshot.
-func (e *Engine) recordUnchanged(before int) {
-	prompt := turnPrompt(e.log.Session(), before)
+// unchangedMarker is the record that the turn which began after sequence
+// before ran nothing that could change the workspace's files, and so took
+// no snapshot (none when the turn recorded no prompt).
+func unchangedMarker(s *session.Session, before int) []session.Item {
+	prompt := turnPrompt(s, before)
 	if prompt == 0 {
-		return
+		return nil
 	}
-	if _, err := e.log.Append(&session.Notice{Content: session.UnchangedMarkerFor(prompt)}); err != nil {
-		e.opts.Emit(protocol.SessionError{Error: err.Error()})
-	}
+	return []session.Item{&session.Notice{Content: session.UnchangedMarkerFor(prompt)}}
 }
 
 // jobsRunning reports whether a background job is still running: it may
@@ -178,25 +178,32 @@ func (e *Engine) commandSnapshot(ctx context.Context, what string) error {
 // reports whether it is done (see Agent.Gate). It returns the function to
 // call once the turn returned, which passes the gate as the turn's end if
 // the turn did not.
-func (e *Engine) setGate(snap func(calls []chat.ToolCall, end bool) bool) func() {
+func (e *Engine) setGate(snap func(calls []chat.ToolCall, end bool) (bool, []session.Item)) func() {
 	deferred := e.sandboxBuild != nil
 	if snap == nil && !deferred {
 		return func() {}
 	}
-	gate := func(calls []chat.ToolCall, end bool) (bool, error) {
+	gate := func(calls []chat.ToolCall, end bool) (bool, []session.Item, error) {
 		var err error
 		if deferred {
 			err = e.waitSandbox()
 		}
 		if snap != nil {
-			return snap(calls, end), err
+			done, record := snap(calls, end)
+			return done, record, err
 		}
-		return true, err
+		return true, nil, err
 	}
 	e.agent.SetGate(gate)
 	return func() {
 		e.agent.SetGate(nil)
-		_, _ = gate(nil, true)
+		// The turn returned without recording its end (an error): what
+		// the gate records at the end is appended here.
+		if _, record, _ := gate(nil, true); len(record) > 0 {
+			if _, err := e.log.AppendAll(record...); err != nil {
+				e.opts.Emit(protocol.SessionError{Error: err.Error()})
+			}
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package evidence
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Kind is what a claim or a run is about.
@@ -24,21 +25,30 @@ func (k Kind) String() string {
 	return ""
 }
 
-// claimPatterns find claims in a lower-cased answer, tests first.
-var claimPatterns = []struct {
+// claimPatterns find claims in a lower-cased answer, tests first. They,
+// and the other patterns here, are compiled on first use: most answers
+// name no test or build, and compiling them at package init cost every
+// start of the binary 150 KB and a quarter of a millisecond.
+var claimPatterns = sync.OnceValue(func() []claimPattern {
+	return []claimPattern{
+		{Tests, regexp.MustCompile(`\b(?:all|every|the)?\s*(?:\d+\s+|(?:unit|integration|go|cargo|npm|python|e2e|existing|new|remaining|relevant|other)\s+)*(?:tests?|test suites?|specs?)\s+(?:now\s+|still\s+|all\s+)*(?:pass(?:es|ed)?|succeed(?:s|ed)?|(?:are|is)\s+(?:all\s+)?(?:now\s+)?(?:passing|green))\b`)},
+		{Tests, regexp.MustCompile(`\bwith\s+(?:all\s+)?(?:the\s+)?tests\s+passing\b`)},
+		{Build, regexp.MustCompile(`\b(?:the\s+)?(?:build|compilation)\s+(?:now\s+|still\s+)*(?:succeed(?:s|ed)?|pass(?:es|ed)?|is\s+(?:now\s+)?(?:green|clean|successful|passing))\b`)},
+		{Build, regexp.MustCompile(`\b(?:it|the\s+(?:code|project|program|crate|package|module|binary))\s+(?:now\s+|still\s+)*(?:builds|compiles)\b`)},
+		{Build, regexp.MustCompile(`\b(?:builds|compiles)\s+(?:cleanly|successfully|without\s+(?:errors|warnings))\b`)},
+	}
+})
+
+type claimPattern struct {
 	kind Kind
 	re   *regexp.Regexp
-}{
-	{Tests, regexp.MustCompile(`\b(?:all|every|the)?\s*(?:\d+\s+|(?:unit|integration|go|cargo|npm|python|e2e|existing|new|remaining|relevant|other)\s+)*(?:tests?|test suites?|specs?)\s+(?:now\s+|still\s+|all\s+)*(?:pass(?:es|ed)?|succeed(?:s|ed)?|(?:are|is)\s+(?:all\s+)?(?:now\s+)?(?:passing|green))\b`)},
-	{Tests, regexp.MustCompile(`\bwith\s+(?:all\s+)?(?:the\s+)?tests\s+passing\b`)},
-	{Build, regexp.MustCompile(`\b(?:the\s+)?(?:build|compilation)\s+(?:now\s+|still\s+)*(?:succeed(?:s|ed)?|pass(?:es|ed)?|is\s+(?:now\s+)?(?:green|clean|successful|passing))\b`)},
-	{Build, regexp.MustCompile(`\b(?:it|the\s+(?:code|project|program|crate|package|module|binary))\s+(?:now\s+|still\s+)*(?:builds|compiles)\b`)},
-	{Build, regexp.MustCompile(`\b(?:builds|compiles)\s+(?:cleanly|successfully|without\s+(?:errors|warnings))\b`)},
 }
 
 // hedges, found earlier in the claim's sentence, make it no claim: a plan,
 // a condition, a negation or an instruction.
-var hedge = regexp.MustCompile(`\b(?:not|no|never|none|if|whether|once|until|unless|should|would|could|will|might|may|must|to|ensure|make sure|verify|check|confirm|expect|hope|assume|can't|cannot|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|haven't|hasn't|so that)\b|n't\b`)
+var hedge = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:not|no|never|none|if|whether|once|until|unless|should|would|could|will|might|may|must|to|ensure|make sure|verify|check|confirm|expect|hope|assume|can't|cannot|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|haven't|hasn't|so that)\b|n't\b`)
+})
 
 // Claim is a sentence of an answer that says the tests pass or the build
 // succeeds.
@@ -55,13 +65,13 @@ func FindClaim(answer string) (Claim, bool) {
 		return Claim{}, false // every pattern names one of these
 	}
 	var found Claim
-	for _, p := range claimPatterns {
+	for _, p := range claimPatterns() {
 		if found.Kind >= p.kind {
 			continue
 		}
 		for _, loc := range p.re.FindAllStringIndex(lower, -1) {
 			start := loc[0] + len(lower[loc[0]:loc[1]]) - len(strings.TrimLeft(lower[loc[0]:loc[1]], " \t\n"))
-			if hedge.MatchString(sentenceBefore(lower, start)) || negatedAfter(lower[loc[1]:]) {
+			if hedge().MatchString(sentenceBefore(lower, start)) || negatedAfter(lower[loc[1]:]) {
 				continue
 			}
 			// Lower-casing keeps byte offsets for the ASCII words matched.
@@ -85,7 +95,9 @@ func negatedAfter(rest string) bool {
 	if end < 0 {
 		end = len(rest)
 	}
-	return undone.MatchString(rest[:end])
+	return undone().MatchString(rest[:end])
 }
 
-var undone = regexp.MustCompile(`\b(?:except|but|apart from|other than|fail)`)
+var undone = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:except|but|apart from|other than|fail)`)
+})

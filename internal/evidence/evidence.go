@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -132,10 +133,12 @@ func Check(answer string, s *session.Session) (Finding, bool) {
 
 // verifierRun reads a verifier's session note ("[verify] `cmd` passed in
 // 1.2s"): the command, whether it passed, and whether c is such a note.
-var verifyNote = regexp.MustCompile("^" + regexp.QuoteMeta(verify.RepairPrefix) + " `(.*)` (passed|failed \\(exit -?\\d+\\)|timed out|could not run) in ")
+var verifyNote = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^" + regexp.QuoteMeta(verify.RepairPrefix) + " `(.*)` (passed|failed \\(exit -?\\d+\\)|timed out|could not run) in ")
+})
 
 func verifierRun(c string) (cmd string, ok, isRun bool) {
-	m := verifyNote.FindStringSubmatch(c)
+	m := verifyNote().FindStringSubmatch(c)
 	if m == nil {
 		return "", false, false
 	}

@@ -23,6 +23,9 @@ const indexStep = 4096
 // which is what a person needs to see then.
 const memMax = 256 << 10
 
+// readBuffer is the largest buffer a window read uses.
+const readBuffer = 64 << 10
+
 // spool is the append-only file a command's merged output goes to, with
 // running counts of bytes and characters. Characters are Unicode scalar
 // values; every byte that is not part of valid UTF-8 counts as one
@@ -206,7 +209,9 @@ func (s *spool) read(start, n int64) (string, error) {
 	}
 	// The file holds [0, fileBytes); what its writes could not take is in
 	// mem, which only grows, so the slice taken here stays valid.
-	var src io.Reader = bytes.NewReader(mem[min(max(off-fileBytes, 0), int64(len(mem))):max(counted-fileBytes, 0)])
+	memPart := mem[min(max(off-fileBytes, 0), int64(len(mem))):max(counted-fileBytes, 0)]
+	var src io.Reader = bytes.NewReader(memPart)
+	size := int64(len(memPart))
 	if off < fileBytes {
 		f, err := os.Open(path)
 		if err != nil {
@@ -214,8 +219,12 @@ func (s *spool) read(start, n int64) (string, error) {
 		}
 		defer f.Close()
 		src = io.MultiReader(io.NewSectionReader(f, off, min(counted, fileBytes)-off), src)
+		size += min(counted, fileBytes) - off
 	}
-	r := bufio.NewReaderSize(src, 64<<10)
+	// The buffer is no larger than what there is to read: most commands
+	// print a few lines, and a 64 KB buffer per tool result was most of
+	// what a session's steps allocated (and so of its peak memory).
+	r := bufio.NewReaderSize(src, int(min(size, readBuffer)))
 	for ; pos < start; pos++ {
 		if _, _, err := r.ReadRune(); err != nil {
 			return "", fmt.Errorf("read job output: %w", err)

@@ -3,6 +3,7 @@ package jobs
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,27 @@ func TestSpoolWindows(t *testing.T) {
 		if want := string(all[lo:hi]); got != want {
 			t.Errorf("read(%d, %d) = %d chars, want %d", tt.start, tt.n, len([]rune(got)), len([]rune(want)))
 		}
+	}
+}
+
+// A command's few lines read back without a buffer sized for a large
+// output: every tool result reads its command's output once, and 64 KB a
+// read was most of what a session's steps allocated (its peak memory).
+func TestSpoolReadOfSmallOutputAllocatesLittle(t *testing.T) {
+	s := newTestSpool(t, 1<<30)
+	s.write([]byte("step 1\n"), time.Now())
+	s.finish()
+	const reads = 50
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range reads {
+		if got, err := s.read(0, DefaultWindow); err != nil || got != "step 1\n" {
+			t.Fatalf("read = %q, %v", got, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / reads; per > 16<<10 {
+		t.Errorf("reading 7 bytes of output allocated %d bytes a read, want under 16 KB", per)
 	}
 }
 

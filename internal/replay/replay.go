@@ -229,16 +229,22 @@ func freshDir(dir string) (string, error) {
 	return abs, nil
 }
 
-var volatile = []struct {
+// volatile is compiled on first use: only a replay needs it, and
+// compiling it at package init cost every start of the binary 36 KB.
+var volatile = sync.OnceValue(func() []volatileText {
+	return []volatileText{
+		{regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`), "<time>"},
+		{regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`), "<time>"},
+		{regexp.MustCompile(`\b(\d+h)?(\d+m)?\d+(\.\d+)?(ns|µs|us|ms|s)\b`), "<duration>"},
+		{regexp.MustCompile(`/tmp/[^\s"'/:]+`), "/tmp/<tmp>"},
+		{regexp.MustCompile(`\bbg-\d+\b`), "bg-<n>"},
+		{regexp.MustCompile(`\bg-\d{10,}\b`), "g-<n>"},
+	}
+})
+
+type volatileText struct {
 	re   *regexp.Regexp
 	with string
-}{
-	{regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`), "<time>"},
-	{regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`), "<time>"},
-	{regexp.MustCompile(`\b(\d+h)?(\d+m)?\d+(\.\d+)?(ns|µs|us|ms|s)\b`), "<duration>"},
-	{regexp.MustCompile(`/tmp/[^\s"'/:]+`), "/tmp/<tmp>"},
-	{regexp.MustCompile(`\bbg-\d+\b`), "bg-<n>"},
-	{regexp.MustCompile(`\bg-\d{10,}\b`), "g-<n>"},
 }
 
 // Normalise removes what legitimately differs between a recorded result
@@ -249,7 +255,7 @@ func Normalise(text, dir, workspace string) string {
 	if dir != "" && workspace != "" {
 		text = strings.ReplaceAll(text, dir, workspace)
 	}
-	for _, v := range volatile {
+	for _, v := range volatile() {
 		text = v.re.ReplaceAllString(text, v.with)
 	}
 	return text
