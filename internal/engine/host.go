@@ -14,6 +14,7 @@ import (
 
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/doctor"
+	"github.com/openseek/openseek/internal/engine/hub"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
@@ -411,7 +412,7 @@ type OpenOptions struct {
 	Editor   tool.EditorRead
 	Approval string // another permission mode than the host's; "" = the host's
 	// Window and Bytes bound the replay window of the session's event
-	// stream (0 = DefaultWindowEvents, DefaultWindowBytes).
+	// stream (0 = hub.DefaultWindowEvents, hub.DefaultWindowBytes).
 	Window, Bytes int
 }
 
@@ -475,11 +476,11 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	o.MCP, o.MCPLoaded = h.mcpManager(ctx), true
 	o.Telemetry = h.tel
 	o.Context = ctx
-	hub := NewHub(oo.Window, oo.Bytes)
+	stream := hub.NewHub(oo.Window, oo.Bytes)
 	for _, e := range h.startupEvents() {
-		hub.Publish(e)
+		stream.Publish(e)
 	}
-	s := newSession(h, hub, res)
+	s := newSession(h, stream, res)
 	o.Emit = s.emit
 	eng, err := New(o)
 	if err != nil {

@@ -1,4 +1,9 @@
-package engine
+// Package hub is a session's event stream: one publisher (the session's
+// turn loop) fanned out to any number of subscribers, each a cursor into a
+// bounded window of sequenced, once-encoded events. Publishing never
+// blocks; a subscriber that falls out of the window is told what it missed
+// (*Lag) and where the stream resumes. It depends on protocol alone.
+package hub
 
 import (
 	"context"
