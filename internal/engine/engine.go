@@ -5,7 +5,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,23 +35,31 @@ import (
 	"github.com/openseek/openseek/protocol"
 )
 
-// Options configure an engine. Zero values mean the documented defaults.
+// Options configure a host (NewHost): the workspace and the choices of
+// the run that every session of the host shares. Zero values mean the
+// documented defaults.
 type Options struct {
 	Dir string // workspace root; must exist
 	// Cwd is where the user started, inside Dir (shell commands start
 	// there; the system prompt names it); "" = Dir.
 	Cwd         string
 	SessionRoot string // default ".openseek"; relative roots resolve under Dir
-	SessionID   string // create or resume this id; "" = a new generated id
-	Continue    bool   // resume the workspace's most recent session
-	NoSession   bool   // record nothing on disk
-	IDPrefix    string // generated ids: <prefix>-YYYYMMDD-HHMMSS-mmm (default "cli")
-	Holder      string // who writes the session, shown to a second writer
+	// SessionID, Continue and NoSession choose the session a frontend
+	// opens (they become its OpenOptions); the host itself opens by
+	// OpenOptions alone.
+	SessionID string
+	Continue  bool
+	NoSession bool
+	IDPrefix  string // generated ids: <prefix>-YYYYMMDD-HHMMSS-mmm (default "cli")
+	Holder    string // who writes the session, shown to a second writer
 
-	Model    string // default deepseek-v4-flash
-	APIKey   string
-	APIURL   string  // full chat-completions URL; any model name is accepted with it
-	Thinking string  // no, high, max; "" sends no reasoning knob
+	Model  string // default deepseek-v4-flash
+	APIKey string
+	APIURL string // full chat-completions URL; any model name is accepted with it
+	// Thinking is the reasoning knob the user chose: no, high or max; ""
+	// = decided from the model (high for catalogue models, none for the
+	// models of an arbitrary server, which may reject the knob).
+	Thinking string
 	MaxSteps int     // 0 = unbounded
 	MaxCost  float64 // USD for the whole session (sub-agents included); 0 = no budget
 	Window   int     // context window in tokens; 0 = the catalogue's, else agent.DefaultWindow
@@ -82,45 +89,78 @@ type Options struct {
 	// adds and removes, bare names are the exact set (see toolset.go).
 	Tools string
 
-	// Resolved is the model already resolved by Resolve(o) (the CLI
-	// resolves first to fail before creating anything); nil = resolve here.
-	Resolved *config.Resolved
-	// Config is the configuration already loaded by the host (the one it
-	// resolved the model with); nil = load it here, once.
-	Config *config.Config
-
-	// ThinkingSet says the user chose Thinking (flag or environment); the
-	// host otherwise decides it from the resolved model.
-	ThinkingSet bool
-	// Rules are the command rules already loaded (with the trust filter)
-	// by the host; RulesLoaded says they are (nil rules are valid).
-	Rules       []policy.Rule
-	RulesLoaded bool
-	// MCP is the host's shared MCP manager; the engine uses its tools and
-	// never closes it. nil = connect the configured servers here.
-	MCP       *mcp.Manager
-	MCPLoaded bool // the host loaded the MCP config (MCP may be nil: none)
-	// Context bounds start-up steps that may block (SessionStart hooks);
-	// nil = context.Background().
-	Context context.Context
-
-	// Editor reads files through the user's editor (an ACP client's
-	// buffers); nil reads the disk. See tool.EditorRead.
-	Editor tool.EditorRead
-
-	// Telemetry traces the session's model requests and tool calls;
-	// nil = off (the host starts it when an endpoint is configured).
-	Telemetry *telemetry.Exporter
-
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
 	Getenv     func(string) string // default os.Getenv
-	Emit       func(protocol.Event)
+	// Emit receives the events of the session a frontend opens from
+	// these options (review's progress); the host does not read it.
+	Emit func(protocol.Event)
+}
+
+// Deps are what a host built once for its workspace, shared by every
+// session it opens: the loaded configuration, the command rules (with the
+// trust filter), the MCP servers, telemetry, and the run's settings. A
+// session never changes them.
+type Deps struct {
+	Dir  string // the workspace root: absolute, symlinks resolved
+	Cwd  string // where the user started, inside Dir; "" = Dir
+	Home string // the user's home: ~/.openseek lives there
+	// SessionRoot is the session root as configured (session_started
+	// names it); Root is its absolute path.
+	SessionRoot, Root string
+	IDPrefix          string // generated ids: <prefix>-YYYYMMDD-HHMMSS-mmm
+
+	Config *config.Config
+	Rules  []policy.Rule
+	// MCP gives the host's MCP servers, started the first time a
+	// session asks (nil, or a nil manager: none); sessions use their
+	// tools and never close them.
+	MCP       func(ctx context.Context) *mcp.Manager
+	Telemetry *telemetry.Exporter // nil = off
+	// Resolve resolves another model than the session's (a custom
+	// sub-agent's), with the host's key and retries.
+	Resolve func(ctx context.Context, spec string) (*config.Resolved, error)
+	Getenv  func(string) string
+
+	// The run's settings, as Options describes them. ModelChoice is
+	// the model the user named (Options.Model): process sub-agents are
+	// started with it.
+	ModelChoice, APIKey, APIURL        string
+	MaxSteps                           int
+	MaxCost                            float64
+	Window                             int
+	SystemPrompt, SystemPromptAddendum string
+	GlobalSkillsDir                    string
+	TrustWorkspace                     bool
+	NoSandbox, Network, NoVerify       bool
+	VerifyTimeout                      time.Duration
+	Tools                              string
+}
+
+// SessionOptions are one session's own choices, beside the host's Deps.
+type SessionOptions struct {
+	ID        string // create or resume this id; "" = a new generated id
+	NoSession bool   // record nothing on disk
+	Holder    string // who writes the session, shown to a second writer
+	Model     *config.Resolved
+	Thinking  string // the reasoning knob: no, high, max; "" sends none
+	Approval  string // the permission mode (see package policy)
+	// Editor reads files through the user's editor (an ACP client's
+	// buffers); nil reads the disk. See tool.EditorRead.
+	Editor tool.EditorRead
+	Emit   func(protocol.Event)
+}
+
+// settings are what an engine was opened with: the host's shared part
+// and the session's own.
+type settings struct {
+	*Deps
+	SessionOptions
 }
 
 // Engine is one session's runtime.
 type Engine struct {
-	opts Options
+	opts settings
 	keys []string // the credentials the model's client sends
 	// sandboxPolicy is the sandbox commands run in (nil: none), and
 	// sandboxReady delivers its build's outcome (see startSandbox), which
@@ -153,7 +193,6 @@ type Engine struct {
 	hooks          *hookAdapter
 	base           *tool.Registry // the tools without the agent tool
 	broker         *policy.Broker // pending approvals (--approval auto or ask)
-	mcp            *mcp.Manager
 	subagents      []agents.Agent
 	children       childCounter
 	cleanup        []func()
@@ -168,37 +207,6 @@ type Engine struct {
 	mu          sync.Mutex // guards the goal's auto-continuation state
 	autoGoal    bool
 	goalTurns   int
-}
-
-// Resolve loads the configuration (built-in providers, then
-// ~/.openseek/config.toml, then <Dir>/.openseek/config.toml) and resolves
-// the options' model into a ready client with retries (and failover for a
-// profile), or an error a user can act on: a malformed config file (path,
-// line and reason), an unknown model (with the known ones), a missing key
-// (with the variables to set).
-func Resolve(o Options) (*config.Resolved, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	home := o.Home
-	if home == "" {
-		home = getenv("HOME")
-	}
-	dir := o.Dir
-	if dir == "" {
-		dir = "."
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	cfg, err := LoadConfig(home, dir, getenv, o.TrustWorkspace)
-	if err != nil {
-		return nil, err
-	}
-	cfg.HTTPClient = o.HTTPClient
-	o.Getenv = getenv
-	return cfg.Resolve(o.Model, o.APIKey, o.APIURL, retryPolicy(o))
 }
 
 // retryPolicy is the options' retry policy, else the default adjusted by
@@ -225,56 +233,24 @@ func retryPolicy(o Options) llm.RetryPolicy {
 	return rp
 }
 
-// New builds an engine: provider, tools, session (created, resumed or in
-// memory), jobs. It announces the session with session_started.
-func New(o Options) (*Engine, error) {
-	if o.Emit == nil {
-		o.Emit = func(protocol.Event) {}
+// New opens one session's runtime from the host's deps and the
+// session's options: tools, session log (created, resumed or in memory),
+// jobs and the turn loop. It announces the session with session_started.
+// ctx bounds the start-up steps that may block (SessionStart hooks).
+func New(ctx context.Context, d *Deps, so SessionOptions) (*Engine, error) {
+	if so.Emit == nil {
+		so.Emit = func(protocol.Event) {}
 	}
-	if o.IDPrefix == "" {
-		o.IDPrefix = "cli"
+	if so.Model == nil {
+		return nil, errors.New("a session needs a resolved model")
 	}
-	if o.SessionRoot == "" {
-		o.SessionRoot = ".openseek"
-	}
-	if o.NoSession && (o.SessionID != "" || o.Continue) {
-		return nil, errors.New("--no-session contradicts --session; pick one behavior")
-	}
-	dir, err := filepath.Abs(o.Dir)
-	if err != nil {
-		return nil, err
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	o.Dir = dir
-	res := o.Resolved
-	if res == nil {
-		if res, err = Resolve(o); err != nil {
-			return nil, err
-		}
-	}
+	res := so.Model
 	provider, model := res.Client, res.Model
-	if !o.ThinkingSet {
-		// Decided once the model is known: a catalogue model thinks at
-		// the default depth; a model of an arbitrary server may reject
-		// reasoning knobs, so it gets none unless the user asked.
-		if _, known := llm.LookupModel(res.Model); known {
-			o.Thinking = cmp.Or(o.Thinking, "high")
-		} else {
-			o.Thinking = ""
-		}
-	}
+	e := &Engine{opts: settings{Deps: d, SessionOptions: so}, keys: res.Keys, root: d.Root}
+	o := e.opts
+	dir := d.Dir
 	for _, skipped := range res.Skipped {
 		o.Emit(protocol.BackgroundNotice{Content: "[models] skipped " + skipped})
-	}
-	e := &Engine{opts: o, keys: res.Keys}
-	e.root = o.SessionRoot
-	if !filepath.IsAbs(e.root) {
-		e.root = filepath.Join(dir, e.root)
-	}
-	if e.opts.Home == "" {
-		e.opts.Home = getenvOr(o.Getenv, "HOME")
 	}
 	if err := e.startSandbox(); err != nil {
 		return nil, err
@@ -340,12 +316,10 @@ func New(o Options) (*Engine, error) {
 	if len(ext.skills) > 0 {
 		sets = append(sets, []tool.Tool{skills.Tool(ext.skills)})
 	}
-	if o.MCPLoaded {
-		if o.MCP != nil {
-			sets = append(sets, o.MCP.Tools())
+	if o.MCP != nil {
+		if m := o.MCP(ctx); m != nil {
+			sets = append(sets, m.Tools())
 		}
-	} else if e.mcp = e.startMCP(); e.mcp != nil {
-		sets = append(sets, e.mcp.Tools())
 	}
 	for _, set := range sets {
 		for _, t := range set {
@@ -427,10 +401,6 @@ func New(o Options) (*Engine, error) {
 		if e.log.Session().LastSequence() > 0 {
 			trigger = "resume"
 		}
-		ctx := o.Context
-		if ctx == nil {
-			ctx = context.Background()
-		}
 		if extra := e.hooks.session(ctx, hooks.SessionStart, trigger); extra != "" {
 			e.agent.Notify(extra)
 		}
@@ -446,14 +416,7 @@ func (e *Engine) openLog(sys string) error {
 		return nil
 	}
 	store := session.NewStore(e.root)
-	id := o.SessionID
-	if o.Continue && id == "" {
-		latest, err := store.Latest()
-		if err != nil {
-			return fmt.Errorf("--continue: no session to continue in %s: %w", e.root, err)
-		}
-		id = latest
-	}
+	id := o.ID
 	if id == "" {
 		id = session.NewID(o.IDPrefix, time.Now())
 	}
@@ -662,10 +625,6 @@ func (e *Engine) Close() error {
 	}
 	if e.broker != nil {
 		e.broker.CancelAll()
-	}
-	if e.mcp != nil {
-		e.mcp.Close()
-		e.mcp = nil
 	}
 	if e.jobs != nil {
 		e.jobs.Close()

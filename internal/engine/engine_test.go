@@ -68,7 +68,7 @@ func newEngine(t testing.TB, srv *llmtest.Server, mod func(*Options)) (*Engine, 
 	if mod != nil {
 		mod(&o)
 	}
-	e, err := New(o)
+	e, err := openRuntime(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestGoalToolOnlyWhileAGoalStands(t *testing.T) {
 func TestSecondWriterIsRefused(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	e, _, ws := newEngine(t, srv, func(o *Options) { o.SessionID = "shared" })
-	_, err := New(Options{Dir: ws, SessionID: "shared", Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }})
+	_, err := openRuntime(t, Options{Dir: ws, SessionID: "shared", Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), "shared") {
 		t.Fatalf("second writer: %v", err)
 	}
@@ -356,7 +356,7 @@ func TestSandboxIsOnAndOnlyTheUserCanTurnItOff(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	home, ws := t.TempDir(), t.TempDir()
 	newE := func() *Engine {
-		e, err := New(Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }})
+		e, err := openRuntime(t, Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,7 +381,7 @@ func TestSandboxIsOnAndOnlyTheUserCanTurnItOff(t *testing.T) {
 		t.Fatal("the user's enabled = false was not honoured")
 	}
 	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[sandbox]\nnetwrk = true\n"), 0o644)
-	if _, err := New(Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }}); err == nil || !strings.Contains(err.Error(), "sandbox.netwrk") {
+	if _, err := openRuntime(t, Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Getenv: func(string) string { return "" }}); err == nil || !strings.Contains(err.Error(), "sandbox.netwrk") {
 		t.Errorf("a misspelt sandbox key: %v", err)
 	}
 }
@@ -395,7 +395,7 @@ func TestProjectAllowRulesNeedTrust(t *testing.T) {
 	cfg := filepath.Join(ws, ".openseek", "config.toml")
 	os.WriteFile(cfg, []byte("[[rules]]\npattern = [\"make\"]\ndecision = \"allow\"\n\n[[rules]]\npattern = [\"git\", \"push\"]\ndecision = \"deny\"\n"), 0o644)
 	build := func(trusted bool) *Engine {
-		e, err := New(Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Approval: "ask", TrustWorkspace: trusted, Getenv: func(string) string { return "" }})
+		e, err := openRuntime(t, Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Approval: "ask", TrustWorkspace: trusted, Getenv: func(string) string { return "" }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -412,4 +412,31 @@ func TestProjectAllowRulesNeedTrust(t *testing.T) {
 	if v := build(true).guard.Policy.CheckCommand("make install"); v.Decision.String() != "allow" {
 		t.Errorf("trusted allow rule not applied: %s", v.Decision)
 	}
+}
+
+// openRuntime opens a session runtime as Host.Open does — from the deps
+// of a host built of o, with o's session choices — but hands the runtime
+// to the test, whose o.Emit gets its events. The host closes with the
+// test.
+func openRuntime(t testing.TB, o Options) (*Engine, error) {
+	t.Helper()
+	ctx := context.Background()
+	h, err := NewHost(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { h.Close() })
+	so, err := h.sessionOptions(ctx, OpenOptions{ID: o.SessionID, NoSession: o.NoSession})
+	if err != nil {
+		return nil, err
+	}
+	// As Open publishes them first on the session's stream.
+	h.mcpManager(ctx)
+	if o.Emit != nil {
+		for _, e := range h.startupEvents() {
+			o.Emit(e)
+		}
+	}
+	so.Emit = o.Emit
+	return New(ctx, h.deps, so)
 }

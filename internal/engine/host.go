@@ -36,7 +36,8 @@ import (
 // protocol: Apply a protocol.Command, Subscribe to the event stream. Any
 // number of clients may drive and watch one session.
 type Host struct {
-	opts     Options // the template every session starts from
+	opts     Options // as the frontend gave them, defaults filled in
+	deps     *Deps   // built once by NewHost; every session opens from it
 	cfg      *config.Config
 	res      *config.Resolved
 	thinking string
@@ -129,7 +130,25 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 	if h.tel, err = h.startTelemetry(ctx); err != nil {
 		return nil, err
 	}
+	h.deps = h.buildDeps()
 	return h, nil
+}
+
+// buildDeps is what every session of the host shares.
+func (h *Host) buildDeps() *Deps {
+	o := h.opts
+	return &Deps{
+		Dir: o.Dir, Cwd: o.Cwd, Home: o.Home,
+		SessionRoot: o.SessionRoot, Root: h.SessionRoot(), IDPrefix: cmp.Or(o.IDPrefix, "cli"),
+		Config: h.cfg, Rules: h.rules, MCP: h.mcpManager, Telemetry: h.tel,
+		Resolve: h.resolveOther, Getenv: o.Getenv,
+		ModelChoice: o.Model, APIKey: o.APIKey, APIURL: o.APIURL,
+		MaxSteps: o.MaxSteps, MaxCost: o.MaxCost, Window: o.Window,
+		SystemPrompt: o.SystemPrompt, SystemPromptAddendum: o.SystemPromptAddendum,
+		GlobalSkillsDir: o.GlobalSkillsDir, TrustWorkspace: o.TrustWorkspace,
+		NoSandbox: o.NoSandbox, Network: o.Network, NoVerify: o.NoVerify, VerifyTimeout: o.VerifyTimeout,
+		Tools: o.Tools,
+	}
 }
 
 // startTelemetry starts the exporter when [telemetry] otlp_endpoint or
@@ -215,15 +234,21 @@ func (h *Host) resolve(ctx context.Context, spec string) (*config.Resolved, erro
 	return h.cfg.ResolveContext(ctx, spec, h.opts.APIKey, h.opts.APIURL, retryPolicy(h.opts))
 }
 
+// resolveOther resolves a model other than the sessions' (a custom
+// sub-agent's): the host's key and retries, not its --api-url.
+func (h *Host) resolveOther(ctx context.Context, spec string) (*config.Resolved, error) {
+	return h.cfg.ResolveContext(ctx, spec, h.opts.APIKey, "", retryPolicy(h.opts))
+}
+
 // thinkingFor decides the reasoning knob once the model is known: what
 // the user chose, else high for catalogue models, else none (a model of an
 // arbitrary server may reject reasoning knobs).
 func (h *Host) thinkingFor(res *config.Resolved) string {
-	if h.opts.ThinkingSet {
+	if h.opts.Thinking != "" {
 		return h.opts.Thinking
 	}
 	if _, known := llm.LookupModel(res.Model); known {
-		return cmp.Or(h.opts.Thinking, "high")
+		return "high"
 	}
 	return ""
 }
@@ -411,6 +436,10 @@ type OpenOptions struct {
 	// Editor reads files through the client's editor (ACP); nil = disk.
 	Editor   tool.EditorRead
 	Approval string // another permission mode than the host's; "" = the host's
+	// Client talks for the model named Model instead of a client
+	// resolved from the configuration (a replay's recorded responses);
+	// nil = resolve Model.
+	Client llm.Provider
 	// Window and Bytes bound the replay window of the session's event
 	// stream (0 = hub.DefaultWindowEvents, hub.DefaultWindowBytes).
 	Window, Bytes int
@@ -448,41 +477,20 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 			return nil, fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the workspace's sessions", oo.ID, h.SessionRoot())
 		}
 	}
-	res, err := h.ResolveModel(ctx)
-	if err != nil && oo.Model == "" {
+	so, err := h.sessionOptions(ctx, oo)
+	if err != nil {
 		return nil, err
 	}
-	thinking := h.Thinking()
-	if oo.Model != "" && (res == nil || oo.Model != res.Spec) {
-		r, err := h.resolve(ctx, oo.Model)
-		if err != nil {
-			return nil, err
-		}
-		res, thinking = r, h.thinkingFor(r)
-	}
-	o := h.opts
-	o.SessionID, o.Continue, o.NoSession, o.Resolved = oo.ID, false, oo.NoSession, res
-	o.Config = h.cfg
-	o.Thinking, o.ThinkingSet = thinking, true // decided above
-	if oo.Holder != "" {
-		o.Holder = oo.Holder
-	}
-	if oo.Approval != "" {
-		o.Approval = oo.Approval
-	}
-	o.Rules = h.rules
-	o.RulesLoaded = true
-	o.Editor = oo.Editor
-	o.MCP, o.MCPLoaded = h.mcpManager(ctx), true
-	o.Telemetry = h.tel
-	o.Context = ctx
+	// The MCP servers start (once per host) before the stream does, so
+	// that their notices are among the ones it starts with.
+	h.mcpManager(ctx)
 	stream := hub.NewHub(oo.Window, oo.Bytes)
 	for _, e := range h.startupEvents() {
 		stream.Publish(e)
 	}
-	s := newSession(h, stream, res)
-	o.Emit = s.emit
-	eng, err := New(o)
+	s := newSession(h, stream, so.Model)
+	so.Emit = s.emit
+	eng, err := New(ctx, h.deps, so)
 	if err != nil {
 		return nil, err
 	}
@@ -499,6 +507,33 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	}
 	h.mu.Unlock()
 	return s, nil
+}
+
+// sessionOptions are the choices of the session oo opens, beside the
+// host's deps: its model (the host's default, resolved once, or oo's),
+// the reasoning knob for that model, its holder and permission mode.
+func (h *Host) sessionOptions(ctx context.Context, oo OpenOptions) (SessionOptions, error) {
+	so := SessionOptions{ID: oo.ID, NoSession: oo.NoSession,
+		Holder: cmp.Or(oo.Holder, h.opts.Holder), Approval: cmp.Or(oo.Approval, h.opts.Approval), Editor: oo.Editor}
+	if oo.Client != nil {
+		so.Model = &config.Resolved{Spec: oo.Model, Model: oo.Model, Client: oo.Client}
+		so.Thinking = h.thinkingFor(so.Model)
+		return so, nil
+	}
+	res, err := h.ResolveModel(ctx)
+	if err != nil && oo.Model == "" {
+		return SessionOptions{}, err
+	}
+	thinking := h.Thinking()
+	if oo.Model != "" && (res == nil || oo.Model != res.Spec) {
+		r, err := h.resolve(ctx, oo.Model)
+		if err != nil {
+			return SessionOptions{}, err
+		}
+		res, thinking = r, h.thinkingFor(r)
+	}
+	so.Model, so.Thinking = res, thinking
+	return so, nil
 }
 
 // Get returns an open session engine by id.

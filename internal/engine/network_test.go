@@ -19,7 +19,7 @@ func TestSandboxNetworkAllowlist(t *testing.T) {
 	cfg := filepath.Join(home, ".openseek", "config.toml")
 	os.MkdirAll(filepath.Dir(cfg), 0o755)
 	newE := func() (*Engine, error) {
-		e, err := New(Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Approval: "auto", Getenv: func(string) string { return "" }})
+		e, err := openRuntime(t, Options{Dir: ws, Home: home, Model: "m", APIURL: srv.URL(), Approval: "auto", Getenv: func(string) string { return "" }})
 		if err == nil {
 			t.Cleanup(func() { e.Close() })
 		}

@@ -7,12 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/openseek/openseek/internal/beneath"
-	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/llm"
-	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/secretfile"
@@ -34,22 +31,6 @@ func (e *ErrNoSandbox) Error() string {
 // precedence first.
 func (e *Engine) configFiles() []string { return configFiles(e.opts.Home, e.opts.Dir) }
 
-// config is the engine's configuration: the host's, else loaded once
-// from the user's and the workspace's config files.
-func (e *Engine) config() (*config.Config, error) {
-	if e.opts.Config == nil {
-		cfg, err := LoadConfig(e.opts.Home, e.opts.Dir, e.opts.Getenv, e.opts.TrustWorkspace)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range heldNotices(cfg) {
-			e.opts.Emit(n)
-		}
-		e.opts.Config = cfg
-	}
-	return e.opts.Config, nil
-}
-
 func configFiles(home, dir string) []string {
 	return []string{
 		filepath.Join(home, ".openseek", "config.toml"),
@@ -65,15 +46,11 @@ func (e *Engine) setupSafety() error {
 	if err != nil {
 		return err
 	}
-	rules, err := e.loadRules()
-	if err != nil {
-		return err
-	}
 	secrets, err := e.secretFiles()
 	if err != nil {
 		return err
 	}
-	pol := &policy.Policy{Mode: mode, Rules: rules, Workspace: e.opts.Dir, Protected: e.configFiles(),
+	pol := &policy.Policy{Mode: mode, Rules: e.opts.Rules, Workspace: e.opts.Dir, Protected: e.configFiles(),
 		// With an allowlist the sandbox's proxy decides, so commands
 		// that use the network are not asked about (and run outside).
 		Sandboxed: e.sandboxPolicy != nil, Network: e.sandboxPolicy != nil && (e.sandboxPolicy.Network || e.netProxy != nil), Secrets: secrets}
@@ -308,28 +285,14 @@ func (e *Engine) secrets() *sandbox.Secrets {
 	if e.opts.APIKey != "" {
 		values = append(values, e.opts.APIKey)
 	}
-	if cfg, err := e.config(); err == nil {
-		names = cfg.KeyVariables()
-		values = append(values, cfg.LiteralKeys()...)
-	}
+	names = e.opts.Config.KeyVariables()
+	values = append(values, e.opts.Config.LiteralKeys()...)
 	for _, n := range names {
 		if v := getenv(n); v != "" {
 			values = append(values, v)
 		}
 	}
 	return sandbox.SecretsFromEnv(os.Environ(), names, values)
-}
-
-// loadRules is the engine's command rules: the host's, or LoadRules.
-func (e *Engine) loadRules() ([]policy.Rule, error) {
-	if e.opts.RulesLoaded {
-		return e.opts.Rules, nil
-	}
-	rules, dropped, err := LoadRules(e.opts.Home, e.opts.Dir, e.opts.TrustWorkspace)
-	if dropped > 0 {
-		e.opts.Emit(droppedRulesNotice(dropped, e.opts.Dir))
-	}
-	return rules, err
 }
 
 // LoadRules reads the user's and the project's command rules. A
@@ -398,12 +361,8 @@ type filesConfig struct {
 
 // secretFiles are the session's secret-file rules (package secretfile).
 func (e *Engine) secretFiles() (*secretfile.Rules, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
 	var fc filesConfig
-	if err := cfg.Section("files", &fc); err != nil {
+	if err := e.opts.Config.Section("files", &fc); err != nil {
 		return nil, err
 	}
 	r := &secretfile.Rules{Allow: fc.AllowSecrets}
@@ -414,12 +373,8 @@ func (e *Engine) secretFiles() (*secretfile.Rules, error) {
 }
 
 func (e *Engine) sandboxConfig() (sandboxConfig, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return sandboxConfig{}, err
-	}
 	var sc sandboxConfig
-	return sc, cfg.Section("sandbox", &sc)
+	return sc, e.opts.Config.Section("sandbox", &sc)
 }
 
 // ResolveApproval answers an approval_requested question (reason: the
@@ -442,18 +397,4 @@ func (e *Engine) recordApproval(ev protocol.Event) {
 		}
 	}
 	e.opts.Emit(ev)
-}
-
-// startMCP connects the configured MCP servers; their tools join the
-// registry. Servers that fail are reported by mcp_* events and skipped.
-func (e *Engine) startMCP() *mcp.Manager {
-	wsFile := filepath.Join(e.opts.Dir, ".mcp.json")
-	trusted := e.opts.TrustWorkspace || trust.Open(e.opts.Home).Trusted(wsFile)
-	servers := mcp.Load(mcp.ConfigFiles(e.opts.Home, e.opts.Dir, e.opts.MCPConfig, trusted), e.opts.Emit)
-	if len(servers) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	return mcp.Start(ctx, servers, mcp.Options{Emit: e.opts.Emit, Dir: e.opts.Dir, ConnectTimeout: 15 * time.Second, ListTimeout: 15 * time.Second})
 }

@@ -75,9 +75,9 @@ func TestSandboxBuiltBeforeDoesNotHoldTheStart(t *testing.T) {
 
 	// No mark: the start waits for the build and refuses.
 	prepareSandbox = func(sandbox.Policy) error { return errors.New("still off") }
-	o := e2.opts
-	o.Dir = t.TempDir()
-	if e3, err := New(o); !errors.As(err, &no) {
+	d := *e2.opts.Deps
+	d.Dir = t.TempDir()
+	if e3, err := New(context.Background(), &d, e2.opts.SessionOptions); !errors.As(err, &no) {
 		if e3 != nil {
 			e3.Close()
 		}

@@ -156,9 +156,7 @@ func (e *Engine) childTurn(ctx context.Context, depth int, id string, def *agent
 	if def != nil {
 		instructions = def.Prompt
 		if def.Model != "" && def.Model != e.model {
-			o := e.opts
-			o.Model, o.APIURL = def.Model, ""
-			res, err := Resolve(o)
+			res, err := e.opts.Resolve(ctx, def.Model)
 			if err != nil {
 				return agent.Outcome{}, fmt.Errorf("custom agent %s: %w", def.Name, err)
 			}

@@ -79,7 +79,7 @@ func TestCustomAgentWithUnknownToolIsReported(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, ".openseek", "agents"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".openseek", "agents", "rev.md"), []byte("---\nname: rev\ndescription: reviews\ntools: read, teleport\n---\nReview the code.\n"), 0o644)
 	rec := &recorder{}
-	e, err := New(Options{Dir: ws, Model: "m", APIURL: srv.URL(), Home: t.TempDir(), Getenv: func(string) string { return "" }, Emit: rec.emit})
+	e, err := openRuntime(t, Options{Dir: ws, Model: "m", APIURL: srv.URL(), Home: t.TempDir(), Getenv: func(string) string { return "" }, Emit: rec.emit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func (e *Engine) processChild(ctx context.Context, depth int, id string, def *ag
 	} else {
 		args = append(args, "--no-session")
 	}
-	model := e.opts.Model
+	model := e.opts.ModelChoice
 	if def.Model != "" {
 		model = def.Model
 	} else if e.opts.APIURL != "" {

@@ -48,17 +48,25 @@ func TestTelemetryStartsOnlyWhenAsked(t *testing.T) {
 // call that started it.
 func TestTelemetryTracesSubagents(t *testing.T) {
 	rcv := otlptest.Start(t)
-	x, err := telemetry.Start(context.Background(), telemetry.Options{Endpoint: rcv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "a1", Name: "agent", Args: `{"description":"look","prompt":"Report"}`}),
 		llmtest.Text("child report"),
 		llmtest.Text("done"),
 	)
 	srv.MultiConversation()
-	e, _, _ := newEngine(t, srv, func(o *Options) { o.Telemetry = x })
+	// The host starts the exporter; the runtime traces through it.
+	e, _, _ := newEngine(t, srv, func(o *Options) {
+		o.Getenv = func(k string) string {
+			if k == telemetry.EnvEndpoint {
+				return rcv.URL
+			}
+			return ""
+		}
+	})
+	x := e.opts.Telemetry
+	if x == nil {
+		t.Fatal("the host started no exporter")
+	}
 	if out, err := e.Prompt(context.Background(), protocol.Text("delegate"), nil); err != nil || !out.OK() {
 		t.Fatalf("%+v %v", out, err)
 	}

@@ -39,10 +39,7 @@ func (e *Engine) builtinTools(model, spec string) ([]tool.Tool, error) {
 		slices.Sort(names)
 		return fmt.Errorf("%s: unknown tool %q; known tools: %s", from, name, strings.Join(names, ", "))
 	}
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
+	cfg := e.opts.Config
 	table, err := cfg.Tools()
 	if err != nil {
 		return nil, err
@@ -129,10 +126,7 @@ func parseToolSpec(spec string) (changes []toolChange, exact bool, err error) {
 // default: how much the MCP tools may weigh before they are found on
 // demand with tool_search instead of sent in every request.
 func (e *Engine) toolSearchBudget() (int, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return 0, err
-	}
+	cfg := e.opts.Config
 	table, err := cfg.Tools()
 	if err != nil {
 		return 0, err

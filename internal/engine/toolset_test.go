@@ -91,7 +91,7 @@ func TestToolSelection(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			e, err := New(Options{Dir: ws, Home: home, Model: tc.model, APIURL: srv.URL(), NoSession: true, Tools: tc.flag,
+			e, err := openRuntime(t, Options{Dir: ws, Home: home, Model: tc.model, APIURL: srv.URL(), NoSession: true, Tools: tc.flag,
 				Getenv: func(string) string { return "" }})
 			if tc.err != "" {
 				if err == nil {

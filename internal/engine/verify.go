@@ -35,10 +35,7 @@ func (e *Engine) verifier() (agent.Verifier, error) {
 	if e.opts.NoVerify {
 		return nil, nil
 	}
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
+	cfg := e.opts.Config
 	s, enabled, err := VerifySettings(cfg)
 	if err != nil || !enabled {
 		return nil, err

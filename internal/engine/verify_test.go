@@ -224,7 +224,7 @@ func TestVerifyConfigErrors(t *testing.T) {
 		home := t.TempDir()
 		userConfig(t, home, body)
 		srv := llmtest.NewServer(t)
-		_, err := New(Options{Dir: t.TempDir(), Home: home, Model: "m", APIURL: srv.URL(), NoSession: true, Getenv: func(string) string { return "" }})
+		_, err := openRuntime(t, Options{Dir: t.TempDir(), Home: home, Model: "m", APIURL: srv.URL(), NoSession: true, Getenv: func(string) string { return "" }})
 		if err == nil || !strings.Contains(err.Error(), "verify") {
 			t.Errorf("config %q: error %v", body, err)
 		}
