@@ -15,6 +15,7 @@ import (
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/doctor"
 	"github.com/openseek/openseek/internal/engine/hub"
+	"github.com/openseek/openseek/internal/engine/runtime"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
@@ -36,8 +37,8 @@ import (
 // protocol: Apply a protocol.Command, Subscribe to the event stream. Any
 // number of clients may drive and watch one session.
 type Host struct {
-	opts     Options // as the frontend gave them, defaults filled in
-	deps     *Deps   // built once by NewHost; every session opens from it
+	opts     Options       // as the frontend gave them, defaults filled in
+	deps     *runtime.Deps // built once by NewHost; every session opens from it
 	cfg      *config.Config
 	res      *config.Resolved
 	thinking string
@@ -116,7 +117,7 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 			return nil, err
 		}
 	}
-	rules, dropped, err := LoadRules(o.Home, dir, o.TrustWorkspace)
+	rules, dropped, err := runtime.LoadRules(o.Home, dir, o.TrustWorkspace)
 	if err != nil {
 		return nil, err
 	}
@@ -135,9 +136,9 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 }
 
 // buildDeps is what every session of the host shares.
-func (h *Host) buildDeps() *Deps {
+func (h *Host) buildDeps() *runtime.Deps {
 	o := h.opts
-	return &Deps{
+	return &runtime.Deps{
 		Dir: o.Dir, Cwd: o.Cwd, Home: o.Home,
 		SessionRoot: o.SessionRoot, Root: h.SessionRoot(), IDPrefix: cmp.Or(o.IDPrefix, "cli"),
 		Config: h.cfg, Rules: h.rules, MCP: h.mcpManager, Telemetry: h.tel,
@@ -297,7 +298,7 @@ func (h *Host) LoadSession(id string) (*session.Session, error) {
 // decision, with the same rules (and trust filter) a session applies.
 func (h *Host) CheckCommand(command string) policy.Verdict {
 	mode, _ := policy.ParseMode(h.opts.Approval)
-	p := &policy.Policy{Mode: mode, Rules: h.rules, Workspace: h.opts.Dir, Protected: configFiles(h.opts.Home, h.opts.Dir)}
+	p := &policy.Policy{Mode: mode, Rules: h.rules, Workspace: h.opts.Dir, Protected: runtime.ConfigFiles(h.opts.Home, h.opts.Dir)}
 	return p.CheckCommand(command)
 }
 
@@ -488,13 +489,10 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	for _, e := range h.startupEvents() {
 		stream.Publish(e)
 	}
-	s := newSession(h, stream, so.Model)
-	so.Emit = s.emit
-	eng, err := New(ctx, h.deps, so)
+	s, err := runtime.Open(ctx, h.deps, so, stream, h.forget)
 	if err != nil {
 		return nil, err
 	}
-	s.start(eng)
 	h.mu.Lock()
 	if h.closed {
 		// Unlocked first: Close calls forget, which takes h.mu.
@@ -512,8 +510,8 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 // sessionOptions are the choices of the session oo opens, beside the
 // host's deps: its model (the host's default, resolved once, or oo's),
 // the reasoning knob for that model, its holder and permission mode.
-func (h *Host) sessionOptions(ctx context.Context, oo OpenOptions) (SessionOptions, error) {
-	so := SessionOptions{ID: oo.ID, NoSession: oo.NoSession,
+func (h *Host) sessionOptions(ctx context.Context, oo OpenOptions) (runtime.SessionOptions, error) {
+	so := runtime.SessionOptions{ID: oo.ID, NoSession: oo.NoSession,
 		Holder: cmp.Or(oo.Holder, h.opts.Holder), Approval: cmp.Or(oo.Approval, h.opts.Approval), Editor: oo.Editor}
 	if oo.Client != nil {
 		so.Model = &config.Resolved{Spec: oo.Model, Model: oo.Model, Client: oo.Client}
@@ -522,13 +520,13 @@ func (h *Host) sessionOptions(ctx context.Context, oo OpenOptions) (SessionOptio
 	}
 	res, err := h.ResolveModel(ctx)
 	if err != nil && oo.Model == "" {
-		return SessionOptions{}, err
+		return runtime.SessionOptions{}, err
 	}
 	thinking := h.Thinking()
 	if oo.Model != "" && (res == nil || oo.Model != res.Spec) {
 		r, err := h.resolve(ctx, oo.Model)
 		if err != nil {
-			return SessionOptions{}, err
+			return runtime.SessionOptions{}, err
 		}
 		res, thinking = r, h.thinkingFor(r)
 	}
@@ -641,4 +639,19 @@ func (h *Host) SessionInfos() ([]SessionInfo, error) {
 		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// At is a host for another directory (a git worktree of this workspace)
+// with this host's options, whose sessions are kept in this host's
+// session root, so they list beside their parent's. The caller closes it.
+func (h *Host) At(ctx context.Context, dir string) (*Host, error) {
+	o := h.opts
+	o.SessionRoot = h.SessionRoot()
+	o.Dir = dir
+	return NewHost(ctx, o)
+}
+
+func droppedRulesNotice(dropped int, dir string) protocol.Event {
+	return protocol.BackgroundNotice{Content: fmt.Sprintf("[rules] %d allow rule(s) in %s are ignored until you trust this workspace (openseek trust)",
+		dropped, runtime.ConfigFiles("", dir)[1])}
 }
