@@ -1,3 +1,13 @@
+// Package engine is the host: the composition root every frontend (run,
+// serve, the TUI, HTTP, ACP, MCP, the fleet, review, replay) stands on.
+// NewHost loads one workspace's configuration, command rules, MCP servers
+// and telemetry once and builds the sessions' dependencies from them
+// (runtime.Deps); Host.Open opens each session (package runtime) from
+// those plus the session's own choices, and is the only way in. Workspace
+// questions (sessions, models, doctor, rules check, MCP status,
+// compaction, import, rewind) are answered here. Each session's event
+// stream is a hub (package hub); frontends reach both through the names
+// this package re-exports.
 package engine
 
 import (
