@@ -134,6 +134,12 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 	if err != nil {
 		return engine.Options{}, err
 	}
+	// A reasoning knob the user did not choose is decided by the host
+	// once the model is known.
+	thinking := ""
+	if cmd.Flags().Changed("thinking") || c.getenv("OPENSEEK_THINKING") != "" {
+		thinking = c.g.thinking
+	}
 	return engine.Options{
 		Dir:                  dir,
 		Cwd:                  c.g.cwd,
@@ -142,8 +148,7 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		Model:                c.g.model,
 		APIKey:               c.g.apiKey,
 		APIURL:               c.g.apiURL,
-		Thinking:             c.g.thinking,
-		ThinkingSet:          cmd.Flags().Changed("thinking") || c.getenv("OPENSEEK_THINKING") != "",
+		Thinking:             thinking,
 		MaxSteps:             c.g.maxSteps,
 		MaxCost:              c.g.maxCost,
 		Window:               c.g.window,

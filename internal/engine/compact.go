@@ -3,20 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-
-	"github.com/openseek/openseek/internal/agent"
 )
-
-// Compact has the model summarise the session and appends the summary
-// (a compaction event), after the queued turns; ctx ending cancels it. A
-// failure leaves the log unchanged and is also reported on the event
-// stream (compaction_failed).
-func (s *Session) Compact(ctx context.Context) error {
-	_, err := s.queue(ctx, func(cctx context.Context) (agent.Outcome, error) {
-		return agent.Outcome{}, s.eng.Compact(cctx)
-	})
-	return err
-}
 
 // Compacted is what a compaction did: the events its summary covers and
 // the session's last sequence after it.

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"github.com/openseek/openseek/internal/config"
+	"github.com/openseek/openseek/internal/engine/runtime"
 	"github.com/openseek/openseek/internal/trust"
+	"github.com/openseek/openseek/internal/verify"
 	"github.com/openseek/openseek/protocol"
 )
 
@@ -26,4 +28,26 @@ func heldNotices(cfg *config.Config) []protocol.Event {
 		out = append(out, protocol.BackgroundNotice{Content: h.String()})
 	}
 	return out
+}
+
+// CheckScript is the workspace's build check as a shell script, for runs
+// that must pass it (best-of-N): [verify] command of the config (the
+// workspace's once it is trusted), else the check detected from the
+// project's files; "" with o.NoVerify or [verify] enabled = false.
+func CheckScript(o Options) (string, error) {
+	if o.NoVerify {
+		return "", nil
+	}
+	cfg, err := LoadConfig(o.Home, o.Dir, o.Getenv, o.TrustWorkspace)
+	if err != nil {
+		return "", err
+	}
+	s, enabled, err := runtime.VerifySettings(cfg)
+	if err != nil || !enabled {
+		return "", err
+	}
+	if s.Command == "" {
+		return verify.Detect(o.Dir).Script(), nil
+	}
+	return verify.NewCheck(s.Command).Script(), nil
 }

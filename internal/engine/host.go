@@ -1,3 +1,13 @@
+// Package engine is the host: the composition root every frontend (run,
+// serve, the TUI, HTTP, ACP, MCP, the fleet, review, replay) stands on.
+// NewHost loads one workspace's configuration, command rules, MCP servers
+// and telemetry once and builds the sessions' dependencies from them
+// (runtime.Deps); Host.Open opens each session (package runtime) from
+// those plus the session's own choices, and is the only way in. Workspace
+// questions (sessions, models, doctor, rules check, MCP status,
+// compaction, import, rewind) are answered here. Each session's event
+// stream is a hub (package hub); frontends reach both through the names
+// this package re-exports.
 package engine
 
 import (
@@ -14,6 +24,8 @@ import (
 
 	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/doctor"
+	"github.com/openseek/openseek/internal/engine/hub"
+	"github.com/openseek/openseek/internal/engine/runtime"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/mcp"
 	"github.com/openseek/openseek/internal/policy"
@@ -35,7 +47,8 @@ import (
 // protocol: Apply a protocol.Command, Subscribe to the event stream. Any
 // number of clients may drive and watch one session.
 type Host struct {
-	opts     Options // the template every session starts from
+	opts     Options       // as the frontend gave them, defaults filled in
+	deps     *runtime.Deps // built once by NewHost; every session opens from it
 	cfg      *config.Config
 	res      *config.Resolved
 	thinking string
@@ -114,7 +127,7 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 			return nil, err
 		}
 	}
-	rules, dropped, err := LoadRules(o.Home, dir, o.TrustWorkspace)
+	rules, dropped, err := runtime.LoadRules(o.Home, dir, o.TrustWorkspace)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +141,25 @@ func NewHost(ctx context.Context, o Options) (*Host, error) {
 	if h.tel, err = h.startTelemetry(ctx); err != nil {
 		return nil, err
 	}
+	h.deps = h.buildDeps()
 	return h, nil
+}
+
+// buildDeps is what every session of the host shares.
+func (h *Host) buildDeps() *runtime.Deps {
+	o := h.opts
+	return &runtime.Deps{
+		Dir: o.Dir, Cwd: o.Cwd, Home: o.Home,
+		SessionRoot: o.SessionRoot, Root: h.SessionRoot(), IDPrefix: cmp.Or(o.IDPrefix, "cli"),
+		Config: h.cfg, Rules: h.rules, MCP: h.mcpManager, Telemetry: h.tel,
+		Resolve: h.resolveOther, Getenv: o.Getenv,
+		ModelChoice: o.Model, APIKey: o.APIKey, APIURL: o.APIURL,
+		MaxSteps: o.MaxSteps, MaxCost: o.MaxCost, Window: o.Window,
+		SystemPrompt: o.SystemPrompt, SystemPromptAddendum: o.SystemPromptAddendum,
+		GlobalSkillsDir: o.GlobalSkillsDir, TrustWorkspace: o.TrustWorkspace,
+		NoSandbox: o.NoSandbox, Network: o.Network, NoVerify: o.NoVerify, VerifyTimeout: o.VerifyTimeout,
+		Tools: o.Tools,
+	}
 }
 
 // startTelemetry starts the exporter when [telemetry] otlp_endpoint or
@@ -214,15 +245,21 @@ func (h *Host) resolve(ctx context.Context, spec string) (*config.Resolved, erro
 	return h.cfg.ResolveContext(ctx, spec, h.opts.APIKey, h.opts.APIURL, retryPolicy(h.opts))
 }
 
+// resolveOther resolves a model other than the sessions' (a custom
+// sub-agent's): the host's key and retries, not its --api-url.
+func (h *Host) resolveOther(ctx context.Context, spec string) (*config.Resolved, error) {
+	return h.cfg.ResolveContext(ctx, spec, h.opts.APIKey, "", retryPolicy(h.opts))
+}
+
 // thinkingFor decides the reasoning knob once the model is known: what
 // the user chose, else high for catalogue models, else none (a model of an
 // arbitrary server may reject reasoning knobs).
 func (h *Host) thinkingFor(res *config.Resolved) string {
-	if h.opts.ThinkingSet {
+	if h.opts.Thinking != "" {
 		return h.opts.Thinking
 	}
 	if _, known := llm.LookupModel(res.Model); known {
-		return cmp.Or(h.opts.Thinking, "high")
+		return "high"
 	}
 	return ""
 }
@@ -271,7 +308,7 @@ func (h *Host) LoadSession(id string) (*session.Session, error) {
 // decision, with the same rules (and trust filter) a session applies.
 func (h *Host) CheckCommand(command string) policy.Verdict {
 	mode, _ := policy.ParseMode(h.opts.Approval)
-	p := &policy.Policy{Mode: mode, Rules: h.rules, Workspace: h.opts.Dir, Protected: configFiles(h.opts.Home, h.opts.Dir)}
+	p := &policy.Policy{Mode: mode, Rules: h.rules, Workspace: h.opts.Dir, Protected: runtime.ConfigFiles(h.opts.Home, h.opts.Dir)}
 	return p.CheckCommand(command)
 }
 
@@ -410,8 +447,12 @@ type OpenOptions struct {
 	// Editor reads files through the client's editor (ACP); nil = disk.
 	Editor   tool.EditorRead
 	Approval string // another permission mode than the host's; "" = the host's
+	// Client talks for the model named Model instead of a client
+	// resolved from the configuration (a replay's recorded responses);
+	// nil = resolve Model.
+	Client llm.Provider
 	// Window and Bytes bound the replay window of the session's event
-	// stream (0 = DefaultWindowEvents, DefaultWindowBytes).
+	// stream (0 = hub.DefaultWindowEvents, hub.DefaultWindowBytes).
 	Window, Bytes int
 }
 
@@ -447,45 +488,21 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 			return nil, fmt.Errorf("session %s does not exist in %s; `openseek sessions list` shows the workspace's sessions", oo.ID, h.SessionRoot())
 		}
 	}
-	res, err := h.ResolveModel(ctx)
-	if err != nil && oo.Model == "" {
-		return nil, err
-	}
-	thinking := h.Thinking()
-	if oo.Model != "" && (res == nil || oo.Model != res.Spec) {
-		r, err := h.resolve(ctx, oo.Model)
-		if err != nil {
-			return nil, err
-		}
-		res, thinking = r, h.thinkingFor(r)
-	}
-	o := h.opts
-	o.SessionID, o.Continue, o.NoSession, o.Resolved = oo.ID, false, oo.NoSession, res
-	o.Config = h.cfg
-	o.Thinking, o.ThinkingSet = thinking, true // decided above
-	if oo.Holder != "" {
-		o.Holder = oo.Holder
-	}
-	if oo.Approval != "" {
-		o.Approval = oo.Approval
-	}
-	o.Rules = h.rules
-	o.RulesLoaded = true
-	o.Editor = oo.Editor
-	o.MCP, o.MCPLoaded = h.mcpManager(ctx), true
-	o.Telemetry = h.tel
-	o.Context = ctx
-	hub := NewHub(oo.Window, oo.Bytes)
-	for _, e := range h.startupEvents() {
-		hub.Publish(e)
-	}
-	s := newSession(h, hub, res)
-	o.Emit = s.emit
-	eng, err := New(o)
+	so, err := h.sessionOptions(ctx, oo)
 	if err != nil {
 		return nil, err
 	}
-	s.start(eng)
+	// The MCP servers start (once per host) before the stream does, so
+	// that their notices are among the ones it starts with.
+	h.mcpManager(ctx)
+	stream := hub.NewHub(oo.Window, oo.Bytes)
+	for _, e := range h.startupEvents() {
+		stream.Publish(e)
+	}
+	s, err := runtime.Open(ctx, h.deps, so, stream, h.forget)
+	if err != nil {
+		return nil, err
+	}
 	h.mu.Lock()
 	if h.closed {
 		// Unlocked first: Close calls forget, which takes h.mu.
@@ -498,6 +515,33 @@ func (h *Host) Open(ctx context.Context, oo OpenOptions) (*Session, error) {
 	}
 	h.mu.Unlock()
 	return s, nil
+}
+
+// sessionOptions are the choices of the session oo opens, beside the
+// host's deps: its model (the host's default, resolved once, or oo's),
+// the reasoning knob for that model, its holder and permission mode.
+func (h *Host) sessionOptions(ctx context.Context, oo OpenOptions) (runtime.SessionOptions, error) {
+	so := runtime.SessionOptions{ID: oo.ID, NoSession: oo.NoSession,
+		Holder: cmp.Or(oo.Holder, h.opts.Holder), Approval: cmp.Or(oo.Approval, h.opts.Approval), Editor: oo.Editor}
+	if oo.Client != nil {
+		so.Model = &config.Resolved{Spec: oo.Model, Model: oo.Model, Client: oo.Client}
+		so.Thinking = h.thinkingFor(so.Model)
+		return so, nil
+	}
+	res, err := h.ResolveModel(ctx)
+	if err != nil && oo.Model == "" {
+		return runtime.SessionOptions{}, err
+	}
+	thinking := h.Thinking()
+	if oo.Model != "" && (res == nil || oo.Model != res.Spec) {
+		r, err := h.resolve(ctx, oo.Model)
+		if err != nil {
+			return runtime.SessionOptions{}, err
+		}
+		res, thinking = r, h.thinkingFor(r)
+	}
+	so.Model, so.Thinking = res, thinking
+	return so, nil
 }
 
 // Get returns an open session engine by id.
@@ -605,4 +649,19 @@ func (h *Host) SessionInfos() ([]SessionInfo, error) {
 		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// At is a host for another directory (a git worktree of this workspace)
+// with this host's options, whose sessions are kept in this host's
+// session root, so they list beside their parent's. The caller closes it.
+func (h *Host) At(ctx context.Context, dir string) (*Host, error) {
+	o := h.opts
+	o.SessionRoot = h.SessionRoot()
+	o.Dir = dir
+	return NewHost(ctx, o)
+}
+
+func droppedRulesNotice(dropped int, dir string) protocol.Event {
+	return protocol.BackgroundNotice{Content: fmt.Sprintf("[rules] %d allow rule(s) in %s are ignored until you trust this workspace (openseek trust)",
+		dropped, runtime.ConfigFiles("", dir)[1])}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openseek/openseek/internal/engine/runtime"
 	"github.com/openseek/openseek/internal/llm"
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/protocol"
@@ -96,7 +97,7 @@ func TestSessionApplyRefusals(t *testing.T) {
 	if err := s.Apply(protocol.ApprovalCmd{ID: "ap-9", Allow: true}); err == nil || !strings.Contains(err.Error(), "ap-9") {
 		t.Errorf("approval of an unknown id: %v", err)
 	}
-	if err := s.Apply(protocol.GoalCmd{Action: "set", Text: "  "}); !errors.Is(err, ErrBlankGoal) {
+	if err := s.Apply(protocol.GoalCmd{Action: "set", Text: "  "}); !errors.Is(err, runtime.ErrBlankGoal) {
 		t.Errorf("blank goal: %v", err)
 	}
 	sub := s.Subscribe(s.Hub().Head())

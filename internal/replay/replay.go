@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/openseek/openseek/internal/config"
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/internal/snapshot"
@@ -36,8 +35,9 @@ type Options struct {
 	// directory that is empty or does not exist yet, kept afterwards; ""
 	// is a temporary directory, removed afterwards.
 	Dir string
-	// Engine are the engine's options (sandbox, approval, tools, …). Run
-	// sets Dir, the model (the recording) and Emit, and records nothing.
+	// Engine are the options of the host the replay opens its session
+	// from (sandbox, approval, tools, …). Run sets Dir and the model (the
+	// recording), and records nothing.
 	Engine engine.Options
 }
 
@@ -102,31 +102,42 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return Report{}, fmt.Errorf("restore the starting tree of session %s: %w", s.ID, err)
 	}
 
-	var mu sync.Mutex
-	replayed := map[string]protocol.ToolResult{}
 	model := NewProvider(s)
 	name := modelName(s)
 	opts := o.Engine
 	opts.Dir, opts.Cwd = dir, ""
-	opts.NoSession, opts.SessionID, opts.Continue = true, "", false
 	opts.Model, opts.APIURL, opts.APIKey = name, "", ""
-	opts.Resolved = &config.Resolved{Spec: name, Provider: "replay", Model: name, Client: model}
-	opts.Emit = func(e protocol.Event) {
-		if r, ok := e.(protocol.ToolResult); ok {
-			mu.Lock()
-			replayed[r.ToolCallID] = r
-			mu.Unlock()
-		}
-	}
-	eng, err := engine.New(opts)
+	host, err := engine.NewHost(ctx, opts)
 	if err != nil {
 		return Report{}, err
 	}
-	defer eng.Close()
+	defer host.Close()
+	sess, err := host.Open(ctx, engine.OpenOptions{NoSession: true, Model: name, Client: model})
+	if err != nil {
+		return Report{}, err
+	}
+	defer sess.Close()
+	// Every tool result the replay produced, as the session's clients
+	// see them; one the follower missed would count as not run, so
+	// missing any is an error.
+	replayed := map[string]protocol.ToolResult{}
+	f := sess.Follow(0, func(e engine.Entry) error {
+		switch ev := e.Event.(type) {
+		case protocol.ToolResult:
+			replayed[ev.ToolCallID] = ev
+		case protocol.StreamReset:
+			return fmt.Errorf("the replay's events outran its reader: %s", ev.Reason)
+		}
+		return nil
+	})
+	defer f.Stop()
 	for _, t := range turns {
-		if _, err := eng.Prompt(ctx, prompt(s, t.Sequence), nil); err != nil {
+		if _, err := sess.Prompt(ctx, prompt(s, t.Sequence), nil); err != nil {
 			return Report{}, fmt.Errorf("replay turn %d: %w", t.Number, err)
 		}
+	}
+	if err := f.CatchUp(ctx); err != nil {
+		return Report{}, err
 	}
 
 	real, _ := filepath.EvalSymlinks(dir)
@@ -146,9 +157,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			}
 			rep.Calls++
 			c.Recorded = norm(outcome(it.IsError, it.Content.Text()))
-			mu.Lock()
 			r, ran := replayed[it.ToolCallID]
-			mu.Unlock()
 			c.Ran = ran
 			if ran {
 				c.Replayed = norm(outcome(r.IsError, r.Content))
