@@ -16,7 +16,8 @@ import (
 )
 
 // TestKeysNeverLeak runs a command that looks for keys in its environment
-// and prints a file holding them: no key may reach the command's
+// and prints a file holding them (keys.txt: a name no secret-file rule
+// hides, so the output redaction is what keeps them back): no key may reach the command's
 // environment, and none may reach the model, the event stream or the
 // session log through its output.
 func TestKeysNeverLeak(t *testing.T) {
@@ -33,7 +34,7 @@ func TestKeysNeverLeak(t *testing.T) {
 	flagKey := "sk-flag-leak-0123456789"
 	t.Setenv("INNOCENT_LOOKING", flagKey) // the --api-key value, copied
 	srv := llmtest.NewServer(t,
-		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"env; echo \"deepseek=$DEEPSEEK kimi=$KIMI glm=$GLM\"; cat keys.env"}`}),
+		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"env; echo \"deepseek=$DEEPSEEK kimi=$KIMI glm=$GLM\"; cat keys.txt"}`}),
 		llmtest.Text("done"),
 	)
 	e, rec, ws := newEngine(t, srv, func(o *testOptions) { o.APIKey = flagKey })
@@ -42,7 +43,7 @@ func TestKeysNeverLeak(t *testing.T) {
 		fmt.Fprintf(&file, "%s=%s\n", k, v)
 	}
 	fmt.Fprintf(&file, "FLAG=%s\n", flagKey)
-	if err := os.WriteFile(filepath.Join(ws, "keys.env"), []byte(file.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, "keys.txt"), []byte(file.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := e.Prompt(context.Background(), protocol.Text("look for keys"), nil)
