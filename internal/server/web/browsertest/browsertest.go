@@ -9,6 +9,7 @@ package browsertest
 import (
 	"bytes"
 	"context"
+	"flag"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -76,12 +77,56 @@ func (b *Browser) Close() {
 	}
 }
 
-// Do runs steps in the tab and fails t with what when one fails.
+// Do runs steps in the tab and fails t with what when one fails. The
+// failure says what the page showed then (Page): its address, the
+// state the chat keeps in data attributes, its text and a screenshot,
+// so that a wait that timed out on a busy machine can be told from a
+// page that went wrong.
 func Do(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
+		t.Fatalf("%s: %v\n%s", what, err, Page(t, ctx))
 	}
+}
+
+// pageState is what Page reads from the tab: the end of the text, where
+// the newest of a conversation is.
+const pageState = `(() => {
+	const chat = document.querySelector("#chat");
+	const text = document.body ? document.body.innerText : "";
+	return "page " + location.href + "\nchat " + JSON.stringify(chat ? {...chat.dataset} : null) +
+		"\ntext (the last 4000 characters):\n" + text.slice(-4000);
+})()`
+
+// Page describes what the tab shows, for a failure's message: the
+// address, the chat's data attributes, the page's text, and the path of
+// a screenshot of the viewport. The screenshot goes to t.ArtifactDir
+// with go test -artifacts, else to a directory that outlives the test
+// (a failure's evidence is worth the few kilobytes). It works on a tab
+// whose context has ended, as long as the browser runs.
+func Page(t testing.TB, ctx context.Context) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	state, err := chromedp.Run(ctx, chromedp.Evaluate[string](pageState))
+	if err != nil {
+		state = "the page could not be read: " + err.Error()
+	}
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		return state + "\nno screenshot: " + err.Error()
+	}
+	dir := ""
+	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
+		dir = t.ArtifactDir()
+	} else if dir, err = os.MkdirTemp("", "openseek-browser-failure-"); err != nil {
+		return state + "\nno screenshot: " + err.Error()
+	}
+	path := filepath.Join(dir, "page.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		return state + "\nno screenshot: " + err.Error()
+	}
+	return state + "\nscreenshot " + path
 }
 
 // Text is the text of the first element matching sel.
@@ -89,7 +134,7 @@ func Text(t testing.TB, ctx context.Context, sel string) string {
 	t.Helper()
 	s, err := chromedp.Run(ctx, chromedp.Text(sel))
 	if err != nil {
-		t.Fatalf("text of %s: %v", sel, err)
+		t.Fatalf("text of %s: %v\n%s", sel, err, Page(t, ctx))
 	}
 	return s
 }
