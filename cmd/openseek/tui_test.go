@@ -78,7 +78,9 @@ func (p *tmuxPane) typeText(s string) { p.tmux("send-keys", "-t", "0", "-l", s) 
 func TestTUIInTmux(t *testing.T) {
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
-		llmtest.Reply{Reasoning: "first a pause", Calls: []llmtest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"sleep 2 && echo slept-well"}`}}},
+		// The command runs until the test lets it end (go.flag), after the
+		// steer was taken: on a busy machine a fixed pause could end first.
+		llmtest.Reply{Reasoning: "first a pause", Calls: []llmtest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"while [ ! -f go.flag ]; do sleep 0.05; done; echo slept-well"}`}}},
 		llmtest.Reply{Reasoning: "now the file", Calls: []llmtest.Call{{ID: "c2", Name: "shell", Args: `{"cmd":"touch approved.txt"}`}}},
 		llmtest.Reply{Text: "## Done\n\nAll **good**: the file exists.\n", ChunkSize: 4, Delay: 5 * time.Millisecond},
 	)
@@ -88,10 +90,13 @@ func TestTUIInTmux(t *testing.T) {
 	p.waitFor("/help for commands")
 	p.typeText("make the file")
 	p.keys("Enter")
-	p.waitFor("sleep 2")
+	p.waitFor("while [ ! -f go.flag ]")
 	p.typeText("also check the tests")
 	p.keys("Enter")
 	p.waitFor("pending steer: also check the tests")
+	if err := os.WriteFile(filepath.Join(ws, "go.flag"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p.waitFor("wants to run")
 	p.keys("y")
 	p.waitFor("All good: the file exists.")
