@@ -37,9 +37,18 @@ type Browser struct {
 	cancel func()
 }
 
+// StepLimit bounds one Do or Text call. The limit is a step's, not the
+// tab's: a test of many steps takes longer on a busy machine without
+// any step being stuck (one took 42 s of a former whole-tab minute at a
+// load of 36 on 2 cores).
+const StepLimit = time.Minute
+
 // Tab opens a tab in b, starting the browser on first use (starting one
 // costs seconds on a busy machine, a tab almost nothing); cleanup closes
-// the tab. The tab's context ends after a minute.
+// the tab. The tab lives as long as the test, to a minute before the
+// test binary's deadline (go test -timeout), so that a step still
+// waiting then fails saying what the page showed instead of the binary
+// panicking; Do and Text bound each step by StepLimit.
 func (b *Browser) Tab(t testing.TB) context.Context {
 	t.Helper()
 	path := Chromium(t)
@@ -65,8 +74,18 @@ func (b *Browser) Tab(t testing.TB) context.Context {
 		t.Fatalf("starting %s: %v", path, b.err)
 	}
 	tab, cancelTab := chromedp.NewContext(b.ctx)
-	ctx, cancelTime := context.WithTimeout(tab, 60*time.Second)
+	ctx, cancelTime := tab, context.CancelFunc(func() {})
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := dt.Deadline(); ok {
+			ctx, cancelTime = context.WithDeadline(tab, end.Add(-min(time.Minute, time.Until(end)/4)))
+		}
+	}
 	t.Cleanup(func() { cancelTime(); cancelTab() })
+	// The first run on a context opens its tab, which then lives as long
+	// as that run's context: open it here, so that it is not a step's.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
 	return ctx
 }
 
@@ -77,14 +96,16 @@ func (b *Browser) Close() {
 	}
 }
 
-// Do runs steps in the tab and fails t with what when one fails. The
-// failure says what the page showed then (Page): its address, the
-// state the chat keeps in data attributes, its text and a screenshot,
-// so that a wait that timed out on a busy machine can be told from a
-// page that went wrong.
+// Do runs steps in the tab, within StepLimit, and fails t with what when
+// one fails. The failure says what the page showed then (Page): its
+// address, the state the chat keeps in data attributes, its text and a
+// screenshot, so that a wait that timed out on a busy machine can be
+// told from a page that went wrong.
 func Do(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
+	step, cancel := context.WithTimeout(ctx, StepLimit)
+	defer cancel()
+	if err := chromedp.Do(step, steps...); err != nil {
 		t.Fatalf("%s: %v\n%s", what, err, Page(t, ctx))
 	}
 }
@@ -129,10 +150,13 @@ func Page(t testing.TB, ctx context.Context) string {
 	return state + "\nscreenshot " + path
 }
 
-// Text is the text of the first element matching sel.
+// Text is the text of the first element matching sel (waiting for it,
+// within StepLimit).
 func Text(t testing.TB, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(sel))
+	step, cancel := context.WithTimeout(ctx, StepLimit)
+	defer cancel()
+	s, err := chromedp.Run(step, chromedp.Text(sel))
 	if err != nil {
 		t.Fatalf("text of %s: %v\n%s", sel, err, Page(t, ctx))
 	}
