@@ -34,7 +34,11 @@ func startTmux(t *testing.T, dir string, env []string, args ...string) *tmuxPane
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	done := filepath.Join(dir, ".tui-exit")
-	script := fmt.Sprintf("cd '%s' && %s; echo $? > '%s'; sleep 30", dir, strings.Join(quoted, " "), done)
+	// The pane may start at tmux's default 80x24 and get its size a
+	// moment later (seen on a busy machine): the UI would draw a frame
+	// at the wrong size first, which inline mode leaves in the
+	// scrollback. It starts once the terminal has its size.
+	script := fmt.Sprintf("while [ \"$(stty size)\" != '30 100' ]; do sleep 0.05; done; cd '%s' && %s; echo $? > '%s'; sleep 30", dir, strings.Join(quoted, " "), done)
 	p.tmux("new-session", "-d", "-x", "100", "-y", "30", "sh", "-c", script)
 	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
 	return p
@@ -63,6 +67,24 @@ func (p *tmuxPane) waitFor(want string) string {
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("the screen never showed %q:\n%s", want, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitForAfter polls the screen until it shows want below the last
+// anchor: for a line that an earlier turn already put on the screen
+// ("— finished"), the one that follows the newest answer.
+func (p *tmuxPane) waitForAfter(anchor, want string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := p.screen()
+		if i := strings.LastIndex(s, anchor); i >= 0 && strings.Contains(s[i+len(anchor):], want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the screen never showed %q after %q:\n%s", want, anchor, s)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
