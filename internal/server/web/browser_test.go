@@ -405,13 +405,19 @@ func TestBrowserScreens(t *testing.T) {
 // tab shows), starts a session and waits until its stream is live.
 func startSession(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
-	var steps []chromedp.Action[chromedp.Void]
 	if url != "" {
-		steps = append(steps, chromedp.Navigate(url+"/#token="+testToken))
+		do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken))
 	}
-	steps = append(steps, chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+	// New session posts, then goes to the session's page. Wait for that
+	// page to load: the page before it (another session's) has a live
+	// #chat and #prompt too, and a poll does not survive the navigation.
+	step, cancel := context.WithTimeout(ctx, browsertest.StepLimit)
+	defer cancel()
+	if _, err := chromedp.RunResponse(step, chromedp.Click("#new-session")); err != nil {
+		t.Fatalf("start a session: %v\n%s", err, browsertest.Page(t, ctx))
+	}
+	do(t, ctx, "the new session's page", chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	do(t, ctx, "start a session", steps...)
 }
 
 // A session on disk that the page resumes is followed from the start of
