@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/openseek/openseek/internal/e2etest"
@@ -108,6 +110,26 @@ func Do(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action
 	if err := chromedp.Do(step, steps...); err != nil {
 		t.Fatalf("%s: %v\n%s", what, err, Page(t, ctx))
 	}
+}
+
+// Enter presses Enter as a keyboard does: one keydown that carries the
+// key's text, so that a page whose handler takes the key
+// (preventDefault) gets no line break, and a box that does not gets one.
+// chromedp's kb.Enter sends the text as a char event of its own, which
+// a handler cannot cancel: it types a line break into the box after the
+// page took the keydown — on a busy machine after the page had sent and
+// cleared the box.
+func Enter() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		key := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: "Enter", Code: "Enter",
+			WindowsVirtualKeyCode: 13, NativeVirtualKeyCode: 13, Text: "\r", UnmodifiedText: "\r"}
+		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, key); err != nil {
+			return err
+		}
+		key.Type, key.Text, key.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, key)
+		return err
+	})
 }
 
 // pageState is what Page reads from the tab: the end of the text, where

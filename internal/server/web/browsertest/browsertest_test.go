@@ -64,3 +64,28 @@ func TestDoSaysWhatThePageShowed(t *testing.T) {
 		t.Errorf("Text = %q, failure %q", got, rec.msg)
 	}
 }
+
+// Enter is one key press: a box whose keydown handler takes Enter gets no
+// line break (chromedp's kb.Enter would type one after the handler ran),
+// and a box without such a handler gets one.
+func TestEnterIsOneKeyPress(t *testing.T) {
+	var b Browser
+	defer b.Close()
+	ctx := b.Tab(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><textarea id="taken"></textarea><textarea id="plain"></textarea><script>
+			document.querySelector("#taken").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.target.dataset.sent = e.target.value; } });
+		</script>`)
+	}))
+	defer srv.Close()
+	// The boxes are filled and focused by script: Enter is what is tested.
+	focus := func(id, text string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](`(() => { const b = document.querySelector("#` + id + `"); b.value = "` + text + `"; b.focus(); })()`)
+	}
+	Do(t, ctx, "type", chromedp.Navigate(srv.URL), chromedp.Poll[chromedp.Void](`document.querySelector("#plain")`),
+		focus("taken", "sent"), Enter(), focus("plain", "line"), Enter())
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify([document.querySelector("#taken").value, document.querySelector("#taken").dataset.sent, document.querySelector("#plain").value])`))
+	if err != nil || got != `["sent","sent","line\n"]` {
+		t.Errorf("the boxes after Enter: %s %v", got, err)
+	}
+}
