@@ -77,17 +77,13 @@ func (p *tmuxPane) waitFor(want string) string {
 // ("— finished"), the one that follows the newest answer.
 func (p *tmuxPane) waitForAfter(anchor, want string) string {
 	p.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		s := p.screen()
-		if i := strings.LastIndex(s, anchor); i >= 0 && strings.Contains(s[i+len(anchor):], want) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the screen never showed %q after %q:\n%s", want, anchor, s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var s string
+	p.waitUntil(func() bool {
+		s = p.screen()
+		i := strings.LastIndex(s, anchor)
+		return i >= 0 && strings.Contains(s[i+len(anchor):], want)
+	}, fmt.Sprintf("the screen to show %q below %q", want, anchor))
+	return s
 }
 
 func (p *tmuxPane) keys(keys ...string) { p.tmux(append([]string{"send-keys", "-t", "0"}, keys...)...) }
