@@ -20,7 +20,6 @@ import (
 
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/server/web/browsertest"
@@ -158,7 +157,7 @@ func TestBrowserCannotBeTurnedAgainstTheUser(t *testing.T) {
 	// Create a session, prompt it, approve its command, see the turn end.
 	browsertest.Do(t, ctx, "start a session", chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	browsertest.Do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "make the file"+kb.Enter),
+	browsertest.Do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "make the file"), browsertest.Enter(),
 		chromedp.WaitVisible(".card.approval button.approve"))
 	if got := browsertest.Text(t, ctx, ".card.approval"); !strings.Contains(got, "touch approved.txt") {
 		t.Errorf("approval card %q", got)

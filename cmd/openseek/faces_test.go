@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openseek/openseek/internal/e2etest"
@@ -312,7 +311,7 @@ func driveWeb(t *testing.T, e *faceEnv) faceSeen {
 	browsertest.Do(t, ctx, "open the printed URL", chromedp.Navigate(s.url.String()), chromedp.WaitVisible("#new-session"))
 	browsertest.Do(t, ctx, "start a session", chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	browsertest.Do(t, ctx, "prompt", chromedp.SendKeys("#prompt", facePrompt+kb.Enter))
+	browsertest.Do(t, ctx, "prompt", chromedp.SendKeys("#prompt", facePrompt), browsertest.Enter())
 	for {
 		state, err := chromedp.Run(ctx, chromedp.Poll[string](`document.querySelector(".msg.turn-summary") ? "done" :
 			document.querySelector(".card.approval:not(.resolved) button.approve") ? "ask" : null`))

@@ -34,7 +34,11 @@ func startTmux(t *testing.T, dir string, env []string, args ...string) *tmuxPane
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	done := filepath.Join(dir, ".tui-exit")
-	script := fmt.Sprintf("cd '%s' && %s; echo $? > '%s'; sleep 30", dir, strings.Join(quoted, " "), done)
+	// The pane may start at tmux's default 80x24 and get its size a
+	// moment later (seen on a busy machine): the UI would draw a frame
+	// at the wrong size first, which inline mode leaves in the
+	// scrollback. It starts once the terminal has its size.
+	script := fmt.Sprintf("while [ \"$(stty size)\" != '30 100' ]; do sleep 0.05; done; cd '%s' && %s; echo $? > '%s'; sleep 30", dir, strings.Join(quoted, " "), done)
 	p.tmux("new-session", "-d", "-x", "100", "-y", "30", "sh", "-c", script)
 	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
 	return p
@@ -68,6 +72,20 @@ func (p *tmuxPane) waitFor(want string) string {
 	}
 }
 
+// waitForAfter polls the screen until it shows want below the last
+// anchor: for a line that an earlier turn already put on the screen
+// ("— finished"), the one that follows the newest answer.
+func (p *tmuxPane) waitForAfter(anchor, want string) string {
+	p.t.Helper()
+	var s string
+	p.waitUntil(func() bool {
+		s = p.screen()
+		i := strings.LastIndex(s, anchor)
+		return i >= 0 && strings.Contains(s[i+len(anchor):], want)
+	}, fmt.Sprintf("the screen to show %q below %q", want, anchor))
+	return s
+}
+
 func (p *tmuxPane) keys(keys ...string) { p.tmux(append([]string{"send-keys", "-t", "0"}, keys...)...) }
 
 func (p *tmuxPane) typeText(s string) { p.tmux("send-keys", "-t", "0", "-l", s) }
@@ -78,7 +96,9 @@ func (p *tmuxPane) typeText(s string) { p.tmux("send-keys", "-t", "0", "-l", s) 
 func TestTUIInTmux(t *testing.T) {
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
-		llmtest.Reply{Reasoning: "first a pause", Calls: []llmtest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"sleep 2 && echo slept-well"}`}}},
+		// The command runs until the test lets it end (go.flag), after the
+		// steer was taken: on a busy machine a fixed pause could end first.
+		llmtest.Reply{Reasoning: "first a pause", Calls: []llmtest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"while [ ! -f go.flag ]; do sleep 0.05; done; echo slept-well"}`}}},
 		llmtest.Reply{Reasoning: "now the file", Calls: []llmtest.Call{{ID: "c2", Name: "shell", Args: `{"cmd":"touch approved.txt"}`}}},
 		llmtest.Reply{Text: "## Done\n\nAll **good**: the file exists.\n", ChunkSize: 4, Delay: 5 * time.Millisecond},
 	)
@@ -88,10 +108,13 @@ func TestTUIInTmux(t *testing.T) {
 	p.waitFor("/help for commands")
 	p.typeText("make the file")
 	p.keys("Enter")
-	p.waitFor("sleep 2")
+	p.waitFor("while [ ! -f go.flag ]")
 	p.typeText("also check the tests")
 	p.keys("Enter")
 	p.waitFor("pending steer: also check the tests")
+	if err := os.WriteFile(filepath.Join(ws, "go.flag"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p.waitFor("wants to run")
 	p.keys("y")
 	p.waitFor("All good: the file exists.")

@@ -36,7 +36,9 @@ func TestTUIInlineInTmux(t *testing.T) {
 	p.waitFor("— finished")
 	p.typeText("and more")
 	p.keys("Enter")
-	s := p.waitFor("Second answer.")
+	// The answer shows before its turn ends; Ctrl-C (quitTUI) before the
+	// end would interrupt the turn instead of arming the quit.
+	s := p.waitForAfter("Second answer.", "— finished")
 	t.Logf("the screen:\n%s", s)
 	all := p.tmux("capture-pane", "-p", "-S", "-", "-E", "-")
 	for _, want := range []string{"OpenSeek · " + ws, "› write a lot", "│ from-the-tool", "Paragraph 01 of the answer.", "Paragraph 40 of the answer.", "› and more"} {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/server/web/browsertest"
@@ -38,7 +37,7 @@ func TestWebAppTwoWorkspacesBinary(t *testing.T) {
 	browsertest.Do(t, ctx, "pick the second workspace", chromedp.Click(`#workspaces a[href="/w/1/"]`), chromedp.WaitVisible(`#workspaces a[aria-current="page"][href="/w/1/"]`))
 	browsertest.Do(t, ctx, "start a session", chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	browsertest.Do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "make the file"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
+	browsertest.Do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "make the file"), browsertest.Enter(), chromedp.WaitVisible(".msg.turn-summary"))
 	if _, err := os.Stat(filepath.Join(other, "made-here.txt")); err != nil {
 		t.Errorf("the command did not run in the second workspace: %v", err)
 	}

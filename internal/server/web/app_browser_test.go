@@ -69,10 +69,7 @@ func TestBrowserSidebar(t *testing.T) {
 	startSession(t, ctx, "")
 	id := evalString(t, ctx, `document.querySelector("#chat").dataset.session`)
 	do(t, ctx, "the new session is listed", chromedp.WaitVisible(fmt.Sprintf(`#session-nav li[data-id=%q]`, id)))
-	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "touch it"+kb.Enter))
-	if _, err := chromedp.Run(ctx, chromedp.WaitVisible(".card.approval button.approve")); err != nil {
-		t.Fatalf("no approval: %v %s", err, evalString(t, ctx, `document.querySelector("main").outerHTML`))
-	}
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "touch it"), enter(), chromedp.WaitVisible(".card.approval button.approve"))
 
 	other := browser(t)
 	do(t, other, "another session's page", chromedp.Navigate(url+"/sessions/diffdemo#token="+testToken), chromedp.WaitVisible("#session-nav"))
@@ -180,7 +177,7 @@ func TestBrowserToolCardsFold(t *testing.T) {
 	h := newHost(t, srv, nil)
 	url, ctx := browse(t, h, Options{})
 	startSession(t, ctx, url)
-	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "run it"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"), chromedp.WaitVisible("#tool-f1.done .exit"))
+	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "run it"), enter(), chromedp.WaitVisible(".msg.turn-summary"), chromedp.WaitVisible("#tool-f1.done .exit"))
 	check := func(when string) {
 		if evalBool(t, ctx, `document.querySelector("#tool-f1").open`) {
 			t.Errorf("%s: the card is open", when)
@@ -212,8 +209,8 @@ func TestBrowserChangesAndRewind(t *testing.T) {
 	h := newHost(t, twoWrites(t), nil)
 	url, ctx := browse(t, h, Options{})
 	startSession(t, ctx, url)
-	do(t, ctx, "turn 1", chromedp.SendKeys("#prompt", "first"+kb.Enter), chromedp.WaitVisible("#tool-r1.done"), chromedp.WaitVisible(".msg.turn-summary"))
-	do(t, ctx, "turn 2", chromedp.SendKeys("#prompt", "second"+kb.Enter), chromedp.WaitVisible("#tool-r2.done"),
+	do(t, ctx, "turn 1", chromedp.SendKeys("#prompt", "first"), enter(), chromedp.WaitVisible("#tool-r1.done"), chromedp.WaitVisible(".msg.turn-summary"))
+	do(t, ctx, "turn 2", chromedp.SendKeys("#prompt", "second"), enter(), chromedp.WaitVisible("#tool-r2.done"),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".msg.turn-summary").length === 2`, chromedp.WithPollingInterval(50*time.Millisecond)))
 	do(t, ctx, "open the changes", chromedp.Click("#changes > summary"), chromedp.WaitVisible("#changes .diff-file"))
 	if got := textOf(t, ctx, "#changes .diff-name"); !strings.Contains(got, "f.txt") {
@@ -248,7 +245,7 @@ func TestBrowserLiveMeterAndEsc(t *testing.T) {
 	h := newHost(t, srv, func(o *engine.Options) { o.Approval = "ask" })
 	url, ctx := browse(t, h, Options{})
 	startSession(t, ctx, url)
-	do(t, ctx, "a turn that waits", chromedp.SendKeys("#prompt", "touch it"+kb.Enter), chromedp.WaitVisible(".card.approval button.approve"),
+	do(t, ctx, "a turn that waits", chromedp.SendKeys("#prompt", "touch it"), enter(), chromedp.WaitVisible(".card.approval button.approve"),
 		chromedp.WaitVisible("#totals"))
 	if got := textOf(t, ctx, "#totals"); !regexp.MustCompile(`^tokens: [1-9][0-9]* in \([0-9]+% cache hits\), [1-9][0-9]* out · cost (unknown|\$[0-9.]+) \+ this turn.s$`).MatchString(got) {
 		t.Errorf("the meter during the turn reads %q", got)
@@ -344,7 +341,7 @@ func TestBrowserNotifications(t *testing.T) {
 		t.Errorf("the button asked %s times", n)
 	}
 	startSession(t, ctx, "")
-	do(t, ctx, "a visible turn", chromedp.SendKeys("#prompt", "touch"+kb.Enter), chromedp.WaitVisible(".card.approval button.approve"))
+	do(t, ctx, "a visible turn", chromedp.SendKeys("#prompt", "touch"), enter(), chromedp.WaitVisible(".card.approval button.approve"))
 	if got := evalString(t, ctx, `window.__shown.join("\n")`); got != "" {
 		t.Errorf("a visible tab notified: %s", got)
 	}
@@ -372,7 +369,7 @@ func TestBrowserMarkdownLive(t *testing.T) {
 	url, ctx := browse(t, h, Options{})
 	startSession(t, ctx, url)
 	rendered := `document.querySelector(".msg.assistant .answer").innerHTML`
-	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "go"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"),
+	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "go"), enter(), chromedp.WaitVisible(".msg.turn-summary"),
 		chromedp.Poll[chromedp.Void](`document.querySelector(".msg.assistant .answer h2") !== null`, chromedp.WithPollingInterval(50*time.Millisecond)))
 	live := evalString(t, ctx, rendered)
 	want, _ := json.Marshal(markdown.HTML(hostile))

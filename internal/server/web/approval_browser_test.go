@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
@@ -31,7 +30,7 @@ func TestBrowserAutoApproval(t *testing.T) {
 	url, ctx := browse(t, h, Options{})
 	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "fetch the installer"+kb.Enter))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "fetch the installer"), enter())
 	do(t, ctx, "the approval shows", chromedp.WaitVisible(".card.approval button.session"))
 	if b, err := os.ReadFile(filepath.Join(h.Workspace(), "bench.log")); err != nil || string(b) != "step-0\n" {
 		t.Errorf("the contained write did not run unasked: %q %v", b, err)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
@@ -58,6 +57,7 @@ func TestMain(m *testing.M) {
 var (
 	do     = browsertest.Do
 	textOf = browsertest.Text
+	enter  = browsertest.Enter // a prompt's Enter: see browsertest.Enter
 )
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
@@ -105,7 +105,7 @@ func TestBrowserChat(t *testing.T) {
 		chromedp.Navigate(url+"/#token="+testToken), chromedp.WaitVisible("#new-session"), chromedp.Click("#new-session"),
 		chromedp.WaitVisible("#prompt"), chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
 	do(t, ctx, "send a prompt",
-		chromedp.SendKeys("#prompt", "run the echo"), chromedp.SendKeys("#prompt", kb.Enter))
+		chromedp.SendKeys("#prompt", "run the echo"), enter())
 	do(t, ctx, "wait for the turn", chromedp.WaitVisible(".card.tool.done"), chromedp.WaitVisible(".msg.turn-summary"),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".answer.streaming").length === 0`, chromedp.WithPollingInterval(50*time.Millisecond)))
 
@@ -172,7 +172,7 @@ func TestBrowserApproval(t *testing.T) {
 	url, ctx := browse(t, h, Options{})
 	do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "make the file"+kb.Enter))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "make the file"), enter())
 	do(t, ctx, "the approval shows", chromedp.WaitVisible(".card.approval button.approve"))
 	if got := textOf(t, ctx, ".card.approval"); !strings.Contains(got, "touch approved.txt") {
 		t.Errorf("approval card %q", got)
@@ -211,11 +211,11 @@ func TestBrowserSteerAndCancel(t *testing.T) {
 	url, ctx := browse(t, h, Options{})
 	do(t, ctx, "open a session", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "write a lot"+kb.Enter), chromedp.WaitVisible(".answer.streaming"))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "write a lot"), enter(), chromedp.WaitVisible(".answer.streaming"))
 	if st := textOf(t, ctx, "#state"); st != "working…" {
 		t.Errorf("state during the turn %q", st)
 	}
-	do(t, ctx, "steer", chromedp.SendKeys("#prompt", "shorter please"+kb.Enter),
+	do(t, ctx, "steer", chromedp.SendKeys("#prompt", "shorter please"), enter(),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#prompt").value === "" && !document.querySelector("#prompt").disabled`))
 	do(t, ctx, "cancel", chromedp.Click("#cancel"), chromedp.WaitVisible(".msg.turn-summary"))
 	if s := textOf(t, ctx, ".msg.turn-summary"); !strings.HasPrefix(s, "interrupted") && !strings.HasPrefix(s, "aborted") {
@@ -267,7 +267,7 @@ func TestBrowserResumesASessionOnDisk(t *testing.T) {
 	if _, open := h.Get("diffdemo"); !open {
 		t.Fatal("the page did not resume the session")
 	}
-	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "again"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "again"), enter(), chromedp.WaitVisible(".msg.turn-summary"))
 	if got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".msg.assistant .answer")].map(e => e.textContent).join("|")`)); !strings.Contains(got, "back again") {
 		t.Errorf("answer %q", got)
 	}
@@ -284,7 +284,7 @@ func TestBrowserStreamReconnects(t *testing.T) {
 	ctx := browsers.Tab(t)
 	do(t, ctx, "open a session", chromedp.Navigate(srv.URL+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "talk"+kb.Enter), chromedp.WaitVisible(".answer.streaming"))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "talk"), enter(), chromedp.WaitVisible(".answer.streaming"))
 	srv.CloseClientConnections()
 	do(t, ctx, "the turn ends", chromedp.WaitVisible(".msg.turn-summary"))
 	if got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".banner")].map(b => b.textContent).join("|")`)); !strings.Contains(got, "reconnected") {
@@ -330,7 +330,7 @@ func TestBrowserEverydayPage(t *testing.T) {
 	if hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#cancel").offsetParent === null`)); !hidden {
 		t.Error("Cancel shows on an idle session")
 	}
-	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "echo it"+kb.Enter), chromedp.WaitVisible("#tool-e1.done"), chromedp.WaitVisible(".msg.turn-summary"))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "echo it"), enter(), chromedp.WaitVisible("#tool-e1.done"), chromedp.WaitVisible(".msg.turn-summary"))
 	card := textOf(t, ctx, "#tool-e1")
 	if strings.Contains(card, "<system>") || strings.Contains(card, "exit=") || !strings.Contains(card, "from-the-shell") {
 		t.Errorf("live card %q", card)
@@ -373,7 +373,7 @@ func TestBrowserScreens(t *testing.T) {
 	h := newHost(t, srv, func(o *engine.Options) { o.APIURL = strings.TrimSuffix(srv.URL(), "/chat/completions") })
 	url, ctx := browse(t, h, Options{})
 	startSession(t, ctx, url)
-	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "run it"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
+	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "run it"), enter(), chromedp.WaitVisible(".msg.turn-summary"))
 	if got := textOf(t, ctx, "#tool-s1 .exit"); got != "exit 3" {
 		t.Errorf("exit badge %q", got)
 	}
@@ -405,13 +405,19 @@ func TestBrowserScreens(t *testing.T) {
 // tab shows), starts a session and waits until its stream is live.
 func startSession(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
-	var steps []chromedp.Action[chromedp.Void]
 	if url != "" {
-		steps = append(steps, chromedp.Navigate(url+"/#token="+testToken))
+		do(t, ctx, "open the list", chromedp.Navigate(url+"/#token="+testToken))
 	}
-	steps = append(steps, chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
+	// New session posts, then goes to the session's page. Wait for that
+	// page to load: the page before it (another session's) has a live
+	// #chat and #prompt too, and a poll does not survive the navigation.
+	step, cancel := context.WithTimeout(ctx, browsertest.StepLimit)
+	defer cancel()
+	if _, err := chromedp.RunResponse(step, chromedp.Click("#new-session")); err != nil {
+		t.Fatalf("start a session: %v\n%s", err, browsertest.Page(t, ctx))
+	}
+	do(t, ctx, "the new session's page", chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	do(t, ctx, "start a session", steps...)
 }
 
 // A session on disk that the page resumes is followed from the start of

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 )
@@ -17,7 +16,7 @@ func TestBrowserShowsAnUnverifiedClaim(t *testing.T) {
 	url, ctx := browse(t, newHost(t, srv, nil), Options{})
 	startSession(t, ctx, url)
 	do(t, ctx, "send a prompt and wait for the turn",
-		chromedp.SendKeys("#prompt", "fix it"), chromedp.SendKeys("#prompt", kb.Enter),
+		chromedp.SendKeys("#prompt", "fix it"), enter(),
 		chromedp.WaitVisible(".msg.turn-summary"), chromedp.WaitVisible("#banners .banner.warn"))
 	want := "The answer says the tests pass, but no test ran in this session."
 	if got := textOf(t, ctx, "#banners .banner.warn .banner-text"); !strings.Contains(got, want) {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
@@ -29,7 +28,7 @@ func TestBrowserContextMeterAndCompaction(t *testing.T) {
 	if hidden, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#context-meter").hidden`)); !hidden {
 		t.Error("the meter shows before the engine reported the context")
 	}
-	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "count to 600"+kb.Enter), chromedp.WaitVisible(".msg.compaction-report"),
+	do(t, ctx, "a turn", chromedp.SendKeys("#prompt", "count to 600"), enter(), chromedp.WaitVisible(".msg.compaction-report"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#context-meter").textContent.includes("1 compaction")`))
 	if got := textOf(t, ctx, ".msg.compaction-report"); !regexp.MustCompile(`^compacted events 1\.\.\d+ \(auto, 1 turn\): context \d+k? → \d+k? tokens$`).MatchString(got) {
 		t.Errorf("compaction notice %q", got)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 )
@@ -53,7 +52,7 @@ func TestBrowserNestsAScriptsCalls(t *testing.T) {
 	h := newHost(t, srv, nil)
 	url, ctx := browse(t, h, Options{})
 	startSession(t, ctx, url)
-	do(t, ctx, "send a prompt", chromedp.SendKeys("#prompt", "look"+kb.Enter), chromedp.WaitVisible(".msg.turn-summary"))
+	do(t, ctx, "send a prompt", chromedp.SendKeys("#prompt", "look"), enter(), chromedp.WaitVisible(".msg.turn-summary"))
 	nested := func(when string) {
 		t.Helper()
 		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".card.tool")].map(c =>

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openseek/openseek/internal/engine"
 	"github.com/openseek/openseek/internal/llm/llmtest"
@@ -37,7 +36,7 @@ func TestBrowserShowsTheRunningCheck(t *testing.T) {
 	url, ctx := browse(t, h, Options{})
 	do(t, ctx, "open a session", chromedp.Navigate(url+"/#token="+testToken), chromedp.Click("#new-session"), chromedp.WaitVisible("#prompt"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#chat").dataset.live === "true"`))
-	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "edit main.go"+kb.Enter), chromedp.WaitVisible(".card.check.pending"))
+	do(t, ctx, "prompt", chromedp.SendKeys("#prompt", "edit main.go"), enter(), chromedp.WaitVisible(".card.check.pending"))
 	if got := textOf(t, ctx, ".card.check.pending .card-head"); !strings.HasPrefix(got, "checking: "+check) {
 		t.Errorf("running check %q", got)
 	}

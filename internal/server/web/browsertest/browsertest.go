@@ -9,6 +9,7 @@ package browsertest
 import (
 	"bytes"
 	"context"
+	"flag"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/openseek/openseek/internal/e2etest"
@@ -36,9 +39,18 @@ type Browser struct {
 	cancel func()
 }
 
+// StepLimit bounds one Do or Text call. The limit is a step's, not the
+// tab's: a test of many steps takes longer on a busy machine without
+// any step being stuck (one took 42 s of a former whole-tab minute at a
+// load of 36 on 2 cores).
+const StepLimit = time.Minute
+
 // Tab opens a tab in b, starting the browser on first use (starting one
 // costs seconds on a busy machine, a tab almost nothing); cleanup closes
-// the tab. The tab's context ends after a minute.
+// the tab. The tab lives as long as the test, to a minute before the
+// test binary's deadline (go test -timeout), so that a step still
+// waiting then fails saying what the page showed instead of the binary
+// panicking; Do and Text bound each step by StepLimit.
 func (b *Browser) Tab(t testing.TB) context.Context {
 	t.Helper()
 	path := Chromium(t)
@@ -64,8 +76,18 @@ func (b *Browser) Tab(t testing.TB) context.Context {
 		t.Fatalf("starting %s: %v", path, b.err)
 	}
 	tab, cancelTab := chromedp.NewContext(b.ctx)
-	ctx, cancelTime := context.WithTimeout(tab, 60*time.Second)
+	ctx, cancelTime := tab, context.CancelFunc(func() {})
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := dt.Deadline(); ok {
+			ctx, cancelTime = context.WithDeadline(tab, end.Add(-min(time.Minute, time.Until(end)/4)))
+		}
+	}
 	t.Cleanup(func() { cancelTime(); cancelTab() })
+	// The first run on a context opens its tab, which then lives as long
+	// as that run's context: open it here, so that it is not a step's.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
 	return ctx
 }
 
@@ -76,20 +98,89 @@ func (b *Browser) Close() {
 	}
 }
 
-// Do runs steps in the tab and fails t with what when one fails.
+// Do runs steps in the tab, within StepLimit, and fails t with what when
+// one fails. The failure says what the page showed then (Page): its
+// address, the state the chat keeps in data attributes, its text and a
+// screenshot, so that a wait that timed out on a busy machine can be
+// told from a page that went wrong.
 func Do(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
+	step, cancel := context.WithTimeout(ctx, StepLimit)
+	defer cancel()
+	if err := chromedp.Do(step, steps...); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, Page(t, ctx))
 	}
 }
 
-// Text is the text of the first element matching sel.
+// Enter presses Enter as a keyboard does: one keydown that carries the
+// key's text, so that a page whose handler takes the key
+// (preventDefault) gets no line break, and a box that does not gets one.
+// chromedp's kb.Enter sends the text as a char event of its own, which
+// a handler cannot cancel: it types a line break into the box after the
+// page took the keydown — on a busy machine after the page had sent and
+// cleared the box.
+func Enter() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		key := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: "Enter", Code: "Enter",
+			WindowsVirtualKeyCode: 13, NativeVirtualKeyCode: 13, Text: "\r", UnmodifiedText: "\r"}
+		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, key); err != nil {
+			return err
+		}
+		key.Type, key.Text, key.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, key)
+		return err
+	})
+}
+
+// pageState is what Page reads from the tab: the end of the text, where
+// the newest of a conversation is.
+const pageState = `(() => {
+	const chat = document.querySelector("#chat");
+	const text = document.body ? document.body.innerText : "";
+	return "page " + location.href + "\nchat " + JSON.stringify(chat ? {...chat.dataset} : null) +
+		"\ntext (the last 4000 characters):\n" + text.slice(-4000);
+})()`
+
+// Page describes what the tab shows, for a failure's message: the
+// address, the chat's data attributes, the page's text, and the path of
+// a screenshot of the viewport. The screenshot goes to t.ArtifactDir
+// with go test -artifacts, else to a directory that outlives the test
+// (a failure's evidence is worth the few kilobytes). It works on a tab
+// whose context has ended, as long as the browser runs.
+func Page(t testing.TB, ctx context.Context) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	state, err := chromedp.Run(ctx, chromedp.Evaluate[string](pageState))
+	if err != nil {
+		state = "the page could not be read: " + err.Error()
+	}
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		return state + "\nno screenshot: " + err.Error()
+	}
+	dir := ""
+	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
+		dir = t.ArtifactDir()
+	} else if dir, err = os.MkdirTemp("", "openseek-browser-failure-"); err != nil {
+		return state + "\nno screenshot: " + err.Error()
+	}
+	path := filepath.Join(dir, "page.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		return state + "\nno screenshot: " + err.Error()
+	}
+	return state + "\nscreenshot " + path
+}
+
+// Text is the text of the first element matching sel (waiting for it,
+// within StepLimit).
 func Text(t testing.TB, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(sel))
+	step, cancel := context.WithTimeout(ctx, StepLimit)
+	defer cancel()
+	s, err := chromedp.Run(step, chromedp.Text(sel))
 	if err != nil {
-		t.Fatalf("text of %s: %v", sel, err)
+		t.Fatalf("text of %s: %v\n%s", sel, err, Page(t, ctx))
 	}
 	return s
 }

@@ -307,7 +307,7 @@
       const who = el("div", "who", label + " ");
       who.append(el("span", "time", clock()));
       m.append(who, el("div", "text", text));
-      add(m);
+      return add(m);
     }
 
     // message returns the assistant block of the running step.
@@ -785,31 +785,47 @@
       showQueue();
     }
 
+    // sending counts the prompts and steers posted and not yet answered
+    // (chat.dataset.sending: tests wait on it).
+    let sending = 0;
+    chat.dataset.sending = "0";
     // send posts the input (a steer while a turn runs, else a prompt), or
     // a queued message as the next prompt, leaving the input alone.
     async function send(next) {
       const fromQueue = next !== undefined;
       const text = fromQueue ? next : input.value;
       if (!text.trim()) return;
+      const wasBusy = busy;
       const cmd = busy && !fromQueue ? { command: "steer", kind: "prompt", content: text } : { command: "prompt", content: text };
+      // A prompt shows, and the page turns busy, before it is posted: the
+      // turn it starts comes on the event stream, which may bring it to
+      // its end before the POST's answer arrives (a busy machine), and
+      // nothing may turn the page busy after that end.
+      let shown = null;
+      if (cmd.command === "prompt") {
+        endStep();
+        shown = userMsg(text);
+        setBusy(true);
+      }
       if (!fromQueue) input.disabled = true;
+      chat.dataset.sending = String(++sending);
       try {
         await post(cmdURL, cmd);
         if (!fromQueue) input.value = "";
-        if (cmd.command === "prompt") {
-          endStep();
-          userMsg(text);
-          setBusy(true);
-          const h1 = $(".heading h1");
-          if (h1 && h1.textContent === id) h1.textContent = clip(text.replace(/\s+/g, " ").trim(), 80);
-        }
+        const h1 = $(".heading h1");
+        if (shown && h1 && h1.textContent === id) h1.textContent = clip(text.replace(/\s+/g, " ").trim(), 80);
       } catch (e) {
+        if (shown) {
+          shown.remove();
+          setBusy(wasBusy);
+        }
         if (fromQueue) {
           queued.unshift(text);
           showQueue();
         }
         banner("Your " + (fromQueue ? "queued message" : cmd.command) + " was not sent: " + e.message, "error");
       } finally {
+        chat.dataset.sending = String(--sending);
         if (!fromQueue) {
           input.disabled = false;
           input.focus();
