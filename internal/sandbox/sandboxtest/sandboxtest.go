@@ -10,6 +10,8 @@
 package sandboxtest
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/sandbox"
 )
@@ -73,14 +76,16 @@ func AsOrdinaryUser(t *testing.T, pattern string) {
 		t.Fatal(err)
 	}
 	exe := filepath.Join(dir, "tests")
-	if err := copyExecutable(exe); err != nil {
+	if err := linkExecutable(exe); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-test.run", pattern, "-test.count=1", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(userEnv(u.HomeDir), ordinaryEnv+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
-	out, err := cmd.CombinedOutput()
+	out, err := runRetryingBusy(func() *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run", pattern, "-test.count=1", "-test.v")
+		cmd.Dir = dir
+		cmd.Env = append(userEnv(u.HomeDir), ordinaryEnv+"=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+		return cmd
+	})
 	if err != nil || !strings.Contains(string(out), "\nPASS") || !strings.Contains(string(out), "=== RUN") {
 		t.Fatalf("as user %s (uid %d) the tests %q failed (%v):\n%s", name, uid, pattern, err, out)
 	}
@@ -102,11 +107,21 @@ func userEnv(home string) []string {
 	return append(env, "HOME="+home, "TMPDIR=/tmp")
 }
 
-func copyExecutable(dst string) error {
+// linkExecutable puts this test binary at dst: a hard link where it can
+// (nothing is written, and an ordinary user can run it when its mode lets
+// everyone), else a copy.
+func linkExecutable(dst string) error {
 	src, err := os.Executable()
 	if err != nil {
 		return err
 	}
+	if fi, err := os.Stat(src); err == nil && fi.Mode().Perm()&0o005 == 0o005 && os.Link(src, dst) == nil {
+		return nil
+	}
+	return copyExecutable(src, dst)
+}
+
+func copyExecutable(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -121,6 +136,29 @@ func copyExecutable(dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// runRetryingBusy runs the command newCmd makes and returns its combined
+// output. A freshly copied executable can fail to start with "text file
+// busy" while a child that another test forked at the moment of the copy
+// still holds the file open for writing (it closes it when that child
+// execs, golang.org/issue/22315): the start is tried again until that
+// has happened.
+func runRetryingBusy(newCmd func() *exec.Cmd) ([]byte, error) {
+	for delay := time.Millisecond; ; delay *= 2 {
+		var out bytes.Buffer
+		cmd := newCmd()
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Start()
+		if errors.Is(err, syscall.ETXTBSY) && delay < 5*time.Second {
+			time.Sleep(delay)
+			continue
+		}
+		if err == nil {
+			err = cmd.Wait()
+		}
+		return out.Bytes(), err
+	}
 }
 
 func tail(s string, n int) string {
