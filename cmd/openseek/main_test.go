@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +31,25 @@ func TestMain(m *testing.M) {
 	if os.Getenv("OPENSEEK_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	flag.Parse()
+	defaultParallel(testParallel)
 	os.Exit(m.Run())
+}
+
+// testParallel is how many of this package's parallel tests run at once
+// unless -test.parallel says otherwise. They spend most of their time
+// waiting on the program under test (a child process) and the scripted
+// model, not on the CPU: go test's default, GOMAXPROCS, would leave a
+// two-core machine idle most of the run.
+const testParallel = 4
+
+// defaultParallel sets -test.parallel to n when the command line did not.
+func defaultParallel(n int) {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 type result struct {
@@ -63,6 +84,20 @@ func runBinary(t *testing.T, bin, dir string, stdin string, env []string, args .
 	}
 	r.events = parseEvents(t, out.Bytes())
 	return r
+}
+
+// goBuild is `go build args...` with this test binary's -race setting,
+// so that it reuses the packages go test compiled for the tests rather
+// than compiling every dependency again without the race detector.
+func goBuild(args ...string) *exec.Cmd {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				args = append([]string{"-race"}, args...)
+			}
+		}
+	}
+	return exec.Command("go", append([]string{"build"}, args...)...)
 }
 
 func parseEvents(t *testing.T, out []byte) []protocol.Event {
@@ -108,6 +143,7 @@ func modelArgs(srv *llmtest.Server) []string {
 }
 
 func TestRunEditsFilesAndRecordsTheSession(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\nhello\n"), 0o644)
 	srv := llmtest.NewServer(t,
@@ -195,6 +231,7 @@ func TestRunEditsFilesAndRecordsTheSession(t *testing.T) {
 }
 
 func TestRunResumesASessionWithAStablePrefix(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
 	args := append(modelArgs(srv), "run", "--session", "s1")
@@ -216,6 +253,7 @@ func TestRunResumesASessionWithAStablePrefix(t *testing.T) {
 }
 
 func TestRunCommandLineErrors(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	for _, tc := range []struct {
 		name   string
@@ -254,6 +292,7 @@ func TestRunCommandLineErrors(t *testing.T) {
 }
 
 func TestRunReportsARefusedKey(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Fail{Status: 401, Body: `{"error":{"message":"Authentication Fails"}}`})
 	r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), "--api-key", "sk-secret-value", "run", "hi")...)
 	if r.code != exitModel {
@@ -269,6 +308,7 @@ func TestRunReportsARefusedKey(t *testing.T) {
 }
 
 func TestRunNoSessionWritesNothing(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("ok"))
 	r := openseek(t, ws, "", nil, append(modelArgs(srv), "run", "--no-session", "hi")...)
@@ -284,6 +324,7 @@ func TestRunNoSessionWritesNothing(t *testing.T) {
 }
 
 func TestRunMaxSteps(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "a", Name: "shell", Args: `{"cmd":"true"}`}}},
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "b", Name: "shell", Args: `{"cmd":"true"}`}}},
@@ -298,6 +339,7 @@ func TestRunMaxSteps(t *testing.T) {
 }
 
 func TestRunBadToolArgumentsLetTheTurnContinue(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Calls: []llmtest.Call{
 			{ID: "a", Name: "edit", Args: `{"path": "x.txt"`},
@@ -324,6 +366,7 @@ func TestRunBadToolArgumentsLetTheTurnContinue(t *testing.T) {
 }
 
 func TestRunRetriesA429WithoutRunningAToolTwice(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Fail{Status: 429, Body: `{"error":{"message":"slow down"}}`},
@@ -345,6 +388,7 @@ func TestRunRetriesA429WithoutRunningAToolTwice(t *testing.T) {
 }
 
 func TestServeSpeaksTheProtocol(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("hello there"),
 		llmtest.Calls(llmtest.Call{ID: "g", Name: "goal", Args: `{"status":"continuing","remaining":"more to do"}`}),
@@ -409,6 +453,7 @@ func TestServeSpeaksTheProtocol(t *testing.T) {
 // A run killed with SIGKILL in the middle of a tool leaves a session that
 // loads and resumes; the dangling call gets a synthetic error result.
 func TestKilledRunResumes(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "slow", Name: "shell", Args: `{"cmd":"touch started; sleep 5","timeout_ms":60000}`}}},
@@ -451,6 +496,7 @@ func TestKilledRunResumes(t *testing.T) {
 }
 
 func TestSessionsCompactAndTextTranscript(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"echo hi"}`}),
@@ -495,6 +541,7 @@ func TestSessionsCompactAndTextTranscript(t *testing.T) {
 }
 
 func TestCompactRefusesALockedSession(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "s", Name: "shell", Args: `{"cmd":"touch started; sleep 60"}`}), llmtest.Text("ok"))
 	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "run", "--session", "busy", "wait")...)
@@ -522,6 +569,7 @@ func TestCompactRefusesALockedSession(t *testing.T) {
 }
 
 func TestRunContinueResumesTheLatestSession(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"), llmtest.Text("c"))
 	args := modelArgs(srv)
@@ -545,6 +593,7 @@ func TestRunContinueResumesTheLatestSession(t *testing.T) {
 // TestAPIKeyFlagWarns checks the one-line warning that a key on the
 // command line is visible to other processes, and its absence otherwise.
 func TestAPIKeyFlagWarns(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
