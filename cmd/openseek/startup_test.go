@@ -13,6 +13,7 @@ import (
 // internal/sandbox/reexec must stay, and the sandbox package must not
 // come to depend on packages that initialise late.
 func TestSandboxDispatchPrecedesHeavyPackages(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(os.Args[0], "--help")
 	cmd.Env = append(os.Environ(), "OPENSEEK_TEST_MAIN=1", "GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()
