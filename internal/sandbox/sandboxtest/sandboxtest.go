@@ -37,9 +37,11 @@ const DefaultUser = "openseek-test"
 
 // AsOrdinaryUser reruns the tests of the calling test binary matched by
 // pattern (a -test.run expression) as an ordinary user and fails t when
-// any fails. It returns at once when this already is that rerun, or when
-// the tests do not run as root (they then are the ordinary-user run).
-func AsOrdinaryUser(t *testing.T, pattern string) {
+// any fails; env (KEY=value) is added to the rerun's environment, which
+// lets t run in parallel where t.Setenv would not. It returns at once
+// when this already is that rerun, or when the tests do not run as root
+// (they then are the ordinary-user run).
+func AsOrdinaryUser(t *testing.T, pattern string, env ...string) {
 	t.Helper()
 	if os.Getenv(ordinaryEnv) != "" {
 		return
@@ -82,7 +84,7 @@ func AsOrdinaryUser(t *testing.T, pattern string) {
 	out, err := runRetryingBusy(func() *exec.Cmd {
 		cmd := exec.Command(exe, "-test.run", pattern, "-test.count=1", "-test.v")
 		cmd.Dir = dir
-		cmd.Env = append(userEnv(u.HomeDir), ordinaryEnv+"=1")
+		cmd.Env = append(append(userEnv(u.HomeDir), env...), ordinaryEnv+"=1")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 		return cmd
 	})
