@@ -7,6 +7,9 @@
 // with `useradd -M openseek-test`. A root run without it logs the command
 // that creates it and keeps the root results; under OPENSEEK_E2E=1 (CI)
 // it fails.
+//
+// With -short (go test -short) the reruns are left out: a quick pass for
+// development; the full suite, as CI runs it, has them.
 package sandboxtest
 
 import (
@@ -49,6 +52,9 @@ func AsOrdinaryUser(t *testing.T, pattern string, env ...string) {
 	if os.Geteuid() != 0 {
 		t.Logf("running as uid %d already: these tests are the ordinary-user run", os.Geteuid())
 		return
+	}
+	if testing.Short() {
+		t.Skip("-short leaves out the rerun as an ordinary user; the full suite runs it")
 	}
 	name := os.Getenv("OPENSEEK_TEST_USER")
 	if name == "" {
@@ -179,7 +185,7 @@ func tail(s string, n int) string {
 // so does a run of benchmarks, which name the path they measure.
 func BothStartPaths(m *testing.M) int {
 	code := m.Run()
-	if code != 0 || os.Getenv(ordinaryEnv) != "" || os.Getenv(sandbox.ReexecEnv) != "" {
+	if code != 0 || os.Getenv(ordinaryEnv) != "" || os.Getenv(sandbox.ReexecEnv) != "" || testing.Short() {
 		return code
 	}
 	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
@@ -205,6 +211,9 @@ func OnReexecPath(t *testing.T, pattern string) {
 	t.Helper()
 	if os.Getenv(sandbox.ReexecEnv) != "" || os.Getenv(ordinaryEnv) != "" {
 		return
+	}
+	if testing.Short() {
+		t.Skip("-short leaves out the rerun on the re-exec path; the full suite runs it")
 	}
 	if helper, _ := sandbox.StartPath(); !helper {
 		t.Logf("this build takes the re-exec path already")
