@@ -4,18 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -31,25 +30,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("OPENSEEK_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	flag.Parse()
-	defaultParallel(testParallel)
+	// The tests wait on the program under test and the scripted model:
+	// four at a time keep two cores busy.
+	sandboxtest.DefaultParallel(4)
 	os.Exit(m.Run())
-}
-
-// testParallel is how many of this package's parallel tests run at once
-// unless -test.parallel says otherwise. They spend most of their time
-// waiting on the program under test (a child process) and the scripted
-// model, not on the CPU: go test's default, GOMAXPROCS, would leave a
-// two-core machine idle most of the run.
-const testParallel = 4
-
-// defaultParallel sets -test.parallel to n when the command line did not.
-func defaultParallel(n int) {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", strconv.Itoa(n))
-	}
 }
 
 type result struct {

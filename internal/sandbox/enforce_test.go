@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 		runEscapes(ws)
 		os.Exit(0)
 	}
+	sandboxtest.DefaultParallel(4)
 	goleak.VerifyTestMain(sandboxtest.StartPaths{M: m})
 }
 
@@ -564,6 +565,7 @@ func TestPrivateTmp(t *testing.T) {
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|WorkspaceInsideAProtectedDirectory|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone|SessionsHaveTheirOwnTmp|ReleaseWaitsForRunningCommands|NetworkAllowlist)$")
 }
 

@@ -232,6 +232,22 @@ func OnReexecPath(t *testing.T, pattern string) {
 	t.Logf("on the re-exec path:\n%s", tail(string(out), 40))
 }
 
+// DefaultParallel sets -test.parallel to n unless the command line set
+// it; TestMain calls it before m.Run. Sandbox tests spend their time
+// waiting on child processes (the sandboxed command, the program under
+// test, a rerun of the test binary), not on the CPU: go test's default,
+// GOMAXPROCS, leaves a two-core machine idle most of the run.
+func DefaultParallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
+}
+
 // StartPaths wraps m for goleak.VerifyTestMain and the like, whose Run
 // then is BothStartPaths.
 type StartPaths struct{ M *testing.M }
