@@ -408,10 +408,12 @@ func TestRepoTaskResumesItsSessionOnAnotherWorker(t *testing.T) {
 	homeA, homeB := t.TempDir(), t.TempDir()
 	a := startWorker(t, homeA, emb.URL, srv.URL(), "A")
 	waitFor(t, "worker A to call the model again after its tool call", func() bool { return len(srv.Requests()) == 2 })
-	// The tool call's result reaches the published log before the kill.
+	// The tool call's result reaches the published log before the kill
+	// (the call itself, published first, holds "half done" too: only
+	// the result carries its call's id as tool_call_id).
 	waitFor(t, "worker A's log to reach JetStream", func() bool {
 		log, _ := fc.SessionLog(context.Background(), id)
-		return strings.Contains(string(log), "half done")
+		return strings.Contains(string(log), `"tool_call_id":"first-worker-call"`)
 	})
 	if err := a.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
