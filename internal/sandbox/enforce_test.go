@@ -29,7 +29,11 @@ func TestMain(m *testing.M) {
 		runEscapes(ws)
 		os.Exit(0)
 	}
-	sandboxtest.DefaultParallel(4)
+	// Two at a time, whatever the CPU count: the helper tests expect
+	// their helper to live from one command to the next, and a process
+	// keeps at most maxHelpers (4) idle helpers, evicting the least
+	// recently used; a test may hold two.
+	sandboxtest.DefaultParallel(2)
 	goleak.VerifyTestMain(sandboxtest.StartPaths{M: m})
 }
 
