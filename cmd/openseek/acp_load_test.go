@@ -84,6 +84,7 @@ func (c *loadClient) waitFor(t *testing.T, what string, ok func([]sdk.SessionUpd
 // the session log records them — nothing missed from before the load,
 // nothing doubled after it. The default sandbox is on.
 func TestACPLoadWhileStreaming(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644)
 	long := strings.Repeat("streaming words ", 40) // 640 runes: 320 chunks

@@ -108,6 +108,7 @@ func acpSeq(us []acpUpdate) string {
 // allowed, the answer; a cancelled turn; an error that keeps
 // the connection; the session loaded and replayed.
 func TestACPWithTheNpmClient(t *testing.T) {
+	t.Parallel()
 	sdkEntry := acpSDK(t)
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello world\n"), 0o644)

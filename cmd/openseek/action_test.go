@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -86,6 +85,7 @@ func runAction(t *testing.T, dir string, gh *fakeGitHub, srv *llmtest.Server, in
 // failed run and a review are each posted as a comment on the pull
 // request, and the step's exit status is openseek's.
 func TestGitHubAction(t *testing.T) {
+	t.Parallel()
 	gh := newFakeGitHub(t)
 
 	srv := llmtest.NewServer(t,
@@ -133,12 +133,14 @@ func TestGitHubAction(t *testing.T) {
 }
 
 func TestGitHubActionAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestGitHubAction$")
 }
 
 // action.yml builds the program this test runs and hands every input to
 // it under the name it reads.
 func TestActionYAML(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +181,7 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("input %s is not passed as %s (got %q)", name, key, env[key])
 		}
 	}
-	if out, err := exec.Command("go", "build", "-o", os.DevNull, "../../.github/action").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", os.DevNull, "../../.github/action").CombinedOutput(); err != nil {
 		t.Errorf("the action's program does not build: %v\n%s", err, out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 )
 
 func TestApplyPatchCommand(t *testing.T) {
+	t.Parallel()
 	const update = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** Add File: sub/b.txt\n+bee\n*** Delete File: gone.txt\n*** End Patch\n"
 	tests := []struct {
 		name   string
@@ -59,6 +60,7 @@ func TestApplyPatchCommand(t *testing.T) {
 }
 
 func TestToolsFlagRejectsUnknownNames(t *testing.T) {
+	t.Parallel()
 	r := openseek(t, t.TempDir(), "", nil, "run", "--no-session", "--api-url", "http://127.0.0.1:1/v1/chat/completions", "--model", "m", "--tools", "+grepp", "hi")
 	if r.code != 1 || !strings.Contains(r.stderr, `--tools: unknown tool "grepp"; known tools: apply_patch, edit,`) {
 		t.Fatalf("exit %d stderr %q", r.code, r.stderr)

@@ -52,6 +52,7 @@ func remoteRepo(t *testing.T, ws string) string {
 // (an ask rule), whose denial's reason reaches the model; curl asks.
 // Every question and answer is in the session log.
 func TestTUIAutoApprovals(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	bare := remoteRepo(t, ws)
 	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
@@ -164,6 +165,7 @@ func serveAndPrompt(t *testing.T, ws, home string, srv *llmtest.Server, prompt s
 // reason reaches the model, and the session page shows the question and
 // its answer from the log.
 func TestServeHTTPAutoApprovals(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "s0", Name: "shell", Args: `{"cmd":"echo step-0 >> bench.log"}`}),
@@ -216,12 +218,14 @@ func TestServeHTTPAutoApprovals(t *testing.T) {
 // The auto approval tests again as an ordinary user, as most people run
 // them.
 func TestAutoApprovalsAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestTUIAutoApprovals|TestServeHTTPAutoApprovals|TestTUIAttachSeesWaitingApproval)$")
 }
 
 // A terminal UI attached to serve --http while an approval waits shows it
 // and answers it.
 func TestTUIAttachSeesWaitingApproval(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "n1", Name: "shell", Args: `{"cmd":"curl -s http://127.0.0.1:9/ || touch curled.txt"}`}),

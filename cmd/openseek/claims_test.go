@@ -16,6 +16,7 @@ import (
 // tests pass: the turn warns (an unverified_claim event, just before
 // turn_summary) unless a passing test ran after the last edit.
 func TestClaimsNeedEvidence(t *testing.T) {
+	t.Parallel()
 	const claim = "Fixed the greeting. All tests pass."
 	write := func(id string) llmtest.Turn {
 		return llmtest.Calls(llmtest.Call{ID: id, Name: "write", Args: `{"path":"greeting.txt","content":"hello\n"}`})
@@ -76,5 +77,6 @@ func TestClaimsNeedEvidence(t *testing.T) {
 }
 
 func TestClaimsNeedEvidenceAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestClaimsNeedEvidence$")
 }

@@ -16,6 +16,7 @@ import (
 // TestContextAsOrdinaryUser runs the context tests again as an ordinary
 // user, as most people run them.
 func TestContextAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestRunShowsContextAndCompaction|TestCompactionKeepsRulesAndGoal|TestReadLedgerAnswersUnchangedRereads)$")
 }
 
@@ -43,6 +44,7 @@ func compactionHooks(t *testing.T, home, replacement string) (pre, post string) 
 // the project's rules. A later run in text mode ends with the context
 // line, counting the compaction from the log.
 func TestRunShowsContextAndCompaction(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("RULE-ZEBRA: indent with tabs.\n"), 0o644)
 	var big strings.Builder
@@ -140,6 +142,7 @@ func TestRunShowsContextAndCompaction(t *testing.T) {
 // system prompt) and the standing goal, which the summary covered: it is
 // put back as a reminder right after the summary.
 func TestCompactionKeepsRulesAndGoal(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("RULE-ZEBRA: indent with tabs.\n"), 0o644)
 	srv := llmtest.NewServer(t,
@@ -189,6 +192,7 @@ func TestCompactionKeepsRulesAndGoal(t *testing.T) {
 // still in the context, is answered in one line; once the file changed
 // it is read in full again. The savings are counted in context_health.
 func TestReadLedgerAnswersUnchangedRereads(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	var body strings.Builder
 	for i := range 200 {

@@ -71,6 +71,7 @@ func checkResult(t *testing.T, s *jsonschema.Schema, r result) protocol.RunResul
 // json (the result validates against the run-result schema and names the
 // same status).
 func TestRunExitCodes(t *testing.T) {
+	t.Parallel()
 	events, results := schemaFile(t, "events.v1.json"), schemaFile(t, "run-result.v1.json")
 	write := llmtest.Calls(llmtest.Call{ID: "w1", Name: "write", Args: `{"path":"out.txt","content":"x\n"}`})
 	for _, tc := range []struct {
@@ -178,6 +179,7 @@ func TestRunExitCodes(t *testing.T) {
 // TestServeStreamValidates drives serve through a turn with a tool call:
 // every line it prints validates against the published event schema.
 func TestServeStreamValidates(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Reasoning: "look", Calls: []llmtest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"echo hi"}`}}},
 		llmtest.Text("It printed hi. All tests pass."),
@@ -202,5 +204,6 @@ func TestServeStreamValidates(t *testing.T) {
 }
 
 func TestRunExitCodesAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestRunExitCodes|TestServeStreamValidates)$")
 }

@@ -15,6 +15,7 @@ import (
 // `run` and `sessions show`; an unpriced model's is "cost unknown" in
 // both, never a figure at another model's prices. The sandbox stays on.
 func TestEveryFaceSaysTheSameCost(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Text("priced answer"), llmtest.Text("unpriced answer"))
 	srv.MultiConversation()
 	ws, home := t.TempDir(), t.TempDir()

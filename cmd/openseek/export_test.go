@@ -46,6 +46,7 @@ func sessionFile(ws, id string) string {
 }
 
 func TestExportFormats(t *testing.T) {
+	t.Parallel()
 	ws, env := recordedSession(t)
 	raw, err := os.ReadFile(sessionFile(ws, "s1"))
 	if err != nil {
@@ -142,5 +143,6 @@ func TestExportFormats(t *testing.T) {
 }
 
 func TestExportAndReplayAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestExportFormats|TestReplay)$")
 }

@@ -53,6 +53,7 @@ func writeMCPConfig(t *testing.T, dir, name string) string {
 }
 
 func TestMCPToolsAreCalledLikeAnyOther(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	cfg := writeMCPConfig(t, t.TempDir(), "mcp.json")
 	srv := llmtest.NewServer(t,
@@ -81,6 +82,7 @@ func TestMCPToolsAreCalledLikeAnyOther(t *testing.T) {
 }
 
 func TestWorkspaceMCPConfigNeedsTrust(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	writeMCPConfig(t, ws, ".mcp.json")
 	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"))
@@ -100,6 +102,7 @@ func TestWorkspaceMCPConfigNeedsTrust(t *testing.T) {
 }
 
 func TestHooksAndSkills(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	// A user-level PreToolUse hook (Claude Code's shape) that blocks rm.
 	script := filepath.Join(home, "guard.sh")
@@ -149,6 +152,7 @@ func TestHooksAndSkills(t *testing.T) {
 }
 
 func TestRulesCheck(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"git\", \"push\"]\ndecision = \"deny\"\n"), 0o644)
@@ -167,6 +171,7 @@ func TestRulesCheck(t *testing.T) {
 // An approval round trip over serve: the controller allows one command
 // and denies another; the denied tool's result tells the model why.
 func TestServeApprovalRoundTrip(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"touch allowed.txt"}`}),
@@ -206,6 +211,7 @@ func TestServeApprovalRoundTrip(t *testing.T) {
 }
 
 func TestModelsDoctorAndConfigErrors(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	env := []string{"HOME=" + home, "DEEPSEEK_API_KEY=sk-test-abcdef123456"}
 	r := openseek(t, ws, "", env, "models")
@@ -242,6 +248,7 @@ func TestModelsDoctorAndConfigErrors(t *testing.T) {
 // A provider/model from a config file is used end to end; the unknown
 // model error lists what is known.
 func TestConfiguredProviderEndToEnd(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("from the local server"))
 	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
@@ -263,6 +270,7 @@ func TestConfiguredProviderEndToEnd(t *testing.T) {
 // Claude through the Anthropic Messages API, end to end through the turn
 // loop: thinking with its signature travels back with the tool call.
 func TestAnthropicEndToEnd(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewAnthropicServer(t,
 		llmtest.Reply{Reasoning: "list first", Calls: []llmtest.Call{{ID: "toolu_1", Name: "shell", Args: `{"cmd":"echo claude"}`}}},
@@ -305,6 +313,7 @@ func mcpServe(t *testing.T, ws string, args ...string) (context.Context, *sdk.Cl
 }
 
 func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
 	ctx, cs := mcpServe(t, ws, modelArgs(srv)...)
@@ -347,6 +356,7 @@ func TestMCPServeRunsAndContinuesTasks(t *testing.T) {
 // its tools; the missing key is the tool call's error, which the client
 // shows.
 func TestMCPServeWithoutAKeyReportsItOnTheCall(t *testing.T) {
+	t.Parallel()
 	ctx, cs := mcpServe(t, t.TempDir()) // no key anywhere
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 2 {
@@ -361,6 +371,7 @@ func TestMCPServeWithoutAKeyReportsItOnTheCall(t *testing.T) {
 // The endpoint every request would go to being down fails doctor, whether
 // --api-url or OPENSEEK_API_URL named it; the labels stay aligned.
 func TestDoctorFailsWhenTheEndpointInUseIsDown(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

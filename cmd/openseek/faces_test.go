@@ -105,6 +105,7 @@ func faceRows() []faceRow {
 }
 
 func TestFaces(t *testing.T) {
+	t.Parallel()
 	for _, row := range faceRows() {
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
@@ -123,6 +124,8 @@ func TestFaces(t *testing.T) {
 // user. The ACP client library installed in root's cache is copied where
 // that user can read it.
 func TestFacesAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
+	var env []string
 	if os.Getenv("OPENSEEK_TEST_ORDINARY_USER") == "" && os.Geteuid() == 0 {
 		if _, err := exec.LookPath("node"); err == nil {
 			entry := acpSDK(t)
@@ -138,10 +141,10 @@ func TestFacesAsOrdinaryUser(t *testing.T) {
 				t.Fatalf("copy the ACP SDK: %v %s", err, out)
 			}
 			rel, _ := filepath.Rel(filepath.Dir(pkgs), entry)
-			t.Setenv("OPENSEEK_TEST_ACP_SDK", filepath.Join(dst, rel))
+			env = append(env, "OPENSEEK_TEST_ACP_SDK="+filepath.Join(dst, rel))
 		}
 	}
-	sandboxtest.AsOrdinaryUser(t, "^TestFaces$")
+	sandboxtest.AsOrdinaryUser(t, "^TestFaces$", env...)
 }
 
 // checkFace is every row's assertions.

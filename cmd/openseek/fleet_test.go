@@ -56,6 +56,7 @@ func startWorker(t *testing.T, home, natsURL, apiURL, name string) *exec.Cmd {
 // hold; a second worker process resumes the task in the same workspace
 // and session and completes it, once.
 func TestWorkerKilledMidTaskIsResumedByAnother(t *testing.T) {
+	t.Parallel()
 	emb, err := fleet.StartEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +127,7 @@ func TestWorkerKilledMidTaskIsResumedByAnother(t *testing.T) {
 // costs at most the one task its worker ran an attempt — and every
 // finished task has its one end marker.
 func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
+	t.Parallel()
 	const n, kills = 24, 12
 	var turns []llmtest.Turn
 	for range n + kills + 8 { // each killed turn uses one
@@ -208,6 +210,7 @@ func TestWorkersKilledAtRandomNeverLoseOrDoubleATask(t *testing.T) {
 }
 
 func TestTasksBadInput(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -276,6 +279,7 @@ func writeConfig(t *testing.T, home, body string) {
 // [fleet] nats in the config is where tasks go when --nats is not given;
 // an unreachable one is an error naming it and the file that set it.
 func TestFleetNATSFromConfig(t *testing.T) {
+	t.Parallel()
 	emb, err := fleet.StartEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -316,6 +320,7 @@ func TestFleetNATSFromConfig(t *testing.T) {
 // task added over HTTP is queued, listed, shown and its events stream as
 // SSE until its end.
 func TestServeHTTPTasks(t *testing.T) {
+	t.Parallel()
 	emb, err := fleet.StartEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -372,6 +377,7 @@ func TestServeHTTPTasks(t *testing.T) {
 // new workspace and continued, so the final log holds the first worker's
 // events followed by the second's, and the task completes once.
 func TestRepoTaskResumesItsSessionOnAnotherWorker(t *testing.T) {
+	t.Parallel()
 	emb, err := fleet.StartEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -402,10 +408,12 @@ func TestRepoTaskResumesItsSessionOnAnotherWorker(t *testing.T) {
 	homeA, homeB := t.TempDir(), t.TempDir()
 	a := startWorker(t, homeA, emb.URL, srv.URL(), "A")
 	waitFor(t, "worker A to call the model again after its tool call", func() bool { return len(srv.Requests()) == 2 })
-	// The tool call's result reaches the published log before the kill.
+	// The tool call's result reaches the published log before the kill
+	// (the call itself, published first, holds "half done" too: only
+	// the result carries its call's id as tool_call_id).
 	waitFor(t, "worker A's log to reach JetStream", func() bool {
 		log, _ := fc.SessionLog(context.Background(), id)
-		return strings.Contains(string(log), "half done")
+		return strings.Contains(string(log), `"tool_call_id":"first-worker-call"`)
 	})
 	if err := a.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -463,6 +471,7 @@ func TestRepoTaskResumesItsSessionOnAnotherWorker(t *testing.T) {
 // judge that answers nonsense leaves the choice to the rule, with a
 // warning.
 func TestTasksBestOfJudge(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, reply      string
 		chosen           string
@@ -543,6 +552,7 @@ func waitTask(t *testing.T, fc *fleet.Client, id string) *fleet.Task {
 // task's workspace. A task whose every command failed, or whose verify
 // command failed, ends failed, and the record says so.
 func TestTasksRunInTheSandbox(t *testing.T) {
+	t.Parallel()
 	home, repo := t.TempDir(), fleetRepo(t, map[string]string{"README.md": "# project\n"})
 	writeConfig(t, home, "# the user's config\n")
 	other := filepath.Join(home, ".openseek", "fleet", "work", "tother")
@@ -632,6 +642,7 @@ func TestTasksRunInTheSandbox(t *testing.T) {
 // TestFleetAsOrdinaryUser runs the fleet's end-to-end tests again as an
 // ordinary user, as most people run it.
 func TestFleetAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestTasksRunInTheSandbox|TestKillingTheServersWorkerTakesNoTaskFromALiveOne|TestAWorkerCutOffFromItsServerStopsOnCtrlC|TestWorkerKilledMidTaskIsResumedByAnother)$")
 }
 
@@ -702,6 +713,7 @@ func stopWorker(t *testing.T, w *exec.Cmd) time.Duration {
 // The killed worker's task is resumed by another, once. Each worker left
 // stops on Ctrl-C at once.
 func TestKillingTheServersWorkerTakesNoTaskFromALiveOne(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	repo := fleetRepo(t, map[string]string{"README.md": "# project\n"})
 	srv := llmtest.NewServer(t, llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done"))
@@ -785,6 +797,7 @@ func TestKillingTheServersWorkerTakesNoTaskFromALiveOne(t *testing.T) {
 // stops on Ctrl-C at once rather than waiting to record the end; the
 // task is run again once a server and a worker are back.
 func TestAWorkerCutOffFromItsServerStopsOnCtrlC(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	repo := fleetRepo(t, map[string]string{"README.md": "# project\n"})
 	srv := llmtest.NewServer(t, llmtest.Text("done while cut off"), llmtest.Text("done again"))

@@ -50,6 +50,7 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 // the last two are refused with a message the model reads, and the turn
 // goes on. With --approval always (and never, run's default) alike.
 func TestDestructiveCommandsAreGuarded(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"never", "always"} {
 		t.Run(mode, func(t *testing.T) {
 			ws, other, home := guardWorkspace(t)
@@ -132,6 +133,7 @@ func TestDestructiveCommandsAreGuarded(t *testing.T) {
 // in TestDestructiveCommandsAreGuarded, and both run again as an ordinary
 // user in TestGuardsAsOrdinaryUser.
 func TestFullAccessRunsDestructiveCommands(t *testing.T) {
+	t.Parallel()
 	ws, other, home := guardWorkspace(t)
 	srv := llmtest.NewServer(t, llmtest.Calls(
 		llmtest.Call{ID: "other", Name: "shell", Args: `{"cmd":"rm -rf ../other"}`},
@@ -166,6 +168,7 @@ func TestFullAccessRunsDestructiveCommands(t *testing.T) {
 // TestScriptShellIsGuarded: a script's shell(...) calls get the same
 // guard — a snapshot before rm -rf src, a refusal for rm -rf ../other.
 func TestScriptShellIsGuarded(t *testing.T) {
+	t.Parallel()
 	ws, other, home := guardWorkspace(t)
 	code := "print(shell(cmd='rm -rf ../other', check=False))\n" +
 		"print(shell(cmd='rm -rf src'))\n"
@@ -201,6 +204,7 @@ func TestScriptShellIsGuarded(t *testing.T) {
 // the workspace is refused, not asked about; one inside runs unasked in
 // the sandbox.
 func TestAutoModeRefusesDestructiveOutside(t *testing.T) {
+	t.Parallel()
 	ws, other, home := guardWorkspace(t)
 	srv := llmtest.NewServer(t, llmtest.Calls(
 		llmtest.Call{ID: "home", Name: "shell", Args: `{"cmd":"rm -rf \"$HOME\""}`},
@@ -232,6 +236,7 @@ func TestAutoModeRefusesDestructiveOutside(t *testing.T) {
 
 // TestGuardsAsOrdinaryUser runs the guard tests again as an ordinary user.
 func TestGuardsAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestDestructiveCommandsAreGuarded|TestFullAccessRunsDestructiveCommands|TestScriptShellIsGuarded|TestAutoModeRefusesDestructiveOutside)$")
 }
 

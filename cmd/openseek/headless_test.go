@@ -19,6 +19,7 @@ import (
 // the HTTP server or ACP is linked; run works end to end, sandbox and
 // session included; what is left out fails with the way to get it.
 func TestHeadlessBuild(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "openseek")
 	build := exec.Command("go", "build", "-tags", "headless", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -14,6 +14,7 @@ import (
 // `quoted` text of a usage as the placeholder, so "`openseek serve`" in a
 // usage printed "--attach openseek serve --http").
 func TestHelpPlaceholdersAreOneWord(t *testing.T) {
+	t.Parallel()
 	root := newRoot(&cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: os.Getenv})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -20,6 +20,7 @@ import (
 // An untrusted repository's allow rule must not make `rules check` say
 // allow: it answers with the rules a session applies (the trust filter).
 func TestRulesCheckAppliesTheTrustFilter(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".openseek"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".openseek", "config.toml"), []byte("[[rules]]\npattern = [\"git\", \"push\"]\ndecision = \"allow\"\n"), 0o644)
@@ -40,6 +41,7 @@ func TestRulesCheckAppliesTheTrustFilter(t *testing.T) {
 // Without --model the default model (a catalogue model) gets thinking
 // "high", decided once the model is resolved, not from the raw flag.
 func TestDefaultModelThinksHigh(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Text("ok"))
 	r := openseek(t, t.TempDir(), "", []string{"DEEPSEEK_API_KEY=sk-test"}, "--api-url", srv.URL(), "run", "--no-session", "hi")
 	if r.code != 0 {
@@ -65,6 +67,7 @@ func TestDefaultModelThinksHigh(t *testing.T) {
 
 // A run ends with turn_summary: the session, steps, usage and cost.
 func TestRunEndsWithTurnSummary(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"true"}`}), llmtest.Text("done"))
 	r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), "--no-sandbox", "run", "go")...)
 	if r.code != 0 {
@@ -83,6 +86,7 @@ func TestRunEndsWithTurnSummary(t *testing.T) {
 // Started in a subdirectory of a project, the session lives at the
 // project root and shell commands start where the user is.
 func TestSubdirectoryUsesTheProjectRoot(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	sub := filepath.Join(root, "pkg", "sub")
@@ -114,6 +118,7 @@ func TestSubdirectoryUsesTheProjectRoot(t *testing.T) {
 // `openseek run … | head -1`: a closed stdout ends the run cleanly and
 // the session records how the turn ended.
 func TestClosedStdoutEndsTheRunRecorded(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("an answer nobody reads"))
 	r, w, err := os.Pipe()
@@ -141,6 +146,7 @@ func TestClosedStdoutEndsTheRunRecorded(t *testing.T) {
 
 // Piped input with task words is added to the task as context.
 func TestPipedInputJoinsTheTask(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Text("looks fine"))
 	r := openseek(t, t.TempDir(), "diff --git a/x b/x\n+new line\n", nil, append(modelArgs(srv), "run", "--no-session", "review this")...)
 	if r.code != 0 {
@@ -154,6 +160,7 @@ func TestPipedInputJoinsTheTask(t *testing.T) {
 }
 
 func TestVersionHelpCompletionAndSuggestions(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	for _, tc := range []struct {
 		args      []string
@@ -177,6 +184,7 @@ func TestVersionHelpCompletionAndSuggestions(t *testing.T) {
 }
 
 func TestBadEnvironmentValuesAreErrors(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"OPENSEEK_MAX_STEPS=abc", "OPENSEEK_CONTEXT_WINDOW=xyz"} {
 		r := openseek(t, t.TempDir(), "", []string{v}, "run", "hi")
 		name := strings.SplitN(v, "=", 2)[0]
@@ -187,6 +195,7 @@ func TestBadEnvironmentValuesAreErrors(t *testing.T) {
 }
 
 func TestCorruptSessionIsMarkedAndRepaired(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"))
 	for _, task := range []string{"first", "second"} {
@@ -222,6 +231,7 @@ func TestCorruptSessionIsMarkedAndRepaired(t *testing.T) {
 }
 
 func TestNamedMCPConfigMustLoad(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t)
 	bad := filepath.Join(ws, "bad.json")
@@ -237,6 +247,7 @@ func TestNamedMCPConfigMustLoad(t *testing.T) {
 // --max-cost: a request that could take the session past its budget is
 // not sent; the turn ends with a clear reason, and a larger budget goes on.
 func TestMaxCostStopsBeforeTheBudget(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".openseek"), 0o755)
 	os.WriteFile(filepath.Join(home, ".openseek", "config.toml"), []byte("[models.\"local/priced\"]\nprice = { input_miss = 100.0, input_hit = 10.0, output = 100.0 }\nmax_output = 1000\n[providers.local]\napi = \"openai\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"), 0o644)
@@ -260,6 +271,7 @@ func TestMaxCostStopsBeforeTheBudget(t *testing.T) {
 // An edit's tool_result carries the unified diff of the change for the
 // clients that show it (web app, TUI, editors); the model never sees it.
 func TestEditResultsCarryADiff(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one\nhello\nthree\n"), 0o644)
 	srv := llmtest.NewServer(t,
@@ -293,8 +305,12 @@ func TestEditResultsCarryADiff(t *testing.T) {
 // Closing the terminal (SIGHUP) while a command runs ends the run like
 // SIGTERM: the turn is recorded as interrupted and the command is gone.
 func TestSighupEndsTheRunAndItsCommand(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
-	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"touch started; sleep 30; echo late >> late.txt"}`}), llmtest.Text("never"))
+	// The command names the workspace, so that the check for it below
+	// finds this test's command and no other test's running beside it.
+	command := "touch started; sleep 30; echo " + ws + " >> late.txt"
+	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":` + quoteJSON(command) + `}`}), llmtest.Text("never"))
 	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "--session", "hup", "run", "wait")...)
 	cmd.Dir = ws
 	cmd.Env = []string{"OPENSEEK_TEST_MAIN=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
@@ -337,7 +353,7 @@ func TestSighupEndsTheRunAndItsCommand(t *testing.T) {
 	if !strings.Contains(show.stdout, "■ interrupted") {
 		t.Errorf("the session does not record the interrupted turn:\n%s", show.stdout)
 	}
-	if pids, _ := exec.Command("pgrep", "-f", "touch started; sleep 30; echo late").Output(); len(strings.TrimSpace(string(pids))) > 0 {
+	if pids, _ := exec.Command("pgrep", "-f", "sleep 30; echo "+ws).Output(); len(strings.TrimSpace(string(pids))) > 0 {
 		t.Errorf("the command outlived the run: pids %s", pids)
 	}
 }

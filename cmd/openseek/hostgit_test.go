@@ -45,6 +45,7 @@ func plantGitPayloads(t *testing.T, ws, marks string) {
 // and not in the workspace; the rewind puts the files back. Plain git in
 // the same workspace runs the payload (it is live).
 func TestNothingInTheWorkspaceRunsOnTheHost(t *testing.T) {
+	t.Parallel()
 	ws := gitRepo(t)
 	marks := t.TempDir()
 	plantGitPayloads(t, ws, marks)
@@ -130,6 +131,7 @@ func TestNothingInTheWorkspaceRunsOnTheHost(t *testing.T) {
 // .git/hooks and .openseek. Rewinding turn 2 puts the directories back
 // and writes nothing through the links: no git hook, no project config.
 func TestRewindWritesNothingThroughASymlink(t *testing.T) {
+	t.Parallel()
 	ws := gitRepo(t)
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(
@@ -176,5 +178,6 @@ func marked(dir string) []string {
 // TestHostGitAsOrdinaryUser runs the tests of the host's git, the
 // snapshot store and the project root again as an ordinary user.
 func TestHostGitAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestNothingInTheWorkspaceRunsOnTheHost|TestRewindWritesNothingThroughASymlink|TestSessionsLandInTheirProject|TestRewindCommand)$")
 }

@@ -155,6 +155,7 @@ func readUntil(t *testing.T, next func() (sse.Event, error, bool), name string) 
 // session's stream during a turn, a reconnect that replays the rest, and
 // a clean exit on SIGTERM.
 func TestServeHTTPBinary(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"echo hi"}`}),
@@ -254,6 +255,7 @@ func TestServeHTTPBinary(t *testing.T) {
 
 // A non-loopback address is refused without --http-allow-remote.
 func TestServeHTTPRefusesRemoteAddress(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), "serve", "--http", "0.0.0.0:0")...)
 	if r.code != 1 || !strings.Contains(r.stderr, "--http-allow-remote") {
@@ -263,6 +265,7 @@ func TestServeHTTPRefusesRemoteAddress(t *testing.T) {
 
 // inspect serves the sessions read-only with no model key at all.
 func TestInspectBinary(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("recorded"))
 	if r := openseek(t, ws, "", nil, append(modelArgs(srv), "run", "--session", "s1", "hello")...); r.code != 0 {
@@ -296,6 +299,7 @@ func TestInspectBinary(t *testing.T) {
 // TestHTTPServerAsOrdinaryUser runs the HTTP server's end-to-end tests
 // again as an ordinary user, as most people run it.
 func TestHTTPServerAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestServeHTTPBinary|TestInspectBinary|TestCurlAsTheREADMEShows|TestBrowserCannotBeTurnedAgainstTheUser|TestWebAppTwoWorkspacesBinary)$")
 }
 
@@ -303,6 +307,7 @@ func TestHTTPServerAsOrdinaryUser(t *testing.T) {
 // session and prompts it, the answer is in its snapshot; a form-encoded
 // POST (curl -d) is refused with 415, saying to use --json.
 func TestCurlAsTheREADMEShows(t *testing.T) {
+	t.Parallel()
 	curl := e2etest.Need(t, "Debian: apt-get install -y curl", "curl")
 	srv := llmtest.NewServer(t, llmtest.Text("curl works"))
 	s := startHTTP(t, t.TempDir(), t.TempDir(), append(modelArgs(srv), "serve", "--http", "127.0.0.1:0")...)

@@ -86,6 +86,7 @@ type sentMessage struct {
 }
 
 func TestImportCodexAndContinue(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	id := importOK(t, ws, nil, "codex", transcript(t, "codex.jsonl"))
 	showText(t, ws, id,
@@ -138,6 +139,7 @@ func TestImportCodexAndContinue(t *testing.T) {
 }
 
 func TestImportClaudeAndContinue(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	id := importOK(t, ws, nil, "claude", transcript(t, "claude.jsonl"))
 	showText(t, ws, id,
@@ -186,6 +188,7 @@ func TestImportClaudeAndContinue(t *testing.T) {
 }
 
 func TestImportErrors(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	dir := t.TempDir()
 	good, err := os.ReadFile(transcript(t, "claude.jsonl"))
@@ -250,6 +253,7 @@ func TestImportErrors(t *testing.T) {
 }
 
 func TestImportLatest(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	home := t.TempDir()
 	place := func(rel, content string, age time.Duration) {
@@ -274,5 +278,6 @@ func TestImportLatest(t *testing.T) {
 }
 
 func TestImportAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestImportCodexAndContinue|TestImportClaudeAndContinue|TestImportErrors|TestImportLatest)$")
 }

@@ -20,6 +20,7 @@ const module = "github.com/openseek/openseek"
 // (internal/server/...), the wire types (protocol) and the renderer;
 // behaviour that needs a package below the host goes into the host.
 func TestCommandImportsOnlyTheHost(t *testing.T) {
+	t.Parallel()
 	for _, tags := range [][]string{nil, {"headless"}} {
 		below := importsBelowHost(t, tags)
 		if len(below) > 0 {

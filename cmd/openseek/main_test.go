@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openseek/openseek/internal/llm/llmtest"
 	"github.com/openseek/openseek/internal/sandbox"
+	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 	"github.com/openseek/openseek/internal/session"
 	"github.com/openseek/openseek/protocol"
 )
@@ -28,6 +30,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("OPENSEEK_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	// The tests wait on the program under test and the scripted model:
+	// four at a time keep two cores busy.
+	sandboxtest.DefaultParallel(4)
 	os.Exit(m.Run())
 }
 
@@ -63,6 +68,20 @@ func runBinary(t *testing.T, bin, dir string, stdin string, env []string, args .
 	}
 	r.events = parseEvents(t, out.Bytes())
 	return r
+}
+
+// goBuild is `go build args...` with this test binary's -race setting,
+// so that it reuses the packages go test compiled for the tests rather
+// than compiling every dependency again without the race detector.
+func goBuild(args ...string) *exec.Cmd {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				args = append([]string{"-race"}, args...)
+			}
+		}
+	}
+	return exec.Command("go", append([]string{"build"}, args...)...)
 }
 
 func parseEvents(t *testing.T, out []byte) []protocol.Event {
@@ -108,6 +127,7 @@ func modelArgs(srv *llmtest.Server) []string {
 }
 
 func TestRunEditsFilesAndRecordsTheSession(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\nhello\n"), 0o644)
 	srv := llmtest.NewServer(t,
@@ -195,6 +215,7 @@ func TestRunEditsFilesAndRecordsTheSession(t *testing.T) {
 }
 
 func TestRunResumesASessionWithAStablePrefix(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("first answer"), llmtest.Text("second answer"))
 	args := append(modelArgs(srv), "run", "--session", "s1")
@@ -216,6 +237,7 @@ func TestRunResumesASessionWithAStablePrefix(t *testing.T) {
 }
 
 func TestRunCommandLineErrors(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	for _, tc := range []struct {
 		name   string
@@ -254,6 +276,7 @@ func TestRunCommandLineErrors(t *testing.T) {
 }
 
 func TestRunReportsARefusedKey(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Fail{Status: 401, Body: `{"error":{"message":"Authentication Fails"}}`})
 	r := openseek(t, t.TempDir(), "", nil, append(modelArgs(srv), "--api-key", "sk-secret-value", "run", "hi")...)
 	if r.code != exitModel {
@@ -269,6 +292,7 @@ func TestRunReportsARefusedKey(t *testing.T) {
 }
 
 func TestRunNoSessionWritesNothing(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("ok"))
 	r := openseek(t, ws, "", nil, append(modelArgs(srv), "run", "--no-session", "hi")...)
@@ -284,6 +308,7 @@ func TestRunNoSessionWritesNothing(t *testing.T) {
 }
 
 func TestRunMaxSteps(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "a", Name: "shell", Args: `{"cmd":"true"}`}}},
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "b", Name: "shell", Args: `{"cmd":"true"}`}}},
@@ -298,6 +323,7 @@ func TestRunMaxSteps(t *testing.T) {
 }
 
 func TestRunBadToolArgumentsLetTheTurnContinue(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Calls: []llmtest.Call{
 			{ID: "a", Name: "edit", Args: `{"path": "x.txt"`},
@@ -324,6 +350,7 @@ func TestRunBadToolArgumentsLetTheTurnContinue(t *testing.T) {
 }
 
 func TestRunRetriesA429WithoutRunningAToolTwice(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Fail{Status: 429, Body: `{"error":{"message":"slow down"}}`},
@@ -345,6 +372,7 @@ func TestRunRetriesA429WithoutRunningAToolTwice(t *testing.T) {
 }
 
 func TestServeSpeaksTheProtocol(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("hello there"),
 		llmtest.Calls(llmtest.Call{ID: "g", Name: "goal", Args: `{"status":"continuing","remaining":"more to do"}`}),
@@ -409,6 +437,7 @@ func TestServeSpeaksTheProtocol(t *testing.T) {
 // A run killed with SIGKILL in the middle of a tool leaves a session that
 // loads and resumes; the dangling call gets a synthetic error result.
 func TestKilledRunResumes(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "slow", Name: "shell", Args: `{"cmd":"touch started; sleep 5","timeout_ms":60000}`}}},
@@ -451,6 +480,7 @@ func TestKilledRunResumes(t *testing.T) {
 }
 
 func TestSessionsCompactAndTextTranscript(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "a", Name: "shell", Args: `{"cmd":"echo hi"}`}),
@@ -495,6 +525,7 @@ func TestSessionsCompactAndTextTranscript(t *testing.T) {
 }
 
 func TestCompactRefusesALockedSession(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Calls(llmtest.Call{ID: "s", Name: "shell", Args: `{"cmd":"touch started; sleep 60"}`}), llmtest.Text("ok"))
 	cmd := exec.Command(os.Args[0], append(modelArgs(srv), "run", "--session", "busy", "wait")...)
@@ -522,6 +553,7 @@ func TestCompactRefusesALockedSession(t *testing.T) {
 }
 
 func TestRunContinueResumesTheLatestSession(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("a"), llmtest.Text("b"), llmtest.Text("c"))
 	args := modelArgs(srv)
@@ -545,6 +577,7 @@ func TestRunContinueResumesTheLatestSession(t *testing.T) {
 // TestAPIKeyFlagWarns checks the one-line warning that a key on the
 // command line is visible to other processes, and its absence otherwise.
 func TestAPIKeyFlagWarns(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string

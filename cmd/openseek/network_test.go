@@ -73,6 +73,7 @@ func serveTCP(t *testing.T, handle func(net.Conn)) string {
 // `openseek proxy-connect` (ssh's ProxyCommand) tunnels raw TCP to the
 // echo server. The session log records each connection.
 func TestNetworkAllowlistEndToEnd(t *testing.T) {
+	t.Parallel()
 	e2etest.Need(t, "apt-get install curl", "curl")
 	httpPort, echoPort := hostServers(t)
 	ws, home := t.TempDir(), t.TempDir()
@@ -151,6 +152,7 @@ func TestNetworkAllowlistEndToEnd(t *testing.T) {
 // [sandbox] network counts only once the repository is trusted; without
 // an allowlist no proxy runs and commands have no network.
 func TestNetworkAllowlistFromRepositoryOnceTrusted(t *testing.T) {
+	t.Parallel()
 	e2etest.Need(t, "apt-get install curl", "curl")
 	httpPort, _ := hostServers(t)
 	ws := t.TempDir()
@@ -222,6 +224,7 @@ func linkOrCopy(t *testing.T, src, dst string) {
 // and lists the allowlist; a session without an allowlist refuses it
 // with a command_error that says how to get one.
 func TestNetworkAllowCommand(t *testing.T) {
+	t.Parallel()
 	ws, home, httpPort := otherHostsListed(t)
 	cmd := "curl -sS --max-time 20 http://localhost:" + httpPort + "/"
 	srv := llmtest.NewServer(t, llmtest.Reply{Calls: []llmtest.Call{{ID: "c", Name: "shell", Args: `{"cmd":` + quoteJSON(cmd) + `}`}}}, llmtest.Text("done"))
@@ -259,6 +262,7 @@ func TestNetworkAllowCommand(t *testing.T) {
 // command's connection waits; allowed for the session, the next command
 // reaches it unasked, and both stay in the sandbox.
 func TestNetworkAskedInAutoMode(t *testing.T) {
+	t.Parallel()
 	ws, home, httpPort := otherHostsListed(t)
 	// --noproxy '': localhost goes to the proxy although NO_PROXY keeps
 	// it the sandbox's own while the allowlist does not name it.
@@ -314,6 +318,7 @@ func TestNetworkAskedInAutoMode(t *testing.T) {
 // server on the host that only trades SSH banners, the server's of which
 // ssh -v reports.
 func TestSSHThroughProxyConnect(t *testing.T) {
+	t.Parallel()
 	e2etest.Need(t, "apt-get install openssh-client", "ssh")
 	// The banner, then the end once ssh said its own: ssh -v has
 	// reported the server's version by then.
@@ -341,6 +346,7 @@ func TestSSHThroughProxyConnect(t *testing.T) {
 // proxy-connect outside a sandbox with an allowlist says why it cannot
 // tunnel, and a port that is no number is refused before anything.
 func TestProxyConnectNeedsAProxy(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	r := openseek(t, ws, "", nil, "proxy-connect", "github.com", "22")
 	if r.code != 1 || !strings.Contains(r.stderr, "no proxy to tunnel through") || !strings.Contains(r.stderr, "[sandbox] network") {

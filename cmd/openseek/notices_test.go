@@ -57,6 +57,7 @@ func noticeTurn(t *testing.T) (ws, home string, args []string) {
 // unverified claim as a warning, the context's health on the closing
 // line. Default flags: the sandbox is on.
 func TestTextModeShowsEveryNotice(t *testing.T) {
+	t.Parallel()
 	ws, home, args := noticeTurn(t)
 	r := openseek(t, ws, "", []string{"HOME=" + home}, append(args, "run", "--format", "text", "how long is big.txt?")...)
 	if r.code != 0 {
@@ -78,6 +79,7 @@ func TestTextModeShowsEveryNotice(t *testing.T) {
 // warnings (the connection, the claim), what the compaction summarised,
 // and the context's health.
 func TestMCPServeReportsEveryNotice(t *testing.T) {
+	t.Parallel()
 	ws, home, args := noticeTurn(t)
 	cmd := exec.Command(os.Args[0], append(args, "--dir", ws, "mcp", "serve")...)
 	cmd.Env = append([]string{"OPENSEEK_TEST_MAIN=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "OPENSEEK_RETRY_BACKOFF_MS=1", "GORACE=atexit_sleep_ms=0"}, startPathEnv()...)
@@ -141,6 +143,7 @@ func (e *noticeEditor) RequestPermission(_ context.Context, p acp.RequestPermiss
 // summarised, the refused connection (the editor was asked about it and
 // said no) and the unverified claim as quoted paragraphs.
 func TestACPShowsEveryNotice(t *testing.T) {
+	t.Parallel()
 	ws, home, args := noticeTurn(t)
 	cmd := exec.Command(os.Args[0], append(args, "acp")...)
 	cmd.Dir = ws
@@ -207,5 +210,6 @@ func TestACPShowsEveryNotice(t *testing.T) {
 }
 
 func TestNoticesAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestTextModeShowsEveryNotice|TestMCPServeReportsEveryNotice|TestACPShowsEveryNotice)$")
 }

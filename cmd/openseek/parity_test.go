@@ -69,6 +69,7 @@ func lastLine(s string) string {
 }
 
 func TestSubrunEcho(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	r := openseek(t, ws, "{\"probe\": 42}\n", nil, "subrun", "echo")
 	want := `{"event":"agent_step","step":1}
@@ -81,6 +82,7 @@ func TestSubrunEcho(t *testing.T) {
 }
 
 func TestSubrunRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		kind, input, want string
 	}{
@@ -105,6 +107,7 @@ func TestSubrunRefusals(t *testing.T) {
 }
 
 func TestSubrunExploreReportsTheAnswer(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n"), 0o644)
 	srv := llmtest.NewServer(t,
@@ -127,6 +130,7 @@ func TestSubrunExploreReportsTheAnswer(t *testing.T) {
 }
 
 func TestSubrunCancelsOnStdinEOF(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Stall{})
 	r := held(t, ws, `{"task":"wait forever"}`+"\n", `{"event":"agent_step"`, nil, append(modelArgs(srv), "subrun", "general")...)
@@ -143,6 +147,7 @@ func TestSubrunCancelsOnStdinEOF(t *testing.T) {
 }
 
 func TestSubrunWorkerUsesItsOwnWorktree(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t)
 	root := t.TempDir()
 	srv := llmtest.NewServer(t,
@@ -176,6 +181,7 @@ func TestSubrunWorkerUsesItsOwnWorktree(t *testing.T) {
 }
 
 func TestRunJSONRefusals(t *testing.T) {
+	t.Parallel()
 	const general = `{"version":1,"request_id":"r-7","input":{"task":"t"}}`
 	for _, tc := range []struct {
 		name   string
@@ -235,6 +241,7 @@ func TestRunJSONRefusals(t *testing.T) {
 }
 
 func TestRunJSONEchoResultFile(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	res := filepath.Join(ws, "out.json")
 	// An inherited OPENSEEK_APPROVAL is ignored by a delegated run.
@@ -253,6 +260,7 @@ func TestRunJSONEchoResultFile(t *testing.T) {
 }
 
 func TestRunJSONGeneralBatch(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Text("all done"))
 	res := filepath.Join(ws, "out.json")
@@ -274,6 +282,7 @@ func TestRunJSONGeneralBatch(t *testing.T) {
 }
 
 func TestRunJSONDelegatedCancel(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, llmtest.Stall{})
 	res := filepath.Join(ws, "out.json")
@@ -292,6 +301,7 @@ func TestRunJSONDelegatedCancel(t *testing.T) {
 }
 
 func TestRunJSONOneDelegatedGeneralRunPerWorkspace(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	real, _ := filepath.EvalSymlinks(ws)
 	lease, err := subrun.AcquireLease(real)
@@ -316,6 +326,7 @@ func TestRunJSONOneDelegatedGeneralRunPerWorkspace(t *testing.T) {
 }
 
 func TestRunReviewGateSendsTheTurnBackOnce(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t)
 	srv := llmtest.NewServer(t,
 		llmtest.Reply{Reasoning: "edit", Calls: []llmtest.Call{{ID: "e", Name: "write", Args: `{"path":"app.py","content":"def f(x):\n    return eval(x)\n\n# more\n"}`}}},
@@ -341,6 +352,7 @@ func TestRunReviewGateSendsTheTurnBackOnce(t *testing.T) {
 }
 
 func TestEditProgram(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, args, stdin string
 		env               []string
@@ -387,6 +399,7 @@ func TestEditProgram(t *testing.T) {
 }
 
 func TestAgentToolRunsAProcessChild(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".openseek", "agents"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".openseek", "agents", "scout.md"), []byte("---\nname: scout\ndescription: Looks around.\nrun: process\ntools: read\n---\nYou look around and report briefly.\n"), 0o644)

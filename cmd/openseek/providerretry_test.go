@@ -19,6 +19,7 @@ import (
 // stream_retry event, the refused answer's key never shows, and the tool
 // the model called runs once.
 func TestRunRetriesTheSameOnEveryProvider(t *testing.T) {
+	t.Parallel()
 	const key = "sk-test-key-never-shown"
 	script := func() []llmtest.Turn {
 		return []llmtest.Turn{
@@ -70,5 +71,6 @@ func TestRunRetriesTheSameOnEveryProvider(t *testing.T) {
 // TestProviderRetryAsOrdinaryUser runs the provider test again as an
 // ordinary user, as most people run it.
 func TestProviderRetryAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestRunRetriesTheSameOnEveryProvider$")
 }

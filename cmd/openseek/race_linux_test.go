@@ -131,6 +131,7 @@ func writeOutcomes(t *testing.T, evs []protocol.Event) map[string]int {
 // workspace, and the path d<i>/<file> passes the protected check: no
 // write may land in any of them, and no temporary file may be left.
 func TestWriteRaceCannotReachProtected(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	ws, before := raceWorkspace(t, home)
 	var calls []llmtest.Call
@@ -148,6 +149,7 @@ func TestWriteRaceCannotReachProtected(t *testing.T) {
 // to .git: the path a hook supplies is checked and written like the
 // model's own, so .git/config stays as it was.
 func TestHookSuppliedPathRace(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	ws, before := raceWorkspace(t, home)
 	rewrite, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
@@ -219,5 +221,6 @@ func protectedState(t *testing.T, ws string) map[string]string {
 
 // TestWriteRaceAsOrdinaryUser runs the races again as an ordinary user.
 func TestWriteRaceAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestWriteRaceCannotReachProtected|TestHookSuppliedPathRace)$")
 }

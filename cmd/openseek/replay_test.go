@@ -31,6 +31,7 @@ func copySession(t *testing.T, ws, from, to string, edit func([]byte) []byte) {
 }
 
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	ws, env := recordedSession(t)
 
 	t.Run("as recorded", func(t *testing.T) {

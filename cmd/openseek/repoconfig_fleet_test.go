@@ -19,6 +19,7 @@ import (
 // a warning names the key and how to trust it; once trusted, the task goes
 // there.
 func TestRepositoryNATSNeedsTrust(t *testing.T) {
+	t.Parallel()
 	theirs, err := fleet.StartEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -85,6 +85,7 @@ func editAndFinish(answer string) []llmtest.Turn {
 // "once trusted" ones count and api_key_command (a repository may never
 // set it) still does not. The default sandbox is on.
 func TestRepositoryConfigNeedsTrust(t *testing.T) {
+	t.Parallel()
 	mine := llmtest.NewServer(t, append(editAndFinish("done here"), llmtest.Text("done as text"))...)
 	theirs := llmtest.NewServer(t, editAndFinish("done there")...)
 	rc := newRepoConfig(t, mine, theirs)
@@ -150,5 +151,6 @@ func TestRepositoryConfigNeedsTrust(t *testing.T) {
 
 // TestRepositoryConfigAsOrdinaryUser runs it again as an ordinary user.
 func TestRepositoryConfigAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestRepositoryConfigNeedsTrust$")
 }

@@ -35,6 +35,7 @@ func gitRepo(t *testing.T) string {
 const cliReport = `{"findings":[{"file":"app.py","line_start":2,"line_end":2,"severity":"high","title":"eval of input","body":"Arbitrary code execution."}],"verdict":"request_changes"}`
 
 func TestReviewCommand(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	srv := llmtest.NewServer(t, llmtest.Text(cliReport), llmtest.Text("not json"), llmtest.Text(cliReport))
 

@@ -13,6 +13,7 @@ import (
 )
 
 func TestRewindCommand(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	// The snapshots live in the home: every run and rewind shares one.
 	env := []string{"HOME=" + t.TempDir()}
@@ -85,6 +86,7 @@ func TestRewindCommand(t *testing.T) {
 // starts no git and is listed as unchanged; rewinding to before it
 // restores the snapshot the next turn took before it wrote.
 func TestReadOnlyTurnTakesNoSnapshot(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	home := t.TempDir()
 	env := []string{"HOME=" + home}
@@ -124,5 +126,6 @@ func TestReadOnlyTurnTakesNoSnapshot(t *testing.T) {
 // TestSnapshotsAsOrdinaryUser runs the snapshot tests of the CLI again as
 // an ordinary user.
 func TestSnapshotsAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestReadOnlyTurnTakesNoSnapshot|TestRewindCommand)$")
 }

@@ -27,6 +27,7 @@ func mkdirs(t *testing.T, root string, files map[string]string) {
 }
 
 func TestProjectRoot(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	mkdirs(t, base, map[string]string{
 		"stray/.openseek/sessions":         "/",
@@ -68,6 +69,7 @@ func TestProjectRoot(t *testing.T) {
 // config.toml the ancestor is the project; as $TMPDIR or $HOME it never
 // is; below a git repository the project is the git top level.
 func TestSessionsLandInTheirProject(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		files      map[string]string

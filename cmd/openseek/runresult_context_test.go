@@ -18,6 +18,7 @@ import (
 // events said: the context's health at the end and each compaction,
 // validated against the published schema; the exit code is the usual.
 func TestRunResultCarriesContextAndCompactions(t *testing.T) {
+	t.Parallel()
 	ws := bigFileWorkspace(t)
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "r1", Name: "read", Args: `{"path":"big.txt","max_output_chars":50000}`}),
@@ -55,6 +56,7 @@ func TestRunResultCarriesContextAndCompactions(t *testing.T) {
 // answers the summary request with nothing) is in the result's compaction_failures,
 // and the result's exit code is the process's.
 func TestRunResultCompactionFailure(t *testing.T) {
+	t.Parallel()
 	ws := bigFileWorkspace(t)
 	srv := llmtest.NewServer(t,
 		llmtest.Calls(llmtest.Call{ID: "r1", Name: "read", Args: `{"path":"big.txt","max_output_chars":50000}`}),
@@ -85,5 +87,6 @@ func bigFileWorkspace(t *testing.T) string {
 
 // TestRunResultContextAsOrdinaryUser runs them again as an ordinary user.
 func TestRunResultContextAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestRunResultCarriesContextAndCompactions|TestRunResultCompactionFailure)$")
 }

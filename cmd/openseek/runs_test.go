@@ -46,6 +46,7 @@ func readFile(t *testing.T, path string) string {
 // that passes --verify is chosen; all three are reported with their
 // diffs; the user's working tree is not touched without --apply.
 func TestRunRunsVerifyPicksThePassingRun(t *testing.T) {
+	t.Parallel()
 	var turns []llmtest.Turn
 	turns = append(turns, writeValue("1\n", "wrote one")...)
 	turns = append(turns, writeValue("2\n", "wrote two")...)
@@ -107,6 +108,7 @@ func TestRunRunsVerifyPicksThePassingRun(t *testing.T) {
 // uncommitted changes, which the attempts started from; outside a git
 // repository the attempts work in copies.
 func TestRunRunsApply(t *testing.T) {
+	t.Parallel()
 	for _, inGit := range []bool{true, false} {
 		name := map[bool]string{true: "git", false: "plain directory"}[inGit]
 		t.Run(name, func(t *testing.T) {
@@ -152,6 +154,7 @@ func TestRunRunsApply(t *testing.T) {
 // one; a reply that is not a verdict falls back to the rule with a
 // warning.
 func TestRunRunsJudge(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, reply string
 		chosen      int
@@ -193,6 +196,7 @@ func TestRunRunsJudge(t *testing.T) {
 }
 
 func TestRunRunsBadInput(t *testing.T) {
+	t.Parallel()
 	repo := fleetRepo(t, nil)
 	for _, tc := range []struct {
 		args []string
@@ -217,6 +221,7 @@ func TestRunRunsBadInput(t *testing.T) {
 // Three runs at once against a model that answers slowly take about as
 // long as one run (the figure is logged; no timed assertion).
 func TestRunRunsConcurrently(t *testing.T) {
+	t.Parallel()
 	slow := llmtest.Reply{Text: "done slowly", ChunkSize: 1, Delay: 20 * time.Millisecond}
 	srv := llmtest.NewServer(t, slow, slow, slow, slow)
 	srv.MultiConversation()
@@ -244,6 +249,7 @@ func TestRunRunsConcurrently(t *testing.T) {
 // When no run passes the check, nothing is chosen or applied: the report
 // says why and the exit status is 1.
 func TestRunRunsNoneQualifies(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, writeValue("1\n", "done")...)
 	repo := fleetRepo(t, map[string]string{"value.txt": "0\n"})
 	r := openseek(t, repo, "", nil, append(modelArgs(srv), "--no-sandbox", "--no-verify",
@@ -260,6 +266,7 @@ func TestRunRunsNoneQualifies(t *testing.T) {
 // TestBestOfNamesAreTheFlags: asked (shared by both builds) knows every
 // best-of-N flag addFlags defines, and no other.
 func TestBestOfNamesAreTheFlags(t *testing.T) {
+	t.Parallel()
 	f := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	new(bestOfFlags).addFlags(f)
 	var got []string

@@ -25,6 +25,7 @@ import (
 // command line. Every attempt fails and the workspace write succeeds —
 // the sandbox a user gets by default, end to end.
 func TestAgentStaysInTheSandbox(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	writeTree(t, ws, map[string]string{
 		".git/config":           "[core]\n",
@@ -124,6 +125,7 @@ func TestAgentStaysInTheSandbox(t *testing.T) {
 // commands whatever their options or environment — the bypasses that
 // once ran code from "read-only" commands write nothing.
 func TestPlanModeRunsNoWrites(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
@@ -183,6 +185,7 @@ func leftovers(t *testing.T, mark string) []string {
 // TestAgentAsOrdinaryUser runs the end-to-end sandbox tests of the CLI
 // again as an ordinary user, as most people run it.
 func TestAgentAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestAgentStaysInTheSandbox|TestPlanModeRunsNoWrites|TestRunEditsFilesAndRecordsTheSession|TestKilledRunResumes|TestNetworkAllowlistEndToEnd|TestNetworkAllowlistFromRepositoryOnceTrusted|TestNetworkAllowCommand|TestNetworkAskedInAutoMode|TestSSHThroughProxyConnect)$")
 }
 

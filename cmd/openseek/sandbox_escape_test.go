@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -191,6 +190,7 @@ func probeBinary(t *testing.T, ws string) string {
 // connecting, not by a datagram, not through a socketpair's sendto; a
 // socketpair between its own processes keeps working.
 func TestNoHostUnixSocket(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	var h hostSockets
 	parents := []string{"/dev/shm"}
@@ -240,6 +240,7 @@ func TestNoHostUnixSocket(t *testing.T) {
 // other does not see; on the helper path a session keeps its own /tmp
 // from one step to the next.
 func TestServeHTTPSessionsHaveTheirOwnTmp(t *testing.T) {
+	t.Parallel()
 	ws, home := t.TempDir(), t.TempDir()
 	secret := "left-by-a-" + rand.Text()
 	shell := func(id, cmd string) llmtest.Reply {
@@ -299,6 +300,7 @@ func TestServeHTTPSessionsHaveTheirOwnTmp(t *testing.T) {
 // built with a tested release, uses the helper unless the tests force
 // the re-exec path.
 func TestSandboxStartPathChosen(t *testing.T) {
+	t.Parallel()
 	pid1 := "tr '\\0' ' ' < /proc/1/cmdline"
 	check := func(t *testing.T, bin string, env []string, wantHelper bool) {
 		t.Helper()
@@ -338,7 +340,7 @@ func TestSandboxStartPathChosen(t *testing.T) {
 	})
 	t.Run("untested", func(t *testing.T) {
 		bin := filepath.Join(t.TempDir(), "openseek")
-		build := exec.Command("go", "build", "-o", bin, "-ldflags", "-X github.com/openseek/openseek/internal/sandbox.testedGo=go1.0", ".")
+		build := goBuild("-o", bin, "-ldflags", "-X github.com/openseek/openseek/internal/sandbox.testedGo=go1.0", ".")
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build: %v\n%s", err, out)
 		}
@@ -350,6 +352,7 @@ func TestSandboxStartPathChosen(t *testing.T) {
 // as an ordinary user. (TestSandboxStartPathChosen is left out: the path
 // does not depend on the user, and its build needs the go tool's cache.)
 func TestSandboxEscapesAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestNoHostUnixSocket|TestServeHTTPSessionsHaveTheirOwnTmp)$")
 }
 
@@ -366,5 +369,6 @@ func startPathEnv() []string {
 // TestSandboxOnReexecPath runs the CLI's sandbox tests again on the
 // sandbox's re-exec path, as root and as an ordinary user.
 func TestSandboxOnReexecPath(t *testing.T) {
+	t.Parallel()
 	sandboxtest.OnReexecPath(t, "^(TestAgentStaysInTheSandbox|TestPlanModeRunsNoWrites|TestAgentAsOrdinaryUser|TestNoHostUnixSocket|TestServeHTTPSessionsHaveTheirOwnTmp|TestSandboxEscapesAsOrdinaryUser|TestNetworkAllowlistEndToEnd|TestNetworkAskedInAutoMode|TestSSHThroughProxyConnect)$")
 }

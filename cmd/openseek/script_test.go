@@ -35,6 +35,7 @@ func resultOf(evs []protocol.Event, id string) protocol.ToolResult {
 // script's result, a command cannot write outside the workspace, and the
 // session records the inner calls as children of the script's call.
 func TestScriptRunsToolsInTheSandbox(t *testing.T) {
+	t.Parallel()
 	ws, outside := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "b.txt"), []byte("beta\n"), 0o644)
@@ -75,6 +76,7 @@ func TestScriptRunsToolsInTheSandbox(t *testing.T) {
 // In plan mode a script's write is refused like the model's own; the
 // script gets the refusal as an error and the file is not written.
 func TestScriptInPlanModeWritesNothing(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t, scriptTurn("s1", "print('start')\nwrite(path='x.txt', content='no')\nprint('not reached')"), llmtest.Text("planned"))
 	r := openseek(t, ws, "", nil, append(modelArgs(srv), "--approval", "plan", "run", "plan it")...)
@@ -94,6 +96,7 @@ func TestScriptInPlanModeWritesNothing(t *testing.T) {
 // naming its line, and the turn goes on: the model reads the errors and
 // answers.
 func TestScriptBadCodeFailsTheCallNotTheTurn(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	srv := llmtest.NewServer(t,
 		scriptTurn("s1", "print('ok')\nfor x in [1, 2]\n    print(x)"),
@@ -113,5 +116,6 @@ func TestScriptBadCodeFailsTheCallNotTheTurn(t *testing.T) {
 // TestScriptAsOrdinaryUser runs the script tests again as an ordinary
 // user, as most people run it.
 func TestScriptAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestScriptRunsToolsInTheSandbox|TestScriptInPlanModeWritesNothing|TestScriptBadCodeFailsTheCallNotTheTurn)$")
 }

@@ -17,6 +17,7 @@ import (
 // which share the first one's sandbox (the default, on); the model reads
 // why in the command's result.
 func TestSecretFilesCreatedLater(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	writeTree(t, ws, map[string]string{"app.go": "package app // reads API_KEY\n"})
 	write := "printf 'API_KEY=" + secretValue + "\\n' > .env && mkdir -p conf/deep && printf 'K=" + secretValue + "\\n' > conf/deep/prod.env" +
@@ -59,5 +60,6 @@ func TestSecretFilesCreatedLater(t *testing.T) {
 // TestSecretFilesCreatedLaterAsOrdinaryUser runs it again as an ordinary
 // user.
 func TestSecretFilesCreatedLaterAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestSecretFilesCreatedLater$")
 }

@@ -37,6 +37,7 @@ func shellCall(id, cmd string) llmtest.Call {
 // read tool, grep, the shell, a script, a write — in the default mode and
 // in plan mode. Nothing of them reaches the model; the template does.
 func TestSecretFilesAreNotRead(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"never", "plan"} {
 		t.Run(mode, func(t *testing.T) {
 			ws := secretWorkspace(t)
@@ -93,6 +94,7 @@ func TestSecretFilesAreNotRead(t *testing.T) {
 // lets the model read that file, with the tools and the shell; other
 // secrets stay hidden. The same key in the repository's config does not.
 func TestAllowedSecretFiles(t *testing.T) {
+	t.Parallel()
 	ws := secretWorkspace(t)
 	home := t.TempDir()
 	writeTree(t, home, map[string]string{".openseek/config.toml": "[files]\nallow_secrets = [\"config/dev.env\"]\n"})
@@ -124,5 +126,6 @@ func TestAllowedSecretFiles(t *testing.T) {
 // TestSecretsAsOrdinaryUser runs the secret-file tests again as an
 // ordinary user.
 func TestSecretsAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestSecretFilesAreNotRead|TestAllowedSecretFiles)$")
 }

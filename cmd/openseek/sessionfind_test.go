@@ -19,6 +19,7 @@ import (
 // and not the second, the parent is unchanged and the file the second
 // turn wrote stays.
 func TestSessionsSearchAndFork(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	env := []string{"HOME=" + t.TempDir()}
 	srv := llmtest.NewServer(t,
@@ -112,5 +113,6 @@ func TestSessionsSearchAndFork(t *testing.T) {
 }
 
 func TestSessionsSearchAndForkAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestSessionsSearchAndFork$")
 }

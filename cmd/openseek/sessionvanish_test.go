@@ -28,6 +28,7 @@ import (
 // non-zero, and spend little CPU (it once spun for a minute re-emitting
 // session_error).
 func TestVanishedSessionFileEndsTheTurn(t *testing.T) {
+	t.Parallel()
 	// The file goes while the model answers the first request, or the
 	// second one (after a shell step was recorded).
 	for _, at := range []int{1, 2} {
@@ -113,5 +114,6 @@ func tail(s string, n int) string {
 
 // TestVanishedSessionAsOrdinaryUser runs it again as an ordinary user.
 func TestVanishedSessionAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestVanishedSessionFileEndsTheTurn$")
 }

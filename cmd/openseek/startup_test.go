@@ -15,6 +15,7 @@ import (
 // and the sandbox package must not
 // come to depend on packages that initialise late.
 func TestSandboxDispatchPrecedesHeavyPackages(t *testing.T) {
+	t.Parallel()
 	out := initTrace(t)
 	order := map[string]int{}
 	n := 0
@@ -53,6 +54,7 @@ func TestSandboxDispatchPrecedesHeavyPackages(t *testing.T) {
 // The evidence, export and replay packages' regexps were 240 KB of the
 // binary's 1.16 MB of init allocations, and live heap for the whole run.
 func TestOwnPackagesInitAllocateLittle(t *testing.T) {
+	t.Parallel()
 	out := initTrace(t)
 	const limit = 32 << 10
 	seen := 0

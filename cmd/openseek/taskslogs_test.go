@@ -18,6 +18,7 @@ import (
 // follow loop ends instead of waiting on. (The worker runs --no-sandbox,
 // as startWorker says: what is tested here is the reader of the logs.)
 func TestTasksLogsIntoAClosedPipe(t *testing.T) {
+	t.Parallel()
 	emb, err := fleet.StartEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

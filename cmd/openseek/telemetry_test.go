@@ -31,6 +31,7 @@ func telemetryHome(t *testing.T, srv *llmtest.Server, extra string) string {
 // and exit status, and the metrics — and the prompt's text only with
 // log_prompts = true. The tool's output is never sent.
 func TestRunExportsTelemetry(t *testing.T) {
+	t.Parallel()
 	const (
 		prompt = "PROMPT-7731 count the files"
 		output = "OUT5PUT-5521" // what the command prints; its text is not in the arguments
@@ -115,6 +116,7 @@ func TestRunExportsTelemetry(t *testing.T) {
 // TestRunWithUnreachableCollector: a collector that is down costs the run
 // nothing but one warning.
 func TestRunWithUnreachableCollector(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +139,7 @@ func TestRunWithUnreachableCollector(t *testing.T) {
 // variable (maybe set for another program) turns telemetry off with a
 // warning.
 func TestTelemetryEndpointErrors(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Text("done"))
 	home := telemetryHome(t, srv, "")
 	r := openseek(t, t.TempDir(), "", []string{"HOME=" + home, "OTEL_EXPORTER_OTLP_ENDPOINT=collector:4317"}, "run", "--format", "text", "go")
@@ -155,5 +158,6 @@ func TestTelemetryEndpointErrors(t *testing.T) {
 // TestTelemetryAsOrdinaryUser runs the telemetry tests again as an
 // ordinary user, as most people run it.
 func TestTelemetryAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestRunExportsTelemetry|TestRunWithUnreachableCollector)$")
 }

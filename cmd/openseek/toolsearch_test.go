@@ -31,6 +31,7 @@ func everythingConfig(t *testing.T) string {
 // to the tool list of the later requests (the earlier tools keep their
 // place) and can be called. With search_budget = 0 every tool is sent.
 func TestToolSearchLoadsMCPToolsOnDemand(t *testing.T) {
+	t.Parallel()
 	cfg := everythingConfig(t)
 	ws, home := t.TempDir(), t.TempDir()
 	srv := llmtest.NewServer(t,

@@ -111,5 +111,6 @@ func waitBuffer(t *testing.T, p *tmuxPane, want string) string {
 // TestTUIInlineAsOrdinaryUser runs the inline test again as an ordinary
 // user.
 func TestTUIInlineAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestTUI(Inline|Copy)InTmux$")
 }

@@ -87,5 +87,6 @@ func quitTUI(t *testing.T, p *tmuxPane, ws string) {
 // TestPolishAsOrdinaryUser runs the face tests above (the TUI in tmux,
 // `tasks logs | head`) again as an ordinary user.
 func TestPolishAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestTUIShowsNoInternalsInTmux|TestTasksLogsIntoAClosedPipe)$")
 }

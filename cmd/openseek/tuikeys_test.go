@@ -90,5 +90,6 @@ func TestTUIKeysInTmux(t *testing.T) {
 
 // TestTUIKeysAsOrdinaryUser runs the keys test again as an ordinary user.
 func TestTUIKeysAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestTUIKeysInTmux$")
 }

@@ -158,5 +158,6 @@ func TestTUIQueueAndBellInTmux(t *testing.T) {
 // TestTUIQueueAndBellAsOrdinaryUser runs the queue test again as an
 // ordinary user.
 func TestTUIQueueAndBellAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestTUIQueueAndBellInTmux$")
 }

@@ -90,5 +90,6 @@ func TestTUIRewindAndMentionInTmux(t *testing.T) {
 // TestTUIRewindAsOrdinaryUser runs the rewind test again as an ordinary
 // user.
 func TestTUIRewindAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestTUIRewindAndMentionInTmux$")
 }

@@ -78,5 +78,6 @@ func TestTUIFirstRunSetupInTmux(t *testing.T) {
 // TestTUIFirstRunSetupAsOrdinaryUser runs the setup test again as an
 // ordinary user (whose home is their own).
 func TestTUIFirstRunSetupAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestTUIFirstRunSetupInTmux$")
 }

@@ -70,6 +70,7 @@ func TestTUIBangShellInTmux(t *testing.T) {
 
 // TestTUIBangShellAsOrdinaryUser runs the `!` test again as an ordinary user.
 func TestTUIBangShellAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestTUIBangShellInTmux$")
 }
 

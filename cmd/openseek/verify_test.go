@@ -21,6 +21,7 @@ const goCheck = "go build -o /dev/null ./... && go vet ./..."
 // "checking: go build …" while it runs; serve's stream carries the
 // events too.
 func TestBuildCheckLeavesNothingAndIsShown(t *testing.T) {
+	t.Parallel()
 	ws := fleetRepo(t, map[string]string{
 		"go.mod":  "module hello\n\ngo 1.22\n",
 		"main.go": "package main\n\nfunc main() {}\n",
@@ -93,5 +94,6 @@ func TestBuildCheckLeavesNothingAndIsShown(t *testing.T) {
 // TestBuildCheckAsOrdinaryUser runs the build check test again as an
 // ordinary user, as most people run it.
 func TestBuildCheckAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^TestBuildCheckLeavesNothingAndIsShown$")
 }

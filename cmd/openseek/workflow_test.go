@@ -96,6 +96,7 @@ func startUntilStarted(t *testing.T, ws, home string, stderr io.Writer, args ...
 // as children of the run's call), runs an agent as the sub-run
 // <run>-sr-1 and prints JSON; the run is a session of its own.
 func TestWorkflowRunsToolsAndAnAgent(t *testing.T) {
+	t.Parallel()
 	ws := fleetRepo(t, map[string]string{"a.txt": "alpha\n"})
 	outside := t.TempDir()
 	flow := writeWorkflow(t, `text = read(path = "a.txt")
@@ -163,6 +164,7 @@ print(json.encode({"read": "alpha" in text, "ok": r.ok, "answer": r.answer, "ses
 // both results come back in order, with their diffs, and the workspace
 // is left as it was.
 func TestWorkflowParallelWritersGetWorktrees(t *testing.T) {
+	t.Parallel()
 	ws := fleetRepo(t, map[string]string{"note.txt": "base\n"})
 	flow := writeWorkflow(t, `rs = parallel([lambda: agent(task = "first"), lambda: agent(task = "second")])
 for r in rs:
@@ -219,6 +221,7 @@ for r in rs:
 // not exist fails with an error naming its line, exit 1, and its run
 // session records the failure.
 func TestWorkflowBadInputNamesTheLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, code, want string }{
 		{"raise", "x = 1\nfail('boom')\n", "line 2: fail: boom"},
 		{"loop", "x = 0\nwhile True:\n    x += 1\n", "line 3: "},
@@ -245,6 +248,7 @@ func TestWorkflowBadInputNamesTheLine(t *testing.T) {
 // workflow list shows the bundled workflows, the user's and the
 // project's; a project workflow runs only once trusted.
 func TestWorkflowListAndTrust(t *testing.T) {
+	t.Parallel()
 	ws, home := fleetRepo(t, nil), t.TempDir()
 	for dir, name := range map[string]string{filepath.Join(ws, ".openseek", "workflows"): "mine", filepath.Join(home, ".openseek", "workflows"): "users"} {
 		os.MkdirAll(dir, 0o755)
@@ -278,6 +282,7 @@ func TestWorkflowListAndTrust(t *testing.T) {
 // TestWorkflowAsOrdinaryUser runs the workflow tests again as an
 // ordinary user, as most people run them.
 func TestWorkflowAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestWorkflowRunsToolsAndAnAgent|TestWorkflowParallelWritersGetWorktrees|TestWorkflowBadInputNamesTheLine|TestBundledWorkflows|TestBundledReviewWorkflow|TestBundledReviewAuditsTheGoal|TestWorkflowBestOf|TestWorkflowInterruptedEndsCleanly|TestKilledWorkflowRunResumes)$")
 }
 
@@ -286,6 +291,7 @@ func TestWorkflowAsOrdinaryUser(t *testing.T) {
 // when one fails; fix-tests hands the failing tests to an agent until
 // they pass, or gives up after its rounds.
 func TestBundledWorkflows(t *testing.T) {
+	t.Parallel()
 	makefile := "build:\n\t@echo built\ntest:\n\t@grep -qx fixed value.txt || (echo 'value.txt is not fixed'; exit 1)\n"
 	t.Run("check", func(t *testing.T) {
 		ws := fleetRepo(t, map[string]string{"Makefile": makefile, "value.txt": "fixed\n"})
@@ -337,6 +343,7 @@ func TestBundledWorkflows(t *testing.T) {
 // cleanly: exit non-zero, and its session records the interrupted call's
 // result and the turn's end — nothing is left half-recorded.
 func TestWorkflowInterruptedEndsCleanly(t *testing.T) {
+	t.Parallel()
 	ws := fleetRepo(t, nil)
 	flow := writeWorkflow(t, "shell(cmd = 'touch started; sleep 60', timeout_ms = 120000)\nprint('not reached')\n")
 	srv := llmtest.NewServer(t)
@@ -364,6 +371,7 @@ func TestWorkflowInterruptedEndsCleanly(t *testing.T) {
 // changes; a high-severity finding is a blocker that fails the run, a
 // clean report passes it.
 func TestBundledReviewWorkflow(t *testing.T) {
+	t.Parallel()
 	report := func(severity string) llmtest.Turn {
 		rep := `{"findings":[{"file":"a.go","line_start":1,"line_end":1,"severity":"` + severity + `","title":"bad sum","body":"it subtracts"}],"verdict":"request_changes","summary":"one problem"}`
 		return llmtest.Text(rep)
@@ -394,6 +402,7 @@ func TestBundledReviewWorkflow(t *testing.T) {
 // best_of runs n agents at once in worktrees of their own and returns
 // the first whose result verify accepts, or None.
 func TestWorkflowBestOf(t *testing.T) {
+	t.Parallel()
 	ws := fleetRepo(t, map[string]string{"value.txt": "0\n"})
 	flow := writeWorkflow(t, `best = best_of(2, "set the value", verify = lambda r: "+2" in r.diff)
 print(best.answer if best else "none")
@@ -416,6 +425,7 @@ print(best_of(2, "again", verify = lambda r: False))
 // answered and its turn ended as interrupted first, then the new run
 // finishes in the same session.
 func TestKilledWorkflowRunResumes(t *testing.T) {
+	t.Parallel()
 	ws, home := fleetRepo(t, nil), t.TempDir()
 	flow := writeWorkflow(t, "shell(cmd = 'touch started; sleep 60', timeout_ms = 120000)\n")
 	srv := llmtest.NewServer(t)
@@ -453,6 +463,7 @@ func TestKilledWorkflowRunResumes(t *testing.T) {
 // (subrun_started / subrun_finished naming <run>-sr-N), and the turn's
 // summary counts their tokens.
 func TestWorkflowEventStreamShowsAgents(t *testing.T) {
+	t.Parallel()
 	ws := fleetRepo(t, nil)
 	srv := llmtest.NewServer(t, writeAndFinish("x.txt", "x\n", "done"))
 	r := openseek(t, ws, "", nil, append(modelArgs(srv), "workflow", "run", "--format", "jsonl", writeWorkflow(t, "agent(task = 'write x')\n"))...)
@@ -480,6 +491,7 @@ func TestWorkflowEventStreamShowsAgents(t *testing.T) {
 // A goal not met (a high finding) fails the run, naming the session and
 // the finding; a met goal passes it, and the report carries the audit.
 func TestBundledReviewAuditsTheGoal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		audit string

@@ -42,6 +42,7 @@ func fleetServer(t *testing.T) (*fleet.Embedded, *fleet.Client) {
 // the agent's spend counts in the task's cost, and `tasks logs` and `tasks show`
 // show the run. A workflow that fails makes a failed task naming its line.
 func TestTaskRunsAWorkflow(t *testing.T) {
+	t.Parallel()
 	emb, fc := fleetServer(t)
 	home := t.TempDir()
 	env := []string{"HOME=" + home}
@@ -139,6 +140,7 @@ print(json.encode({"read": "alpha" in text, "listed": "a.txt" in listed, "ok": r
 // the API, with no source) fails on the worker with the same words
 // instead of hanging.
 func TestTaskUnknownWorkflow(t *testing.T) {
+	t.Parallel()
 	emb, fc := fleetServer(t)
 	home := t.TempDir()
 	env := []string{"HOME=" + home}
@@ -171,6 +173,7 @@ func TestTaskUnknownWorkflow(t *testing.T) {
 // TestTaskWorkflowAsOrdinaryUser runs the workflow task tests again as an
 // ordinary user.
 func TestTaskWorkflowAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^(TestTaskRunsAWorkflow|TestTaskUnknownWorkflow|TestTaskWorkflowResumesAfterAKill)$")
 }
 
@@ -179,6 +182,7 @@ func TestTaskWorkflowAsOrdinaryUser(t *testing.T) {
 // and its turn as interrupted, runs the workflow again in the same
 // session and workspace, and completes the task once.
 func TestTaskWorkflowResumesAfterAKill(t *testing.T) {
+	t.Parallel()
 	emb, fc := fleetServer(t)
 	home := t.TempDir()
 	repo := fleetRepo(t, nil)

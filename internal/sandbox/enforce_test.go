@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 		runEscapes(ws)
 		os.Exit(0)
 	}
+	// Two at a time, whatever the CPU count: the helper tests expect
+	// their helper to live from one command to the next, and a process
+	// keeps at most maxHelpers (4) idle helpers, evicting the least
+	// recently used; a test may hold two.
+	sandboxtest.DefaultParallel(2)
 	goleak.VerifyTestMain(sandboxtest.StartPaths{M: m})
 }
 
@@ -564,6 +569,7 @@ func TestPrivateTmp(t *testing.T) {
 // TestAsOrdinaryUser runs this package's sandbox tests again as an
 // ordinary user: the sandbox must work without root.
 func TestAsOrdinaryUser(t *testing.T) {
+	t.Parallel()
 	sandboxtest.AsOrdinaryUser(t, "^Test(Writes|WorkspaceInsideAProtectedDirectory|ProtectedPathsCannotBeReplaced|NoNewPrivs|Network|EmptyNetworkNamespace|SetupFailureRunsNothing|KillReachesGroup|BackgroundDiesWithCommand|OwnProcessView|EscapesRefused|NoCapabilities|PrivateTmp|ReadOnlyWorkspace|CachesPrivate|HelperServesCommands|HelperConcurrent|HelperKilledIsRebuilt|HelperSurvivesHostileCommands|HelperProtectsPathsThatAppearLater|PrepareLeavesTheWorkspaceAlone|SessionsHaveTheirOwnTmp|ReleaseWaitsForRunningCommands|NetworkAllowlist)$")
 }
 

@@ -10,6 +10,7 @@ import (
 )
 
 func TestExtract(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "first\n", "dir/b.txt": "bee\n"})

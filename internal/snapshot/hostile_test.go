@@ -110,6 +110,7 @@ func TestWorkspaceAttributesRunNothingAndChangeNoBytes(t *testing.T) {
 // snapshot (git's checkout, here run directly, checks every leading
 // directory).
 func TestRestoreWritesNoFileBeneathASymlink(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	userGit(t, ws, "init", "-q")
@@ -167,6 +168,7 @@ func TestRestoreWritesNoFileBeneathASymlink(t *testing.T) {
 // snapshot ids restore, its branch goes on from its last snapshot, and
 // its config, hooks and alternates stay behind with it (gone).
 func TestEarlierStoreMovesIntoTheNewOne(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "one\n"})
@@ -229,6 +231,7 @@ func TestEarlierStoreMovesIntoTheNewOne(t *testing.T) {
 // /dev/zero neither blocks a snapshot nor fills the memory: it is read
 // only when it is a regular file, and at most 1 MiB of it.
 func TestSpecialExcludeFilesDoNotStallSnapshots(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"fifo", "symlink"} {
 		t.Run(kind, func(t *testing.T) {
 			ws := t.TempDir()

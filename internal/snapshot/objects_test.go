@@ -236,6 +236,7 @@ func TestCommitTextIsGitCommitTrees(t *testing.T) {
 // when someone moved the branch, and when the branch is packed (a loose
 // ref then takes precedence over the packed one, as in git).
 func TestLastSnapshotLookup(t *testing.T) {
+	t.Parallel()
 	parentOf := func(t *testing.T, r *Repo, id string) string {
 		t.Helper()
 		return sideGit(t, r, nil, "log", "-1", "--format=%P", id)
@@ -284,6 +285,7 @@ func TestLastSnapshotLookup(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ws := t.TempDir()
 			write(t, ws, map[string]string{"a.txt": "1"})
 			r := open(t, ws)
@@ -361,6 +363,7 @@ func TestSnapshotGitProcesses(t *testing.T) {
 
 // format reads the object format and refuses what it does not know.
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	sha1Hash, sha256Hash := fmt.Sprint(sha1.New().Size()), fmt.Sprint(sha256.New().Size())
 	for _, tc := range []struct {
 		config string
@@ -395,6 +398,7 @@ func TestFormat(t *testing.T) {
 // TestStoredZlib: our stored-block zlib stream inflates to its input (the
 // reader checks the Adler-32 at the end) for every size one block holds.
 func TestStoredZlib(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 1, 300, 0xffff} {
 		in := bytes.Repeat([]byte("commit 1\x00"), n/9+1)[:n]
 		z, err := storedZlib(in[:n/2], in[n/2:])

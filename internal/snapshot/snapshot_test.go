@@ -126,6 +126,7 @@ func open(t testing.TB, ws string) *Repo {
 }
 
 func TestRestorePutsFilesBackAndLeavesIgnoredOnesAlone(t *testing.T) {
+	t.Parallel()
 	for _, userRepo := range []bool{false, true} {
 		t.Run(fmt.Sprintf("user_repo=%v", userRepo), func(t *testing.T) {
 			ctx := context.Background()
@@ -235,6 +236,7 @@ func TestRestorePutsFilesBackAndLeavesIgnoredOnesAlone(t *testing.T) {
 }
 
 func TestTakeIsStableWhenNothingChanged(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "a"})
@@ -256,6 +258,7 @@ func TestTakeIsStableWhenNothingChanged(t *testing.T) {
 // kills git add, which leaves index.lock behind (and a killed process may
 // leave the branch's lock); the next snapshot and restore still work.
 func TestStaleLocksDoNotStopSnapshots(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "a"})
@@ -285,6 +288,7 @@ func TestStaleLocksDoNotStopSnapshots(t *testing.T) {
 }
 
 func TestRestoreRefusesUnknownSnapshots(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "a"})
@@ -330,6 +334,7 @@ func TestCallerGitEnvironmentDoesNotLeakIn(t *testing.T) {
 // asserted (shared machines make timings flaky); what is asserted is
 // that a restore after edits in that tree is exact.
 func TestTenThousandFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	files := map[string]string{}
@@ -387,6 +392,7 @@ func human(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) 
 // Git repositories nested in the workspace (one without a commit, one
 // with) are left out of snapshots and never touched by a restore.
 func TestNestedRepositoriesAreLeftAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "a", "empty/x.txt": "x", "full/y.txt": "y"})
@@ -451,6 +457,7 @@ func benchTake(b *testing.B, files map[string]string, edited string) {
 // The side repository's settings are in effect, and each snapshot with
 // changes is a commit whose parent is the previous one.
 func TestRepositorySettingsAndChain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "a"})
@@ -480,6 +487,7 @@ func TestRepositorySettingsAndChain(t *testing.T) {
 // needsGC follows git gc --auto's thresholds: loose objects estimated
 // from objects/17, and the number of packs.
 func TestNeedsGC(t *testing.T) {
+	t.Parallel()
 	r := &Repo{gitDir: t.TempDir()}
 	fill := func(dir string, n int, name func(int) string) {
 		t.Helper()
@@ -532,6 +540,7 @@ func BenchmarkTakeSmall(b *testing.B) {
 // snapshot starts the repository anew instead of failing every turn with
 // "not a git repository".
 func TestAnInitCutShortIsStartedAgain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "a"})

@@ -7,9 +7,14 @@
 // with `useradd -M openseek-test`. A root run without it logs the command
 // that creates it and keeps the root results; under OPENSEEK_E2E=1 (CI)
 // it fails.
+//
+// With -short (go test -short) the reruns are left out: a quick pass for
+// development; the full suite, as CI runs it, has them.
 package sandboxtest
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +26,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/openseek/openseek/internal/sandbox"
 )
@@ -34,9 +40,11 @@ const DefaultUser = "openseek-test"
 
 // AsOrdinaryUser reruns the tests of the calling test binary matched by
 // pattern (a -test.run expression) as an ordinary user and fails t when
-// any fails. It returns at once when this already is that rerun, or when
-// the tests do not run as root (they then are the ordinary-user run).
-func AsOrdinaryUser(t *testing.T, pattern string) {
+// any fails; env (KEY=value) is added to the rerun's environment, which
+// lets t run in parallel where t.Setenv would not. It returns at once
+// when this already is that rerun, or when the tests do not run as root
+// (they then are the ordinary-user run).
+func AsOrdinaryUser(t *testing.T, pattern string, env ...string) {
 	t.Helper()
 	if os.Getenv(ordinaryEnv) != "" {
 		return
@@ -44,6 +52,9 @@ func AsOrdinaryUser(t *testing.T, pattern string) {
 	if os.Geteuid() != 0 {
 		t.Logf("running as uid %d already: these tests are the ordinary-user run", os.Geteuid())
 		return
+	}
+	if testing.Short() {
+		t.Skip("-short leaves out the rerun as an ordinary user; the full suite runs it")
 	}
 	name := os.Getenv("OPENSEEK_TEST_USER")
 	if name == "" {
@@ -73,14 +84,16 @@ func AsOrdinaryUser(t *testing.T, pattern string) {
 		t.Fatal(err)
 	}
 	exe := filepath.Join(dir, "tests")
-	if err := copyExecutable(exe); err != nil {
+	if err := linkExecutable(exe); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-test.run", pattern, "-test.count=1", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(userEnv(u.HomeDir), ordinaryEnv+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
-	out, err := cmd.CombinedOutput()
+	out, err := runRetryingBusy(func() *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run", pattern, "-test.count=1", "-test.v")
+		cmd.Dir = dir
+		cmd.Env = append(append(userEnv(u.HomeDir), env...), ordinaryEnv+"=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+		return cmd
+	})
 	if err != nil || !strings.Contains(string(out), "\nPASS") || !strings.Contains(string(out), "=== RUN") {
 		t.Fatalf("as user %s (uid %d) the tests %q failed (%v):\n%s", name, uid, pattern, err, out)
 	}
@@ -102,11 +115,21 @@ func userEnv(home string) []string {
 	return append(env, "HOME="+home, "TMPDIR=/tmp")
 }
 
-func copyExecutable(dst string) error {
+// linkExecutable puts this test binary at dst: a hard link where it can
+// (nothing is written, and an ordinary user can run it when its mode lets
+// everyone), else a copy.
+func linkExecutable(dst string) error {
 	src, err := os.Executable()
 	if err != nil {
 		return err
 	}
+	if fi, err := os.Stat(src); err == nil && fi.Mode().Perm()&0o005 == 0o005 && os.Link(src, dst) == nil {
+		return nil
+	}
+	return copyExecutable(src, dst)
+}
+
+func copyExecutable(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -121,6 +144,29 @@ func copyExecutable(dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// runRetryingBusy runs the command newCmd makes and returns its combined
+// output. A freshly copied executable can fail to start with "text file
+// busy" while a child that another test forked at the moment of the copy
+// still holds the file open for writing (it closes it when that child
+// execs, golang.org/issue/22315): the start is tried again until that
+// has happened.
+func runRetryingBusy(newCmd func() *exec.Cmd) ([]byte, error) {
+	for delay := time.Millisecond; ; delay *= 2 {
+		var out bytes.Buffer
+		cmd := newCmd()
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Start()
+		if errors.Is(err, syscall.ETXTBSY) && delay < 5*time.Second {
+			time.Sleep(delay)
+			continue
+		}
+		if err == nil {
+			err = cmd.Wait()
+		}
+		return out.Bytes(), err
+	}
 }
 
 func tail(s string, n int) string {
@@ -139,7 +185,7 @@ func tail(s string, n int) string {
 // so does a run of benchmarks, which name the path they measure.
 func BothStartPaths(m *testing.M) int {
 	code := m.Run()
-	if code != 0 || os.Getenv(ordinaryEnv) != "" || os.Getenv(sandbox.ReexecEnv) != "" {
+	if code != 0 || os.Getenv(ordinaryEnv) != "" || os.Getenv(sandbox.ReexecEnv) != "" || testing.Short() {
 		return code
 	}
 	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
@@ -166,6 +212,9 @@ func OnReexecPath(t *testing.T, pattern string) {
 	if os.Getenv(sandbox.ReexecEnv) != "" || os.Getenv(ordinaryEnv) != "" {
 		return
 	}
+	if testing.Short() {
+		t.Skip("-short leaves out the rerun on the re-exec path; the full suite runs it")
+	}
 	if helper, _ := sandbox.StartPath(); !helper {
 		t.Logf("this build takes the re-exec path already")
 		return
@@ -181,6 +230,22 @@ func OnReexecPath(t *testing.T, pattern string) {
 		t.Fatalf("on the re-exec path (%s=1) the tests %q failed (%v):\n%s", sandbox.ReexecEnv, pattern, err, out)
 	}
 	t.Logf("on the re-exec path:\n%s", tail(string(out), 40))
+}
+
+// DefaultParallel sets -test.parallel to n unless the command line set
+// it; TestMain calls it before m.Run. Sandbox tests spend their time
+// waiting on child processes (the sandboxed command, the program under
+// test, a rerun of the test binary), not on the CPU: go test's default,
+// GOMAXPROCS, leaves a two-core machine idle most of the run.
+func DefaultParallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 // StartPaths wraps m for goleak.VerifyTestMain and the like, whose Run
