@@ -67,7 +67,7 @@ func (c *cli) serveHTTP(cmd *cobra.Command, hf httpFlags, sysFile, addendum stri
 			return err
 		}
 		// Another workspace keeps its own sessions, config and sandbox root.
-		opts.Dir, opts.Cwd, opts.SessionRoot, opts.SessionID = abs, "", "", ""
+		opts.Dir, opts.Cwd, opts.SessionRoot = abs, "", ""
 		h, err := engine.NewHost(cmd.Context(), opts)
 		if err != nil {
 			return fmt.Errorf("--workspace %s: %w", dir, err)

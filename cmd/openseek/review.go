@@ -42,8 +42,7 @@ completed, whatever its verdict.`,
 				return err
 			}
 			opts.Holder = "openseek review"
-			opts.Emit = c.reviewProgress()
-			rep, err := review.Run(cmd.Context(), review.Options{Engine: opts, Base: base, Uncommitted: uncommitted})
+			rep, err := review.Run(cmd.Context(), review.Options{Engine: opts, Session: c.g.session, Progress: c.reviewProgress(), Base: base, Uncommitted: uncommitted})
 			if err != nil {
 				return err
 			}

@@ -144,7 +144,6 @@ func (c *cli) engineOptions(cmd *cobra.Command, sysFile, addendum string) (engin
 		Dir:                  dir,
 		Cwd:                  c.g.cwd,
 		SessionRoot:          c.g.sessionRoot,
-		SessionID:            c.g.session,
 		Model:                c.g.model,
 		APIKey:               c.g.apiKey,
 		APIURL:               c.g.apiURL,

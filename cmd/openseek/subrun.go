@@ -214,7 +214,6 @@ func (c *cli) reviewGate(ctx context.Context, cmd *cobra.Command, sess *localSes
 	if err != nil {
 		return out, err
 	}
-	opts.NoSession = true
 	opts.Holder = "openseek review gate"
-	return review.Gate(ctx, sess, out, review.Options{Engine: opts}, deadline)
+	return review.Gate(ctx, sess, out, review.Options{Engine: opts, NoSession: true}, deadline)
 }

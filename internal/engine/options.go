@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/openseek/openseek/internal/llm"
-	"github.com/openseek/openseek/protocol"
 )
 
 // Options configure a host (NewHost): the workspace and the choices of
@@ -19,14 +18,8 @@ type Options struct {
 	// there; the system prompt names it); "" = Dir.
 	Cwd         string
 	SessionRoot string // default ".openseek"; relative roots resolve under Dir
-	// SessionID, Continue and NoSession choose the session a frontend
-	// opens (they become its OpenOptions); the host itself opens by
-	// OpenOptions alone.
-	SessionID string
-	Continue  bool
-	NoSession bool
-	IDPrefix  string // generated ids: <prefix>-YYYYMMDD-HHMMSS-mmm (default "cli")
-	Holder    string // who writes the session, shown to a second writer
+	IDPrefix    string // generated ids: <prefix>-YYYYMMDD-HHMMSS-mmm (default "cli")
+	Holder      string // who writes the session, shown to a second writer
 
 	Model  string // default deepseek-v4-flash
 	APIKey string
@@ -67,9 +60,6 @@ type Options struct {
 	Retry      llm.RetryPolicy // zero = llm.DefaultRetry()
 	HTTPClient *http.Client
 	Getenv     func(string) string // default os.Getenv
-	// Emit receives the events of the session a frontend opens from
-	// these options (review's progress); the host does not read it.
-	Emit func(protocol.Event)
 }
 
 // retryPolicy is the options' retry policy, else the default adjusted by

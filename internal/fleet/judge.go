@@ -130,7 +130,6 @@ func EngineJudge(eo engine.Options) JudgeFunc {
 	return func(ctx context.Context, task string, cands []*Task) (*Task, string, float64, error) {
 		eo.Approval = "plan"
 		eo.NoVerify = true
-		eo.SessionID = ""
 		eo.IDPrefix = "judge"
 		tr, err := runTurn(ctx, turnSpec{Engine: eo, Holder: "openseek judge", Prompt: judgePrompt(task, cands), NoSession: true})
 		if err != nil {

@@ -220,7 +220,6 @@ func runAttempt(ctx context.Context, o LocalOptions, src source, a *Attempt) {
 	}
 	eo := o.Engine
 	eo.Dir = filepath.Join(ws, src.rel)
-	eo.SessionID = ""
 	eo.SessionRoot = filepath.Join(o.Root, "sessions", name)
 	eo.IDPrefix = name
 	_, err = runTurn(ctx, turnSpec{Engine: eo, Holder: "openseek run --runs", Prompt: o.Prompt, MaxCost: o.MaxCost,

@@ -421,7 +421,6 @@ func (w *Worker) execute(ctx context.Context, t *Task) (func(*Task), error) {
 
 	opts := w.opts.Engine
 	opts.Dir = dir
-	opts.SessionID = ""
 	if t.Model != "" {
 		opts.Model = t.Model
 	}

@@ -28,9 +28,7 @@ func (r *recorded) Publish(e protocol.Event) int64 {
 func gateTurn(t *testing.T, o Options) (*recorded, agent.Outcome) {
 	t.Helper()
 	ctx := context.Background()
-	eo := o.Engine
-	eo.NoSession = true
-	host, err := engine.NewHost(ctx, eo)
+	host, err := engine.NewHost(ctx, o.Engine)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,9 +97,15 @@ type Options struct {
 	// repository; the review's workspace is the repository's top
 	// directory, whose host opens the review's session. Run forces the
 	// plan approval mode and, unless the caller set one, a session id
-	// prefix "review". Emit, when set, shows the review's progress: it
-	// receives the session's events in order.
+	// prefix "review".
 	Engine engine.Options
+	// Session names the review's session ("" = a new one); NoSession
+	// records nothing on disk.
+	Session   string
+	NoSession bool
+	// Progress, when set, shows the review's progress: it receives the
+	// session's events in order, the last of them before Run returns.
+	Progress func(protocol.Event)
 	// Base is the revision to compare HEAD with (REF...HEAD, i.e. from
 	// their merge base); "" means the default branch (origin/HEAD, else
 	// main, else master).
@@ -140,7 +146,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if eo.IDPrefix == "" {
 		eo.IDPrefix = session.ReviewPrefix
 	}
-	sess, closeSession, err := open(ctx, eo)
+	sess, closeSession, err := open(ctx, eo, engine.OpenOptions{ID: o.Session, NoSession: o.NoSession, Holder: eo.Holder}, o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -172,17 +178,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 }
 
 // open opens the review's session through a host of eo's workspace, as
-// every face opens its sessions. eo.Emit, when set, receives the
+// every face opens its sessions. progress, when set, receives the
 // session's events in order, the last of them before closeSession
 // returns.
-func open(ctx context.Context, eo engine.Options) (s *engine.Session, closeSession func(), err error) {
-	progress := eo.Emit
-	eo.Emit = nil
+func open(ctx context.Context, eo engine.Options, oo engine.OpenOptions, progress func(protocol.Event)) (s *engine.Session, closeSession func(), err error) {
 	host, err := engine.NewHost(ctx, eo)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err = host.Open(ctx, engine.OpenOptions{ID: eo.SessionID, NoSession: eo.NoSession, Holder: eo.Holder})
+	s, err = host.Open(ctx, oo)
 	if err != nil {
 		host.Close()
 		return nil, nil, err

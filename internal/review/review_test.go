@@ -359,7 +359,7 @@ func TestReviewProgressIsTheSessionStream(t *testing.T) {
 	)
 	o := options(t, dir, srv)
 	var seen []string
-	o.Engine.Emit = func(e protocol.Event) { seen = append(seen, e.EventName()) }
+	o.Progress = func(e protocol.Event) { seen = append(seen, e.EventName()) }
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
