@@ -42,19 +42,25 @@ func BenchmarkSpawn(b *testing.B) {
 			if bc.reexec {
 				b.Setenv(sandbox.ReexecEnv, "1")
 			}
-			spool := b.TempDir()
-			for b.Loop() {
-				p, err := jobs.Spawn(jobs.Spec{Command: "true", Dir: ws, Sandbox: bc.pol}, spool)
-				if err != nil {
-					b.Fatal(err)
-				}
-				<-p.Done()
-				if p.ExitCode() != 0 {
-					b.Fatalf("exit %d", p.ExitCode())
-				}
-				p.Release(time.Second)
-			}
+			spawnTrue(b, ws, bc.pol)
 		})
+	}
+}
+
+// spawnTrue runs `true` in the sandbox pol, in ws, for each of b's
+// iterations.
+func spawnTrue(b *testing.B, ws string, pol *sandbox.Policy) {
+	spool := b.TempDir()
+	for b.Loop() {
+		p, err := jobs.Spawn(jobs.Spec{Command: "true", Dir: ws, Sandbox: pol}, spool)
+		if err != nil {
+			b.Fatal(err)
+		}
+		<-p.Done()
+		if p.ExitCode() != 0 {
+			b.Fatalf("exit %d", p.ExitCode())
+		}
+		p.Release(time.Second)
 	}
 }
 

@@ -5,9 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/openseek/openseek/internal/jobs"
 	"github.com/openseek/openseek/internal/sandbox"
 	"github.com/openseek/openseek/internal/sandbox/sandboxtest"
 	"github.com/openseek/openseek/internal/secretfile"
@@ -88,18 +86,7 @@ func BenchmarkSpawnHidingSecrets(b *testing.B) {
 				pol.Secrets = &secretfile.Rules{}
 			}
 			defer pol.Release()
-			spool := b.TempDir()
-			for b.Loop() {
-				p, err := jobs.Spawn(jobs.Spec{Command: "true", Dir: ws, Sandbox: &pol}, spool)
-				if err != nil {
-					b.Fatal(err)
-				}
-				<-p.Done()
-				if p.ExitCode() != 0 {
-					b.Fatalf("exit %d", p.ExitCode())
-				}
-				p.Release(time.Second)
-			}
+			spawnTrue(b, ws, &pol)
 		})
 	}
 }
