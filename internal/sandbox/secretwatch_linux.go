@@ -102,7 +102,7 @@ func (w *secretWatch) catchUp() error {
 				delete(w.dirs, ev.Wd)
 				continue
 			}
-			path := filepath.Join(dir, cString(name))
+			path := filepath.Join(dir, unix.ByteSliceToString(name))
 			if ev.Mask&unix.IN_ISDIR != 0 {
 				// A new directory: watch it and hide what it holds
 				// already (it may have been filled before the watch).
@@ -156,14 +156,4 @@ func (w *secretWatch) hideFile(path string) error {
 	}
 	w.hidden++
 	return nil
-}
-
-// cString is name up to its first NUL (inotify pads names with NULs).
-func cString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
 }
