@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"testing"
@@ -495,6 +497,112 @@ func BenchmarkStream2000Tokens(b *testing.B) {
 				resp, err := client.Stream(context.Background(), hiRequest, func(llm.Delta) {})
 				if err != nil || len(resp.Content) != 2000*len(" tok") {
 					b.Fatal(resp, err)
+				}
+			}
+		})
+	}
+}
+
+// TestConnectionReusedEveryAdapter: consecutive model calls go over one
+// connection. A stream the client stopped reading at its end marker
+// ([DONE], message_stop, response.completed) without reaching the body's
+// end closed the connection, and every step paid a new TCP and TLS
+// handshake with the provider.
+func TestConnectionReusedEveryAdapter(t *testing.T) {
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			var mu sync.Mutex
+			conns := 0
+			seq := &sequence{steps: []http.HandlerFunc{flushed(a.toolCall()), flushed(a.reply([]string{"he", "llo"})), flushed(a.reply([]string{"again"}))}}
+			srv := httptest.NewUnstartedServer(seq)
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					mu.Lock()
+					conns++
+					mu.Unlock()
+				}
+			}
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			p := tlsClient(a.name, srv.URL, srv.Client())
+			for i := range 3 {
+				// The connection goes back to the pool in the background
+				// once the body's end has come: wait for it (or fail)
+				// before the next call, as a turn's next step comes
+				// after the tools ran.
+				idle := make(chan error, 1)
+				ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{PutIdleConn: func(err error) { idle <- err }})
+				if _, err := p.Stream(ctx, hiRequest, nil); err != nil {
+					t.Fatalf("call %d: %v", i+1, err)
+				}
+				select {
+				case err := <-idle:
+					if err != nil {
+						t.Fatalf("call %d: the connection was not kept: %v", i+1, err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("call %d: the connection never went back to the pool (closed after the stream's end marker)", i+1)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if conns != 1 {
+				t.Errorf("three calls opened %d connections, want 1", conns)
+			}
+		})
+	}
+}
+
+// tlsClient is adapter name's client for a TLS test server at root.
+func tlsClient(name, root string, hc *http.Client) llm.Provider {
+	switch name {
+	case "openai":
+		return openai.New(openai.Config{URL: root + "/chat/completions", APIKey: "k", HTTPClient: hc})
+	case "anthropic":
+		return anthropic.New(anthropic.Config{BaseURL: root, APIKey: "k", HTTPClient: hc})
+	default:
+		return responses.New(responses.Config{BaseURL: root + "/v1", APIKey: "k", HTTPClient: hc})
+	}
+}
+
+// flushed answers with body's events one at a time, each flushed, and
+// ends the response after the last, as a provider does: the body's end
+// (the chunked terminator) comes after the stream's end marker.
+func flushed(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for ev := range strings.SplitAfterSeq(body, "\n\n") {
+			_, _ = io.WriteString(w, ev)
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+// BenchmarkCallOverTLS: a short model call over TLS on one kept
+// connection, as the steps of a turn make them, and over a new connection
+// each time (what every step paid when a stream's end closed its
+// connection). On loopback the difference is the handshake's CPU; to a
+// provider across the internet it is also two round trips.
+func BenchmarkCallOverTLS(b *testing.B) {
+	for _, reuse := range []bool{true, false} {
+		name := "kept-connection"
+		if !reuse {
+			name = "new-connection"
+		}
+		b.Run(name, func(b *testing.B) {
+			srv := httptest.NewTLSServer(flushed(adapters[0].reply([]string{"he", "llo"})))
+			defer srv.Close()
+			hc := srv.Client()
+			hc.Transport.(*http.Transport).DisableKeepAlives = !reuse
+			client := tlsClient("openai", srv.URL, hc)
+			for b.Loop() {
+				idle := make(chan struct{}, 1)
+				ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{PutIdleConn: func(error) { idle <- struct{}{} }})
+				if _, err := client.Stream(ctx, hiRequest, nil); err != nil {
+					b.Fatal(err)
+				}
+				if reuse {
+					<-idle
 				}
 			}
 		})

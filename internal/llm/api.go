@@ -107,7 +107,12 @@ func (a *API) Stream(ctx context.Context, encode func() (Body, error), on func(D
 	}
 
 	ctx, watch := WatchIdle(ctx, a.idle)
-	defer watch.Stop()
+	finished := false // the body and the watch were handed to finish
+	defer func() {
+		if !finished {
+			watch.Stop()
+		}
+	}()
 
 	res, err := a.endpoint.Post(ctx, body)
 	if err != nil {
@@ -120,12 +125,17 @@ func (a *API) Stream(ctx context.Context, encode func() (Body, error), on func(D
 		return a.notStreamed(res, mt)
 	}
 
-	res.Body = watch.Body(res.Body)
-	defer res.Body.Close()
+	stream := watch.Body(res.Body)
+	// The adapters' stream readers close what they read when they stop;
+	// the body stays open for finish.
+	res.Body = io.NopCloser(stream)
 	err = read(res, on)
 	if err == nil {
+		finished = true
+		go finish(stream, watch)
 		return nil
 	}
+	_ = stream.Close()
 	if ierr := watch.Interrupted(); ierr != nil {
 		return ierr
 	}
@@ -135,6 +145,29 @@ func (a *API) Stream(ctx context.Context, encode func() (Body, error), on func(D
 		return e
 	}
 	return BrokenStream(err, a.vendor.What, a.key)
+}
+
+// finishLimit and finishWait bound what finish reads after a stream's
+// end marker: a well-behaved server sends a few bytes at once.
+const (
+	finishLimit = 64 << 10
+	finishWait  = 2 * time.Second
+)
+
+// finish reads the rest of a stream whose end marker ([DONE],
+// message_stop, response.completed) was read, up to the body's end, then
+// closes it and stops the call's watch. The body's end (the chunked
+// terminator) usually arrives just after the marker; a body closed before
+// it closes its connection too, and the next call, a moment later, pays a
+// new TCP and TLS handshake with the provider. It runs in the background
+// so that the turn never waits for it, and gives up after finishWait or
+// finishLimit bytes (the connection is then closed, as before).
+func finish(body io.ReadCloser, watch *IdleWatch) {
+	giveUp := time.AfterFunc(finishWait, watch.Stop)
+	_, _ = io.CopyN(io.Discard, body, finishLimit)
+	giveUp.Stop()
+	_ = body.Close()
+	watch.Stop()
 }
 
 // notStreamed is the *Error for a 200 answered with a document of media
