@@ -11,6 +11,11 @@
 // encode only the new messages: encoding a request at step 1,000 costs
 // about what it costs at step 10, plus one copy of the bytes, and the
 // bytes sent are exactly those of the whole encoding.
+//
+// A conversation's calls share one connection: API reads a finished
+// stream's body to its end in the background, after its end marker, so
+// that the connection goes back to the pool instead of being closed and
+// the next step pays no new TCP and TLS handshake.
 package llm
 
 import (
