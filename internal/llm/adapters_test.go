@@ -608,3 +608,48 @@ func BenchmarkCallOverTLS(b *testing.B) {
 		})
 	}
 }
+
+// TestBodyThatNeverEndsEveryAdapter: a server that sends the stream's end
+// marker and then holds the body open neither stalls the call, which
+// returns at the marker, nor keeps the connection: it is closed once the
+// rest has not come in time.
+func TestBodyThatNeverEndsEveryAdapter(t *testing.T) {
+	const wait = 2 * time.Second
+	llm.SetFinishWait(t, wait)
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			closed := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, a.reply([]string{"he", "llo"}))
+				w.(http.Flusher).Flush()
+				<-r.Context().Done() // the body never ends
+				close(closed)
+			}))
+			t.Cleanup(srv.Close)
+			done := make(chan error, 1)
+			go func() {
+				resp, err := a.client(srv.URL, "k", 0).Stream(context.Background(), hiRequest, nil)
+				if err == nil && resp.Content != "hello" {
+					err = fmt.Errorf("content %q, want hello", resp.Content)
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(wait / 2):
+				t.Fatal("the call did not return at the stream's end marker")
+			}
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the connection of a body that never ends was kept open")
+			}
+		})
+	}
+}

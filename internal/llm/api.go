@@ -149,10 +149,9 @@ func (a *API) Stream(ctx context.Context, encode func() (Body, error), on func(D
 
 // finishLimit and finishWait bound what finish reads after a stream's
 // end marker: a well-behaved server sends a few bytes at once.
-const (
-	finishLimit = 64 << 10
-	finishWait  = 2 * time.Second
-)
+const finishLimit = 64 << 10
+
+var finishWait = 2 * time.Second // a variable for tests
 
 // finish reads the rest of a stream whose end marker ([DONE],
 // message_stop, response.completed) was read, up to the body's end, then
