@@ -14,8 +14,8 @@
 //
 // A conversation's calls share one connection: API reads a finished
 // stream's body to its end in the background, after its end marker, so
-// that the connection goes back to the pool instead of being closed and
-// the next step pays no new TCP and TLS handshake.
+// that an HTTP/1.1 connection goes back to the pool instead of being
+// closed and the next step pays no new TCP and TLS handshake.
 package llm
 
 import (
