@@ -157,10 +157,11 @@ var finishWait = 2 * time.Second // a variable for tests
 // message_stop, response.completed) was read, up to the body's end, then
 // closes it and stops the call's watch. The body's end (the chunked
 // terminator) usually arrives just after the marker; a body closed before
-// it closes its connection too, and the next call, a moment later, pays a
-// new TCP and TLS handshake with the provider. It runs in the background
-// so that the turn never waits for it, and gives up after finishWait or
-// finishLimit bytes (the connection is then closed, as before).
+// it closes its HTTP/1.1 connection too, and the next call, a moment
+// later, pays a new TCP and TLS handshake with the server. It runs in
+// the background so that the turn never waits for it, and gives up after
+// finishWait or finishLimit bytes (the connection is then closed, as
+// before).
 func finish(body io.ReadCloser, watch *IdleWatch) {
 	giveUp := time.AfterFunc(finishWait, watch.Stop)
 	_, _ = io.CopyN(io.Discard, body, finishLimit)
