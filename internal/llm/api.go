@@ -132,7 +132,7 @@ func (a *API) Stream(ctx context.Context, encode func() (Body, error), on func(D
 	err = read(res, on)
 	if err == nil {
 		finished = true
-		go finish(stream, watch)
+		go finish(stream, watch, finishWait)
 		return nil
 	}
 	_ = stream.Close()
@@ -160,10 +160,10 @@ var finishWait = 2 * time.Second // a variable for tests
 // it closes its HTTP/1.1 connection too, and the next call, a moment
 // later, pays a new TCP and TLS handshake with the server. It runs in
 // the background so that the turn never waits for it, and gives up after
-// finishWait or finishLimit bytes (the connection is then closed, as
+// wait (finishWait) or finishLimit bytes (the connection is then closed, as
 // before).
-func finish(body io.ReadCloser, watch *IdleWatch) {
-	giveUp := time.AfterFunc(finishWait, watch.Stop)
+func finish(body io.ReadCloser, watch *IdleWatch, wait time.Duration) {
+	giveUp := time.AfterFunc(wait, watch.Stop)
 	_, _ = io.CopyN(io.Discard, body, finishLimit)
 	giveUp.Stop()
 	_ = body.Close()
