@@ -504,10 +504,10 @@ func BenchmarkStream2000Tokens(b *testing.B) {
 }
 
 // TestConnectionReusedEveryAdapter: consecutive model calls go over one
-// connection. A stream the client stopped reading at its end marker
-// ([DONE], message_stop, response.completed) without reaching the body's
-// end closed the connection, and every step paid a new TCP and TLS
-// handshake with the provider.
+// HTTP/1.1 connection. A stream the client stopped reading at its end
+// marker ([DONE], message_stop, response.completed) without reaching the
+// body's end closed the connection, and every step paid a new TCP and TLS
+// handshake with the server.
 func TestConnectionReusedEveryAdapter(t *testing.T) {
 	for _, a := range adapters {
 		t.Run(a.name, func(t *testing.T) {

@@ -160,8 +160,8 @@ var finishWait = 2 * time.Second // a variable for tests
 // it closes its HTTP/1.1 connection too, and the next call, a moment
 // later, pays a new TCP and TLS handshake with the server. It runs in
 // the background so that the turn never waits for it, and gives up after
-// wait (finishWait) or finishLimit bytes (the connection is then closed, as
-// before).
+// wait (finishWait) or finishLimit bytes (the connection is then closed,
+// as before).
 func finish(body io.ReadCloser, watch *IdleWatch, wait time.Duration) {
 	giveUp := time.AfterFunc(wait, watch.Stop)
 	_, _ = io.CopyN(io.Discard, body, finishLimit)

@@ -16,12 +16,14 @@ import (
 	"github.com/openseek/openseek/internal/sandbox"
 )
 
-// needHelper skips a test of the helper itself when this run takes the
-// re-exec path (sandboxtest.BothStartPaths), which builds none.
+// needHelper skips a test of the helper itself where no helper is built:
+// in sandboxtest.BothStartPaths' second pass, after the test passed on
+// the helper path in the first, or where this Go release has the re-exec
+// path only. The skip says which (sandbox.StartPath).
 func needHelper(t *testing.T) {
 	t.Helper()
-	if helper, _ := sandbox.StartPath(); !helper {
-		t.Skip("this tests the sandbox helper, and this run takes the re-exec path, which builds none")
+	if helper, how := sandbox.StartPath(); !helper {
+		t.Skip("this tests the sandbox helper, which this run does not build: " + how)
 	}
 }
 
